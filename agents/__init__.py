@@ -1,0 +1,1 @@
+"""kocka.agents: every player behind one interface, ``choose(state) -> action``."""

@@ -1,0 +1,329 @@
+"""The one shape every game has (after OpenSpiel's Game/State, made Pythonic).
+
+A :class:`Game` holds fixed facts (rule options, players, dice); a state is an immutable,
+hashable value (a frozen dataclass) holding one position. Chance is explicit: at a
+chance node :meth:`Game.chance_outcomes` lists ``(outcome, probability)`` pairs and a
+roll is applied with :meth:`Game.apply` like any action.
+
+Public methods check legality in one place and then call the per-game hooks
+(``_legal_actions``, ``_apply``, ``_chance_outcomes``, ...). Every illegal action or
+impossible state raises :class:`~kocka.solver.errors.IllegalActionError` or
+:class:`~kocka.solver.errors.InvalidStateError` with a message naming the problem.
+
+JSON: ``game.state_to_json(state)`` / ``game.state_from_json(doc)`` and
+``game.action_to_json(a)`` / ``game.action_from_json(doc)``; documents carry
+``"schema": "kocka.state/1"`` and the game name (docs/STATE.md).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
+
+from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+
+STATE_SCHEMA = "kocka.state/1"
+ACTION_SCHEMA = "kocka.action/1"
+
+CHANCE = -1
+"""``current_player`` of a chance node (a roll is due)."""
+TERMINAL = -2
+"""``current_player`` of a finished game."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """Base of every game's rule options: a frozen dataclass of option values.
+
+    Subclasses declare their options as fields whose defaults are the RULES.md defaults,
+    and list the allowed values in ``OPTIONS`` (field name -> tuple of values; numeric
+    parameters may be omitted there). Option names in RULES.md use dots
+    (``kocka.min_bank``); fields use the part after the game prefix (``min_bank``), and
+    :meth:`from_options` accepts either spelling.
+    """
+
+    GAME: ClassVar[str] = ""
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {}
+
+    def __post_init__(self) -> None:
+        for name, allowed in self.OPTIONS.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise RulesError(
+                    f"{self.GAME} rule option {name!r} must be one of {list(allowed)!r}, got {value!r}"
+                )
+
+    def options(self) -> dict[str, Any]:
+        """All option values, by field name."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any] | None = None) -> "Rules":
+        """Build from a mapping of option names (``min_bank`` or ``kocka.min_bank``)."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in (options or {}).items():
+            name = key.rsplit(".", 1)[-1] if key not in fields else key
+            if name not in fields:
+                raise RulesError(
+                    f"unknown rule option {key!r} for {cls.GAME}; known: {sorted(fields)!r}"
+                )
+            default = fields[name].default
+            if isinstance(default, bool) and isinstance(value, str):
+                value = {"true": True, "yes": True, "false": False, "no": False}.get(value.lower(), value)
+            elif isinstance(default, int) and not isinstance(default, bool) and isinstance(value, str):
+                try:
+                    value = int(value)
+                except ValueError:
+                    raise RulesError(f"rule option {key!r} must be an integer, got {value!r}") from None
+            values[name] = value
+        return cls(**values)
+
+    def variant_id(self) -> str:
+        """Stable id of this rules variant, recorded in every table built for it.
+
+        ``"<game>:<sha256 of the canonical option JSON, 12 hex digits>"``; equal for equal
+        option values, independent of field order.
+        """
+        canonical = json.dumps({"game": self.GAME, **self.options()}, sort_keys=True)
+        return f"{self.GAME}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+
+    def describe(self) -> str:
+        """``option=value`` list, for humans."""
+        return ", ".join(f"{k}={v}" for k, v in self.options().items())
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(_jsonable(v) for v in value)
+    return value
+
+
+class Game(ABC):
+    """Fixed facts of one game under one :class:`Rules`; the API every engine offers.
+
+    Subclasses set ``NAME``, ``RULES`` (their Rules class), ``STATE`` and ``ACTIONS``
+    (the action dataclasses, for JSON), and implement the underscored hooks.
+    """
+
+    NAME: ClassVar[str] = ""
+    RULES: ClassVar[type[Rules]] = Rules
+    STATE: ClassVar[type] = object
+    ACTIONS: ClassVar[tuple[type, ...]] = ()
+
+    def __init__(self, rules: Rules | None = None, num_players: int = 1) -> None:
+        self.rules = rules if rules is not None else self.RULES()
+        if not isinstance(self.rules, self.RULES):
+            raise RulesError(f"{self.NAME} needs {self.RULES.__name__}, got {type(rules).__name__}")
+        lo, hi = self.player_range()
+        if not lo <= num_players <= hi:
+            raise RulesError(f"{self.NAME} takes {lo}..{hi} players, got {num_players!r}")
+        self.num_players = num_players
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(players={self.num_players}, {self.rules.describe()})"
+
+    # ----- facts -----
+    def player_range(self) -> tuple[int, int]:
+        """Smallest and largest number of players."""
+        return (1, 6)
+
+    # ----- public API (checks here, hooks below) -----
+    @abstractmethod
+    def new_initial_state(self) -> Any:
+        """The state before anything has happened (often a chance node)."""
+
+    @abstractmethod
+    def current_player(self, state: Any) -> int:
+        """Seat to act (0-based), :data:`CHANCE` or :data:`TERMINAL`."""
+
+    def is_chance_node(self, state: Any) -> bool:
+        return self.current_player(state) == CHANCE
+
+    def is_terminal(self, state: Any) -> bool:
+        return self.current_player(state) == TERMINAL
+
+    def legal_actions(self, state: Any) -> list:
+        """Legal decisions at a decision node (empty at chance and terminal nodes)."""
+        self.check_state(state)
+        if self.current_player(state) < 0:
+            return []
+        return list(self._legal_actions(state))
+
+    def chance_outcomes(self, state: Any) -> list[tuple[Any, float]]:
+        """``(outcome, probability)`` pairs at a chance node; probabilities sum to 1."""
+        self.check_state(state)
+        if not self.is_chance_node(state):
+            raise IllegalActionError(f"{self.NAME}: not a chance node: {self.describe_state(state)}")
+        return list(self._chance_outcomes(state))
+
+    def apply(self, state: Any, action: Any) -> Any:
+        """The state after ``action`` (a decision, or an outcome at a chance node)."""
+        self.check_state(state)
+        player = self.current_player(state)
+        if player == TERMINAL:
+            raise IllegalActionError(f"{self.NAME}: the game is over; cannot apply {action!r}")
+        if player == CHANCE:
+            self._check_outcome(state, action)
+        else:
+            self._check_action(state, action)
+        return self._apply(state, action)
+
+    def returns(self, state: Any) -> tuple[float, ...]:
+        """Each seat's result at a terminal state (points, chips or win share per game)."""
+        self.check_state(state)
+        if not self.is_terminal(state):
+            raise IllegalActionError(f"{self.NAME}: returns are defined only at the end of the game")
+        return tuple(self._returns(state))
+
+    def check_state(self, state: Any) -> None:
+        """Raise :class:`InvalidStateError` if ``state`` cannot occur under these rules."""
+        if not isinstance(state, self.STATE):
+            raise InvalidStateError(f"{self.NAME}: expected a {self.STATE.__name__}, got {type(state).__name__}")
+        if getattr(state, "rules", self.rules) != self.rules:
+            raise InvalidStateError(f"{self.NAME}: state was made under other rules ({state.rules.describe()})")
+        self._check_state(state)
+
+    def describe_state(self, state: Any) -> str:
+        return repr(state)
+
+    # ----- hidden information -----
+    def observation(self, state: Any, player: int) -> dict:
+        """The part of ``state`` that ``player`` may see, as JSON (games with hidden
+        information override this; in perfect-information games it is the whole state)."""
+        return self.state_to_json(state)
+
+    # ----- JSON -----
+    def state_to_json(self, state: Any) -> dict:
+        """A versioned JSON document of ``state`` (see docs/STATE.md)."""
+        return {
+            "schema": STATE_SCHEMA,
+            "game": self.NAME,
+            "rules": self.rules.options(),
+            "players": self.num_players,
+            "state": _jsonable(self._state_fields(state)),
+        }
+
+    def state_from_json(self, doc: Mapping[str, Any] | str) -> Any:
+        """Inverse of :meth:`state_to_json`; validates the document and the state."""
+        if isinstance(doc, str):
+            try:
+                doc = json.loads(doc)
+            except json.JSONDecodeError as exc:
+                raise InvalidStateError(f"state is not valid JSON: {exc}") from None
+        if not isinstance(doc, Mapping):
+            raise InvalidStateError(f"state document must be a JSON object, got {type(doc).__name__}")
+        if doc.get("schema") != STATE_SCHEMA:
+            raise InvalidStateError(f"state schema must be {STATE_SCHEMA!r}, got {doc.get('schema')!r}")
+        if doc.get("game") != self.NAME:
+            raise InvalidStateError(f"state is for game {doc.get('game')!r}, not {self.NAME!r}")
+        if "rules" in doc and self.RULES.from_options(doc["rules"]) != self.rules:
+            raise InvalidStateError(f"state was made under other {self.NAME} rules: {doc['rules']!r}")
+        body = doc.get("state")
+        if not isinstance(body, Mapping):
+            raise InvalidStateError("state document has no 'state' object")
+        try:
+            state = self._state_from_fields(body)
+        except InvalidStateError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidStateError(f"malformed {self.NAME} state: {exc!s}") from None
+        self.check_state(state)
+        return state
+
+    def action_to_json(self, action: Any) -> dict:
+        return {"type": type(action).__name__, **_jsonable(action)}
+
+    def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
+        if isinstance(doc, str):
+            try:
+                doc = json.loads(doc)
+            except json.JSONDecodeError as exc:
+                raise IllegalActionError(f"action is not valid JSON: {exc}") from None
+        if not isinstance(doc, Mapping):
+            raise IllegalActionError(f"action must be a JSON object, got {doc!r}")
+        kinds = {cls.__name__: cls for cls in self.ACTIONS}
+        kind = doc.get("type")
+        if kind not in kinds:
+            raise IllegalActionError(f"{self.NAME}: unknown action type {kind!r}; known: {sorted(kinds)!r}")
+        cls = kinds[kind]
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        args = {k: v for k, v in doc.items() if k != "type"}
+        unknown = set(args) - set(fields)
+        if unknown:
+            raise IllegalActionError(f"{self.NAME}: action {kind} has no field(s) {sorted(unknown)!r}")
+        try:
+            return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in args.items()})
+        except (TypeError, ValueError) as exc:
+            raise IllegalActionError(f"{self.NAME}: malformed {kind} action: {exc!s}") from None
+
+    # ----- hooks -----
+    @abstractmethod
+    def _legal_actions(self, state: Any) -> Iterable: ...
+
+    @abstractmethod
+    def _chance_outcomes(self, state: Any) -> Iterable[tuple[Any, float]]: ...
+
+    @abstractmethod
+    def _apply(self, state: Any, action: Any) -> Any: ...
+
+    @abstractmethod
+    def _returns(self, state: Any) -> Sequence[float]: ...
+
+    def _check_state(self, state: Any) -> None:
+        """Per-game consistency checks of a state; raise InvalidStateError."""
+
+    def _check_action(self, state: Any, action: Any) -> None:
+        if action not in self._legal_actions(state):
+            raise IllegalActionError(f"{self.NAME}: illegal action {action!r} in {self.describe_state(state)}")
+
+    def _check_outcome(self, state: Any, outcome: Any) -> None:
+        if not any(outcome == o for o, _ in self._chance_outcomes(state)):
+            raise IllegalActionError(f"{self.NAME}: impossible outcome {outcome!r} in {self.describe_state(state)}")
+
+    def _state_fields(self, state: Any) -> Mapping[str, Any]:
+        """State fields for JSON (default: the dataclass fields minus ``rules``)."""
+        return {f.name: getattr(state, f.name) for f in dataclasses.fields(state) if f.name != "rules"}
+
+    def _state_from_fields(self, fields: Mapping[str, Any]) -> Any:
+        """Inverse of :meth:`_state_fields`; lists become tuples."""
+        return self.STATE(**_tuplify(fields))
+
+
+def _tuplify(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuplify(v) for v in value)
+    if isinstance(value, Mapping):
+        return {k: _tuplify(v) for k, v in value.items()}
+    return value
+
+
+def play_random_game(game: Game, rng, max_steps: int = 100_000) -> tuple[Any, list]:
+    """Play to the end with uniform random decisions and true chance; return (final
+    state, history). The generic invariant driver used by tests and docs."""
+    state = game.new_initial_state()
+    history = []
+    for _ in range(max_steps):
+        if game.is_terminal(state):
+            return state, history
+        if game.is_chance_node(state):
+            outcomes = game.chance_outcomes(state)
+            r, acc = rng.random(), 0.0
+            choice = outcomes[-1][0]
+            for o, p in outcomes:
+                acc += p
+                if r < acc:
+                    choice = o
+                    break
+        else:
+            actions = game.legal_actions(state)
+            choice = actions[rng.randrange(len(actions))]
+        history.append(choice)
+        state = game.apply(state, choice)
+    raise RuntimeError(f"{game.NAME}: no end after {max_steps} steps")
