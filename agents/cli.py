@@ -1,0 +1,90 @@
+"""``kocka``: hints, terminal play, AI seat and arena for the kocka dice games."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from kocka.solver.errors import KockaError, TableError
+from kocka.solver.registry import game_from_cli
+from kocka.solver.rules import GAME_NAMES, game_class
+
+RULE_HELP = "Rule option as key=value (names from RULES.md section 6). Repeatable."
+
+
+def fail(exc: Exception) -> None:
+    click.echo(f"error: {exc}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Play and analyse Central-European dice games with optimal AI help.
+
+    \b
+    Games: kocka (10000), kockapoker, kockapoker-bid, slovak, polish, polish-basic,
+           yahtzee, yatzy (validation), abazs, bidding-bluff, liars-poker.
+    \b
+    Examples:
+      kocka rules kockapoker                       rule options and their values
+      kocka hint kockapoker --dice 1 1 3 4 6 --roll 1
+      kocka hint kocka --dice 1 1 1 5 5 2 --score 3000 --opponent 8650
+    """
+
+
+@main.command()
+@click.argument("game", type=click.Choice(GAME_NAMES))
+@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+def rules(game, rules):
+    """Show GAME's rule options (defaults from RULES.md section 6) and the variant id."""
+    try:
+        g = game_from_cli(game, rules)
+    except KockaError as exc:
+        fail(exc)
+    click.echo(f"{g.NAME}: {game_class(game).__doc__.strip().splitlines()[0]}")
+    allowed = type(g.rules).OPTIONS
+    for key, value in g.rules.options().items():
+        choices = f"  (one of: {', '.join(map(str, allowed[key]))})" if key in allowed else ""
+        click.echo(f"  {key} = {value}{choices}")
+    click.echo(f"variant id: {g.rules.variant_id()}")
+
+
+@main.command(context_settings={"ignore_unknown_options": False})
+@click.argument("game", type=click.Choice(GAME_NAMES))
+@click.argument("more_dice", nargs=-1, type=int)
+@click.option("--dice", type=int, default=None,
+              help="The dice showing now, e.g. --dice 1 1 3 4 6 (values after --dice are collected).")
+@click.option("--roll", type=int, default=None, help="Scorecard games: throws made this turn (1, 2 or 3).")
+@click.option("--card", default=None, help="Scorecard games: filled boxes as JSON, e.g. '{\"pair\": 10, \"sixes\": 6}'.")
+@click.option("--state", "state_json", default=None, help="A full state document (docs/STATE.md) instead of the options above.")
+@click.option("--score", type=int, default=None, help="Kocka: your banked score.")
+@click.option("--opponent", type=int, default=None, help="Kocka: the opponent's banked score.")
+@click.option("--turn-total", type=int, default=None, help="Kocka: points already set aside this turn.")
+@click.option("--dice-left", type=int, default=None, help="Kocka: how many dice were rolled for --dice.")
+@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("--top", type=int, default=8, show_default=True, help="How many actions to list (0 = all).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--cache-dir", default=None, help="Folder of the value tables.")
+@click.option("--build-missing", is_flag=True, help="Build a missing table instead of failing.")
+def hint(game, more_dice, dice, roll, card, state_json, score, opponent, turn_total, dice_left,
+         rules, top, as_json, cache_dir, build_missing):
+    """Rank every legal action in a position of GAME, with the loss of each versus the best."""
+    from kocka.agents.hint import HintParams, hint as make_hint, render
+
+    all_dice = None if dice is None else (dice, *more_dice)
+    if dice is None and more_dice:
+        fail(KockaError(f"unexpected values {list(more_dice)!r}: put dice after --dice"))
+    try:
+        g = game_from_cli(game, rules)
+        params = HintParams(
+            dice=all_dice, roll=roll, card=json.loads(card) if card else None,
+            state=json.loads(state_json) if state_json else None, score=score, opponent=opponent,
+            turn_total=turn_total, dice_left=dice_left, cache_dir=cache_dir, build_missing=build_missing,
+        )
+        report = make_hint(g, params)
+    except json.JSONDecodeError as exc:
+        fail(KockaError(f"--card/--state is not valid JSON: {exc}"))
+    except (KockaError, TableError) as exc:
+        fail(exc)
+    click.echo(render(report, top=top, as_json=as_json))

@@ -1,0 +1,95 @@
+"""Hints: "what is the best action here, and how much worse are the others?"
+
+Each game with a solver registers a hint function in :data:`HINTS` that turns
+:class:`HintParams` (what a person types) into a :class:`HintReport` (the position it
+understood, and every legal action with its value, best first). This module only
+dispatches and renders; the values come from the solvers' tables.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Callable, Mapping, Sequence
+
+from kocka.solver.errors import RulesError
+from kocka.solver.registry import Decision
+from kocka.solver.rules import Game
+
+
+@dataclass(frozen=True)
+class HintParams:
+    """Everything ``kocka hint`` accepts; each game uses the fields that apply to it."""
+
+    dice: tuple[int, ...] | None = None
+    roll: int | None = None            # scorecard games: throws made so far this turn (1..3)
+    card: Any = None                   # scorecard games: filled boxes as JSON
+    state: Any = None                  # any game: a full state document (docs/STATE.md)
+    score: int | None = None           # kocka: my banked score
+    opponent: int | None = None        # kocka: opponent's banked score
+    turn_total: int | None = None      # kocka: points set aside this turn
+    dice_left: int | None = None       # kocka: dice that were rolled for --dice
+    cache_dir: str | None = None
+    build_missing: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HintReport:
+    """The position as understood, and the ranked actions (best first)."""
+
+    position: str
+    value_name: str                   # e.g. "expected final score", "P(win)"
+    decisions: Sequence[Decision]
+    notes: Sequence[str] = ()
+
+    def to_json(self) -> dict:
+        best = self.decisions[0].value if self.decisions else None
+        return {
+            "position": self.position,
+            "value": self.value_name,
+            "actions": [
+                {"action": d.label, "value": d.value, "loss": None if best is None else best - d.value,
+                 **({"detail": dict(d.detail)} if d.detail else {})}
+                for d in self.decisions
+            ],
+            "notes": list(self.notes),
+        }
+
+
+# game name -> "module:function(game, params) -> HintReport"
+HINTS: dict[str, str] = {
+    "kockapoker": "kocka.solver.scorecard_solver:hint",
+    "slovak": "kocka.solver.scorecard_solver:hint",
+    "yahtzee": "kocka.solver.scorecard_solver:hint",
+    "yatzy": "kocka.solver.scorecard_solver:hint",
+    "kocka": "kocka.solver.kocka_solver:hint",
+}
+
+
+def hint(game: Game, params: HintParams) -> HintReport:
+    if game.NAME not in HINTS:
+        raise RulesError(f"no hints for {game.NAME!r} yet; hints exist for {sorted(HINTS)!r}")
+    module, func = HINTS[game.NAME].split(":")
+    fn: Callable[[Game, HintParams], HintReport] = getattr(import_module(module), func)
+    return fn(game, params)
+
+
+def render(report: HintReport, top: int | None = None, as_json: bool = False) -> str:
+    if as_json:
+        return json.dumps(report.to_json())
+    lines = [report.position, ""]
+    decisions = list(report.decisions)[: top or None]
+    if not decisions:
+        return "\n".join(lines + ["no legal action"])
+    best = decisions[0].value
+    width = max(len(d.label) for d in decisions)
+    lines.append(f"  {'action':<{width}}  {report.value_name:>22}  {'loss vs best':>12}")
+    for i, d in enumerate(decisions):
+        mark = "*" if i == 0 else " "
+        lines.append(f"{mark} {d.label:<{width}}  {d.value:>22.4f}  {best - d.value:>12.4f}")
+    hidden = len(report.decisions) - len(decisions)
+    if hidden > 0:
+        lines.append(f"  ... {hidden} more (use --top 0 for all)")
+    lines.extend(report.notes)
+    return "\n".join(lines)
