@@ -19,7 +19,7 @@ CYTHON_DIRECTIVES = {
     "initializedcheck": False,
 }
 
-KERNELS = ["_dicetables"]
+KERNELS = ["_dicetables", "_scorecard"]
 # Developers rebuilding one kernel in place: KOCKA_KERNELS=_name python setup.py build_ext --inplace
 if os.environ.get("KOCKA_KERNELS"):
     KERNELS = [k for k in KERNELS if k in os.environ["KOCKA_KERNELS"].split(",")]

@@ -1,0 +1,800 @@
+"""KOCKA, the Hungarian "10000" (RULES.md section 1, KOCKA-1..KOCKA-20).
+
+Two layers:
+
+* **Pure scoring** on sorted dice tuples (KOCKA-4..7, KOCKA-17): :func:`set_aside_value`,
+  :func:`valid_set_asides`, :func:`is_full`, :func:`best_score`, :func:`scores`, and the
+  series helpers :func:`series_value`, :func:`series_matches`, :func:`series_starts`.
+  The solvers build their tables from these; the heavy ones are cached per
+  ``(roll, straight counts)``, so enumerating every outcome of 1..6 dice is instant.
+* **The game** (:class:`KockaGame`): a turn is a walk through stages
+
+  ``"roll"`` (chance: ``dice_in_play`` dice are thrown) ->
+  ``"set_aside"`` (the roll is shown: :class:`SetAside`, :class:`StartSeries` or
+  :class:`TakeSeries`) -> ``"bank_or_roll"`` (:class:`Bank` or :class:`Roll`) or straight
+  back to ``"roll"`` (a full roll's compulsory re-roll, or the next roll of a series) ->
+  ``"joker"`` (five of the series face aside: :class:`NameJoker` or :class:`Roll`) ->
+  ... -> ``"over"``.
+
+  A roll that does not score ends the turn at once when it is applied (a bust, KOCKA-9):
+  the next state is the next player's opening roll and its ``last_event`` is ``"bust"``.
+
+Resolved readings (none changes the default game's values, so none is an option):
+
+* KOCKA-19: when a completed series of 1s is followed by a scoring re-roll, the turn total
+  *before* that re-roll is banked (the re-roll's dice are never set aside); the win does
+  not depend on the amount. Under ``end = immediate`` KOCKA-19 holds whatever
+  ``kocka.ones_series`` says (that option is about ``last_turn`` / ``finish_round``).
+* KOCKA-18: declining the joker is the :class:`Roll` action at the ``"joker"`` stage.
+* ``series_start = any_six_dice_roll``: only the re-roll right after a complete series is
+  barred from starting a series (KOCKA-17); a later compulsory re-roll in the same turn
+  may start a new one (the literal reading).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from typing import Any, ClassVar, Mapping, Sequence
+
+from kocka.solver.dice import Dice, FACES, counts, is_sub_multiset, outcome_distribution, validate_dice
+from kocka.solver.errors import IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+
+NUM_DICE = 6
+STRAIGHT: Dice = (1, 2, 3, 4, 5, 6)
+STRAIGHT_VALUE = 1500
+SINGLE_VALUES = {1: 100, 5: 50}
+"""Faces that score alone (KOCKA-5); other faces score only as three or six of a kind."""
+
+PHASE_BELOW = "below_2500"
+PHASE_HIGH = "2500+"
+
+# Stages of a turn; only "roll" is a chance node and only "over" is terminal.
+STAGE_ROLL = "roll"
+STAGE_SET_ASIDE = "set_aside"
+STAGE_BANK_OR_ROLL = "bank_or_roll"
+STAGE_JOKER = "joker"
+STAGE_OVER = "over"
+STAGES = (STAGE_ROLL, STAGE_SET_ASIDE, STAGE_BANK_OR_ROLL, STAGE_JOKER, STAGE_OVER)
+
+# What the last transition was, and the stages it can lead to.
+EVENT_STAGES: Mapping[str, tuple[str, ...]] = {
+    "start": (STAGE_ROLL,),                 # the initial state, or a position set up by hand
+    "rolled": (STAGE_SET_ASIDE,),           # a roll that scores (or can start a series)
+    "bust": (STAGE_ROLL, STAGE_OVER),       # KOCKA-9/15/17/18: the turn is lost
+    "set_aside": (STAGE_BANK_OR_ROLL,),     # KOCKA-10/12
+    "full": (STAGE_ROLL,),                  # KOCKA-11: all six dice come back
+    "series": (STAGE_ROLL, STAGE_JOKER),    # KOCKA-14/15: a series started or grew
+    "series_complete": (STAGE_ROLL,),       # KOCKA-17: value added, compulsory re-roll
+    "joker": (STAGE_ROLL,),                 # KOCKA-18
+    "roll_on": (STAGE_ROLL,),               # the Roll() decision
+    "bank": (STAGE_ROLL, STAGE_OVER),       # KOCKA-12/13/20
+    "six_ones": (STAGE_OVER,),              # KOCKA-19: instant win
+}
+
+
+# ----------------------------------------------------------------------------------------
+# Rules
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KockaRules(Rules):
+    """Rule options of KOCKA (RULES.md section 6) plus numeric parameters.
+
+    ``target`` (KOCKA-3), ``series_threshold`` (the 2500 of KOCKA-2/13/14) and
+    ``min_bank_points`` (the 350 of KOCKA-13) are parameters so that small variants can be
+    solved exactly; they must be non-negative multiples of 50 (``target`` positive).
+    """
+
+    GAME: ClassVar[str] = "kocka"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {
+        "end": ("immediate", "last_turn", "finish_round"),
+        "min_bank": ("below_2500", "always"),
+        "straight": ("any_six_dice_roll", "opening_roll_only"),
+        "series_start": ("opening_roll", "any_six_dice_roll"),
+        "series_from_full": ("allowed", "forbidden"),
+        "ones_series": ("instant_win", "normal"),
+    }
+
+    end: str = "immediate"
+    min_bank: str = "below_2500"
+    straight: str = "any_six_dice_roll"
+    series_start: str = "opening_roll"
+    series_from_full: str = "allowed"
+    ones_series: str = "instant_win"
+    target: int = 10000
+    series_threshold: int = 2500
+    min_bank_points: int = 350
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("target", "series_threshold", "min_bank_points"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 50:
+                raise RulesError(f"kocka parameter {name!r} must be a non-negative multiple of 50, got {value!r}")
+        if self.target == 0:
+            raise RulesError(f"kocka parameter 'target' must be positive, got {self.target!r}")
+
+    @property
+    def six_ones_win(self) -> bool:
+        """Does a completed series of 1s with a scoring re-roll win at once (KOCKA-19)?
+        Always under ``end = immediate``; otherwise per ``kocka.ones_series``."""
+        return self.end == "immediate" or self.ones_series == "instant_win"
+
+
+DEFAULT_RULES = KockaRules()
+
+
+# ----------------------------------------------------------------------------------------
+# Pure scoring (KOCKA-4..7)
+# ----------------------------------------------------------------------------------------
+def face_value(face: int, k: int) -> int | None:
+    """Value of ``k`` dice of ``face`` set aside together from one roll (KOCKA-5), or
+    ``None`` if exactly these k dice cannot all be set aside (a 2, 3, 4 or 6 counted other
+    than 0, 3 or 6 times, KOCKA-6).
+
+    >>> face_value(1, 4), face_value(5, 2), face_value(2, 3), face_value(6, 6), face_value(4, 4)
+    (1100, 100, 200, 1200, None)
+    """
+    if k == 0:
+        return 0
+    single = SINGLE_VALUES.get(face)
+    triple = 1000 if face == 1 else 100 * face
+    if k == 6:
+        return 2 * triple  # two three-of-a-kinds
+    if k >= 3:
+        if single is None:
+            return triple if k == 3 else None  # "3 used": the extra dice cannot be taken
+        return triple + (k - 3) * single
+    return k * single if single is not None else None
+
+
+def straight_counts(roll_size: int, rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
+    """Does the straight score in a roll of ``roll_size`` dice (KOCKA-5, ``kocka.straight``)?
+    Only a six-dice roll; under ``opening_roll_only`` only the turn's opening roll."""
+    return roll_size == NUM_DICE and (rules.straight == "any_six_dice_roll" or opening)
+
+
+def _per_face_value(c: Sequence[int]) -> int | None:
+    total = 0
+    for face, k in zip(FACES, c):
+        v = face_value(face, k)
+        if v is None:
+            return None
+        total += v
+    return total
+
+
+@lru_cache(maxsize=None)
+def _set_asides(roll: Dice, straight: bool) -> tuple[tuple[Dice, int], ...]:
+    c = counts(roll)
+    per_face_choices = []
+    for face, k in zip(FACES, c):
+        ks = range(k + 1) if face in SINGLE_VALUES else [j for j in (0, 3, 6) if j <= k]
+        per_face_choices.append([(j, face_value(face, j)) for j in ks])
+    result = []
+    for choice in product(*per_face_choices):
+        subset = tuple(face for face, (j, _) in zip(FACES, choice) for _ in range(j))
+        if subset:
+            result.append((subset, sum(v for _, v in choice)))
+    if straight and roll == STRAIGHT:
+        result.append((STRAIGHT, STRAIGHT_VALUE))
+    return tuple(sorted(result))
+
+
+def set_aside_value(
+    dice: Sequence[int], roll_size: int, rules: KockaRules = DEFAULT_RULES, opening: bool = False
+) -> int | None:
+    """Value of setting ``dice`` aside from a roll of ``roll_size`` dice, or ``None`` if it
+    is not a valid set-aside (KOCKA-6): empty, a 2/3/4/6 counted other than 0, 3 or 6
+    times, or a straight where it does not count (:func:`straight_counts`). Whether
+    ``dice`` is part of the roll is the caller's business.
+
+    >>> set_aside_value([1, 5], 6), set_aside_value([2, 2], 6), set_aside_value([1, 2, 3, 4, 5, 6], 6)
+    (150, None, 1500)
+    """
+    dice = validate_dice(dice, what="set-aside")
+    if not dice or len(dice) > roll_size:
+        return None
+    if dice == STRAIGHT and straight_counts(roll_size, rules, opening):
+        return STRAIGHT_VALUE
+    return _per_face_value(counts(dice))
+
+
+def valid_set_asides(
+    roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False
+) -> list[tuple[Dice, int]]:
+    """Every valid non-empty set-aside of ``roll`` with its value (KOCKA-6), sorted by dice.
+
+    >>> valid_set_asides([1, 2, 2, 5])
+    [((1,), 100), ((1, 5), 150), ((5,), 50)]
+    """
+    roll = validate_dice(roll, what="roll")
+    return list(_set_asides(roll, straight_counts(len(roll), rules, opening)))
+
+
+def is_full(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
+    """Is the whole roll a valid set-aside, every die scoring (KOCKA-7)?
+
+    >>> is_full([1, 5]), is_full([1, 1, 2, 2, 3, 3]), is_full([2, 2, 2, 3, 3, 3])
+    (True, False, True)
+    """
+    roll = validate_dice(roll, what="roll")
+    return bool(roll) and _is_full(roll, straight_counts(len(roll), rules, opening))
+
+
+def best_score(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> int:
+    """Highest value one set-aside of ``roll`` can add, 0 if the roll busts (KOCKA-5/6).
+
+    >>> best_score([2, 2, 2, 2, 3, 4]), best_score([2, 3, 3, 4, 6, 6])
+    (200, 0)
+    """
+    return max((v for _, v in valid_set_asides(roll, rules, opening)), default=0)
+
+
+def scores(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
+    """Does ``roll`` contain a valid set-aside (KOCKA-6), i.e. not bust under normal scoring?
+
+    >>> scores([2, 3, 4]), scores([4, 4, 4])
+    (False, True)
+    """
+    roll = validate_dice(roll, what="roll")
+    return _roll_scores(roll, straight_counts(len(roll), rules, opening))
+
+
+def _roll_scores(roll: Dice, straight: bool) -> bool:
+    return bool(_set_asides(roll, straight))
+
+
+def _is_full(roll: Dice, straight: bool) -> bool:
+    return (straight and roll == STRAIGHT) or _per_face_value(counts(roll)) is not None
+
+
+# ----- series (KOCKA-14..19) -----
+def series_value(face: int) -> int:
+    """Value of a complete series of ``face`` (KOCKA-17): 1000 x f, and 10000 for 1s.
+
+    >>> series_value(3), series_value(1)
+    (3000, 10000)
+    """
+    if face not in FACES:
+        raise RulesError(f"series face must be in 1..6, got {face!r}")
+    return 10000 if face == 1 else 1000 * face
+
+
+def series_matches(roll: Sequence[int], face: int, joker: int | None = None) -> int:
+    """How many dice of ``roll`` may be taken for a series of ``face`` (KOCKA-15): the dice
+    showing ``face``; a named joker counts as ``face`` on the last die (KOCKA-18).
+    0 means the roll busts the series.
+
+    >>> series_matches([1, 6, 6], 6), series_matches([2], 6, joker=2), series_matches([1, 5], 6)
+    (2, 1, 0)
+    """
+    c = counts(roll)
+    matches = c[face - 1]
+    if joker is not None and len(roll) == 1:
+        matches += c[joker - 1]
+    return matches
+
+
+def series_starts(roll: Sequence[int]) -> list[tuple[int, int]]:
+    """Every ``(face, count)`` that can start a series from ``roll`` (KOCKA-14): a face
+    shown in the roll and 1..(dice showing it) of those dice.
+
+    >>> series_starts([4, 4, 6])
+    [(4, 1), (4, 2), (6, 1)]
+    """
+    return [(face, k) for face, c in zip(FACES, counts(roll)) for k in range(1, c + 1)]
+
+
+# ----------------------------------------------------------------------------------------
+# Actions
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SetAside:
+    """Set these dice of the roll aside and score them normally (KOCKA-6, KOCKA-10).
+    Also the move that scores the re-roll after a complete series (KOCKA-17)."""
+
+    dice: Dice
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dice", validate_dice(self.dice, what="set-aside"))
+
+
+@dataclass(frozen=True)
+class StartSeries:
+    """Start a series of ``face`` with ``count`` dice showing it (KOCKA-14, 2500+ only)."""
+
+    face: int
+    count: int
+
+
+@dataclass(frozen=True)
+class TakeSeries:
+    """In a series, set aside ``count`` dice showing the series face (or the joker on the
+    last die) (KOCKA-15, KOCKA-18)."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class NameJoker:
+    """Name ``face`` as joker before rolling the last die of a series (KOCKA-18)."""
+
+    face: int
+
+
+@dataclass(frozen=True)
+class Bank:
+    """Add the turn total to the banked score; the turn ends (KOCKA-12, KOCKA-13)."""
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Roll the dice still in play (KOCKA-12); at the joker stage, roll without a joker."""
+
+
+Action = SetAside | StartSeries | TakeSeries | NameJoker | Bank | Roll
+
+
+# ----------------------------------------------------------------------------------------
+# State
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KockaState:
+    """One position of a KOCKA game (frozen, hashable; JSON via the game).
+
+    Attributes
+    ----------
+    scores : banked score per seat.
+    player : seat whose turn it is (at ``"over"``: the seat whose turn ended the game).
+    stage : one of :data:`STAGES` (see the module docstring).
+    turn_total : points collected this turn, not yet banked (a series counts only once
+        complete, KOCKA-16).
+    dice_in_play : dice to throw (``"roll"``), dice thrown (``"set_aside"``), dice left
+        (``"bank_or_roll"``, ``"joker"``).
+    roll : the sorted roll being decided on (``"set_aside"`` only), else ``None``.
+    series : ``(face, collected)`` while a series runs (collected 1..5), and
+        ``(face, 6)`` from its completion until its compulsory re-roll is scored.
+    joker : the named joker face for the last die of a series, else ``None``.
+    reached_by : the first seat whose bank reached the target (KOCKA-20), else ``None``.
+    final_turns : turns still to play after ``reached_by``'s, counting the current one
+        (``last_turn`` / ``finish_round``); 0 at the end; ``None`` before.
+    winners : seats sharing the win, set at ``"over"``.
+    last_event : the last transition, a key of :data:`EVENT_STAGES` (``"bust"`` makes a
+        bust visible).
+
+    The phase (KOCKA-2) is not stored: the banked score changes only when a turn ends,
+    so it is derived from ``scores[player]`` (:meth:`KockaGame.phase`).
+    """
+
+    scores: tuple[int, ...]
+    player: int = 0
+    stage: str = STAGE_ROLL
+    turn_total: int = 0
+    dice_in_play: int = NUM_DICE
+    roll: Dice | None = None
+    series: tuple[int, int] | None = None
+    joker: int | None = None
+    reached_by: int | None = None
+    final_turns: int | None = None
+    winners: tuple[int, ...] = ()
+    last_event: str = "start"
+
+    @property
+    def is_opening(self) -> bool:
+        """Is the roll due / shown the turn's opening roll (KOCKA-8)? Derived: six dice,
+        nothing collected and no series only happen before the first set-aside, since a
+        full set-aside always adds points."""
+        return (self.stage in (STAGE_ROLL, STAGE_SET_ASIDE) and self.dice_in_play == NUM_DICE
+                and self.turn_total == 0 and self.series is None)
+
+    @property
+    def is_compulsory(self) -> bool:
+        """Is the roll due / shown a compulsory six-dice re-roll (KOCKA-11, KOCKA-17)?
+        All six dice are in play again only after a full roll or a complete series."""
+        return (self.stage in (STAGE_ROLL, STAGE_SET_ASIDE) and self.dice_in_play == NUM_DICE
+                and not self.is_opening)
+
+    @property
+    def series_running(self) -> bool:
+        """Is an unfinished series under way (KOCKA-15, KOCKA-16)?"""
+        return self.series is not None and self.series[1] < NUM_DICE
+
+
+# ----------------------------------------------------------------------------------------
+# Game
+# ----------------------------------------------------------------------------------------
+def _invalid(message: str) -> InvalidStateError:
+    return InvalidStateError(f"kocka: {message}")
+
+
+class KockaGame(Game):
+    """KOCKA for 1..6 seats (one seat: the analysis mode of KOCKA-1, ending when the
+    target is reached). Returns are win shares: 1/m to each of m tied winners."""
+
+    NAME = "kocka"
+    RULES = KockaRules
+    STATE = KockaState
+    ACTIONS = (SetAside, StartSeries, TakeSeries, NameJoker, Bank, Roll)
+
+    rules: KockaRules
+
+    # ----- facts -----
+    def new_initial_state(self) -> KockaState:
+        """Seat 0's opening roll is due; every score is 0 (KOCKA-1, KOCKA-8)."""
+        return KockaState(scores=(0,) * self.num_players)
+
+    def current_player(self, state: KockaState) -> int:
+        if state.stage == STAGE_OVER:
+            return TERMINAL
+        if state.stage == STAGE_ROLL:
+            return CHANCE
+        return state.player
+
+    def phase(self, state: KockaState) -> str:
+        """:data:`PHASE_BELOW` or :data:`PHASE_HIGH` for the player to move (KOCKA-2)."""
+        high = state.scores[state.player] >= self.rules.series_threshold
+        return PHASE_HIGH if high else PHASE_BELOW
+
+    def may_bank(self, state: KockaState) -> bool:
+        """May the player bank his turn total now (KOCKA-12, KOCKA-13, ``kocka.min_bank``)?"""
+        if state.stage != STAGE_BANK_OR_ROLL:
+            return False
+        minimum_applies = self.rules.min_bank == "always" or self.phase(state) == PHASE_BELOW
+        return not minimum_applies or state.turn_total >= self.rules.min_bank_points
+
+    def may_start_series(self, state: KockaState) -> bool:
+        """May the roll due / shown start a series (KOCKA-14, ``kocka.series_start``)?
+        Only a 2500+ player with no series under way or just completed, on the opening
+        roll (or, under ``any_six_dice_roll``, on a compulsory re-roll)."""
+        if self.phase(state) != PHASE_HIGH or state.series is not None:
+            return False
+        return state.is_opening or (state.is_compulsory and self.rules.series_start == "any_six_dice_roll")
+
+    def straight_counts(self, state: KockaState) -> bool:
+        """Does a straight score in the roll due / shown (KOCKA-5)?"""
+        return straight_counts(state.dice_in_play, self.rules, state.is_opening)
+
+    def roll_result(self, state: KockaState, roll: Dice) -> str:
+        """What ``roll`` does at this chance node: ``"bust"`` (KOCKA-9/15/17/18),
+        ``"six_ones"`` (KOCKA-19) or ``"live"`` (a decision follows)."""
+        if state.series_running:
+            face, _ = state.series  # type: ignore[misc]
+            return "live" if series_matches(roll, face, state.joker) else "bust"
+        if self.may_start_series(state):
+            return "live"  # every roll shows some face (KOCKA-14)
+        if not _roll_scores(roll, self.straight_counts(state)):
+            return "bust"
+        if state.series == (1, NUM_DICE) and self.rules.six_ones_win:
+            return "six_ones"
+        return "live"
+
+    # ----- hooks -----
+    def _legal_actions(self, state: KockaState) -> list[Action]:
+        if state.stage == STAGE_BANK_OR_ROLL:
+            return [Bank(), Roll()] if self.may_bank(state) else [Roll()]
+        if state.stage == STAGE_JOKER:
+            face, _ = state.series  # type: ignore[misc]
+            return [NameJoker(j) for j in FACES if j != face] + [Roll()]
+        if state.stage != STAGE_SET_ASIDE:
+            return []
+        roll = state.roll
+        assert roll is not None
+        if state.series_running:
+            face, _ = state.series  # type: ignore[misc]
+            return [TakeSeries(k) for k in range(1, series_matches(roll, face, state.joker) + 1)]
+        straight = self.straight_counts(state)
+        full = _is_full(roll, straight)
+        actions: list[Action] = []
+        if full:
+            actions.append(SetAside(roll))  # a full roll is set aside whole (KOCKA-10)
+        else:
+            actions.extend(SetAside(dice) for dice, _ in _set_asides(roll, straight))
+        if self.may_start_series(state) and not (full and self.rules.series_from_full == "forbidden"):
+            actions.extend(StartSeries(face, k) for face, k in series_starts(roll))
+        return actions
+
+    def _chance_outcomes(self, state: KockaState) -> list[tuple[Dice, float]]:
+        return list(outcome_distribution(state.dice_in_play))
+
+    def _check_outcome(self, state: KockaState, outcome: Any) -> None:
+        validate_dice(outcome, state.dice_in_play, what="roll")
+
+    def _apply(self, state: KockaState, action: Any) -> KockaState:
+        if state.stage == STAGE_ROLL:
+            return self._apply_roll(state, validate_dice(action))
+        if isinstance(action, SetAside):
+            value = set_aside_value(action.dice, state.dice_in_play, self.rules, state.is_opening)
+            assert value is not None
+            total = state.turn_total + value
+            left = state.dice_in_play - len(action.dice)
+            if left == 0:  # full: all six back, compulsory re-roll (KOCKA-11)
+                return self._replace(state, stage=STAGE_ROLL, turn_total=total, dice_in_play=NUM_DICE,
+                                     series=None, last_event="full")
+            return self._replace(state, stage=STAGE_BANK_OR_ROLL, turn_total=total, dice_in_play=left,
+                                 series=None, last_event="set_aside")
+        if isinstance(action, StartSeries):
+            return self._grow_series(state, action.face, action.count)
+        if isinstance(action, TakeSeries):
+            face, collected = state.series  # type: ignore[misc]
+            return self._grow_series(state, face, collected + action.count)
+        if isinstance(action, NameJoker):
+            return self._replace(state, stage=STAGE_ROLL, joker=action.face, last_event="joker")
+        if isinstance(action, Roll):
+            return self._replace(state, stage=STAGE_ROLL, last_event="roll_on")
+        if isinstance(action, Bank):
+            return self._end_turn(state, banked=state.turn_total, event="bank")
+        raise IllegalActionError(f"kocka: unknown action {action!r}")  # unreachable after the check
+
+    def _returns(self, state: KockaState) -> list[float]:
+        share = 1.0 / len(state.winners)
+        return [share if seat in state.winners else 0.0 for seat in range(self.num_players)]
+
+    # ----- transitions -----
+    @staticmethod
+    def _replace(state: KockaState, **changes: Any) -> KockaState:
+        changes.setdefault("roll", None)
+        return dataclasses.replace(state, **changes)
+
+    def _apply_roll(self, state: KockaState, roll: Dice) -> KockaState:
+        result = self.roll_result(state, roll)
+        if result == "bust":
+            return self._end_turn(state, banked=0, event="bust")
+        if result == "six_ones":
+            return self._finish(state, self._bank(state.scores, state.player, state.turn_total),
+                                (state.player,), "six_ones", state.reached_by, state.final_turns)
+        return dataclasses.replace(state, stage=STAGE_SET_ASIDE, roll=roll, last_event="rolled")
+
+    def _grow_series(self, state: KockaState, face: int, collected: int) -> KockaState:
+        if collected == NUM_DICE:  # complete: value added, compulsory re-roll (KOCKA-17)
+            return self._replace(state, stage=STAGE_ROLL, turn_total=state.turn_total + series_value(face),
+                                 dice_in_play=NUM_DICE, series=(face, collected), joker=None,
+                                 last_event="series_complete")
+        stage = STAGE_JOKER if collected == NUM_DICE - 1 else STAGE_ROLL
+        return self._replace(state, stage=stage, dice_in_play=NUM_DICE - collected,
+                             series=(face, collected), last_event="series")
+
+    @staticmethod
+    def _bank(scores: tuple[int, ...], seat: int, points: int) -> tuple[int, ...]:
+        return scores[:seat] + (scores[seat] + points,) + scores[seat + 1:]
+
+    def _turns_after_reaching(self, seat: int) -> int:
+        """Turns still to play once ``seat`` reaches the target (KOCKA-20)."""
+        if self.rules.end == "last_turn":
+            return self.num_players - 1
+        if self.rules.end == "finish_round":
+            return self.num_players - 1 - seat
+        return 0
+
+    def _end_turn(self, state: KockaState, banked: int, event: str) -> KockaState:
+        """Bank ``banked`` points (0 on a bust) and pass the turn, or end the game."""
+        new_scores = self._bank(state.scores, state.player, banked)
+        reached_by, final_turns = state.reached_by, state.final_turns
+        if final_turns is not None:
+            final_turns -= 1  # this was one of the final turns
+        elif new_scores[state.player] >= self.rules.target:
+            reached_by, final_turns = state.player, self._turns_after_reaching(state.player)
+        if final_turns == 0:
+            best = max(new_scores)
+            winners = tuple(seat for seat, s in enumerate(new_scores) if s == best)
+            return self._finish(state, new_scores, winners, event, reached_by, 0)
+        return KockaState(scores=new_scores, player=(state.player + 1) % self.num_players,
+                          reached_by=reached_by, final_turns=final_turns, last_event=event)
+
+    @staticmethod
+    def _finish(state: KockaState, new_scores: tuple[int, ...], winners: tuple[int, ...], event: str,
+                reached_by: int | None, final_turns: int | None) -> KockaState:
+        return KockaState(scores=new_scores, player=state.player, stage=STAGE_OVER, reached_by=reached_by,
+                          final_turns=final_turns, winners=winners, last_event=event)
+
+    # ----- checks -----
+    def _check_action(self, state: KockaState, action: Any) -> None:
+        if action in self._legal_actions(state):
+            return
+        raise IllegalActionError(f"kocka: {action!r} is not allowed: {self._why_illegal(state, action)}")
+
+    def _why_illegal(self, state: KockaState, action: Any) -> str:
+        """A one-line reason for an illegal action, citing the rule."""
+        if not isinstance(action, self.ACTIONS):
+            return f"not a kocka action; known: {[cls.__name__ for cls in self.ACTIONS]!r}"
+        if state.stage == STAGE_BANK_OR_ROLL:
+            if isinstance(action, Bank):
+                return (f"turn total {state.turn_total!r} is below the minimum bank of "
+                        f"{self.rules.min_bank_points!r} (KOCKA-13)")
+            return "choose Bank() or Roll() after a set-aside (KOCKA-12)"
+        face = state.series[0] if state.series is not None else None
+        if state.stage == STAGE_JOKER:
+            if isinstance(action, NameJoker):
+                return f"the joker must be a face in 1..6 other than the series face {face!r} (KOCKA-18)"
+            return "name a joker or roll the last die (KOCKA-18)"
+        roll = state.roll
+        assert roll is not None  # stage "set_aside"
+        shown = list(roll)
+        if isinstance(action, (Bank, Roll, NameJoker)):
+            return f"the roll {shown!r} must be used first (KOCKA-10)"
+        if state.series_running:
+            if isinstance(action, TakeSeries):
+                return (f"the roll {shown!r} has {series_matches(roll, face, state.joker)!r} dice for the "
+                        f"series of {face}s, and at least one must be taken (KOCKA-15)")
+            return f"in a series of {face}s only TakeSeries is allowed (KOCKA-15)"
+        if isinstance(action, TakeSeries):
+            return "no series is under way (KOCKA-15)"
+        if isinstance(action, StartSeries):
+            if self.phase(state) != PHASE_HIGH:
+                return f"a series needs a banked score of {self.rules.series_threshold!r} or more (KOCKA-14)"
+            if state.series is not None:
+                return "the re-roll after a complete series is scored normally (KOCKA-17)"
+            if not self.may_start_series(state):
+                return "a series can start only on the turn's opening roll (KOCKA-14, kocka.series_start)"
+            if (action.face, action.count) not in series_starts(roll):
+                return f"the roll {shown!r} does not show {action.count!r} dice of face {action.face!r} (KOCKA-14)"
+            return f"the full roll {shown!r} must be scored normally (kocka.series_from_full)"
+        if not is_sub_multiset(action.dice, roll):
+            return f"{list(action.dice)!r} is not part of the roll {shown!r}"
+        if set_aside_value(action.dice, state.dice_in_play, self.rules, state.is_opening) is None:
+            return f"{list(action.dice)!r} is not a valid set-aside (KOCKA-6)"
+        return f"the roll {shown!r} is full and must be set aside whole (KOCKA-10)"
+
+    def _check_state(self, state: KockaState) -> None:
+        """Reject every field combination the rules cannot produce."""
+        def need_int(name: str, value: Any, lo: int, hi: int | None = None) -> None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+                span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+                raise _invalid(f"{name} must be an integer {span}, got {value!r}")
+
+        n = self.num_players
+        if not isinstance(state.scores, tuple) or len(state.scores) != n:
+            raise _invalid(f"scores must be a tuple of {n} banked scores, got {state.scores!r}")
+        for s in state.scores:
+            need_int("a banked score", s, 0)
+            if s % 50:
+                raise _invalid(f"banked scores must be multiples of 50, got {s!r}")
+        need_int("player", state.player, 0, n - 1)
+        if not isinstance(state.stage, str) or state.stage not in STAGES:
+            raise _invalid(f"stage must be one of {list(STAGES)!r}, got {state.stage!r}")
+        need_int("turn_total", state.turn_total, 0)
+        if state.turn_total % 50:
+            raise _invalid(f"turn_total must be a multiple of 50, got {state.turn_total!r}")
+        need_int("dice_in_play", state.dice_in_play, 1, NUM_DICE)
+        if not isinstance(state.last_event, str) or state.last_event not in EVENT_STAGES:
+            raise _invalid(f"last_event must be one of {list(EVENT_STAGES)!r}, got {state.last_event!r}")
+        if state.stage not in EVENT_STAGES[state.last_event]:
+            raise _invalid(f"event {state.last_event!r} cannot lead to stage {state.stage!r}")
+        if state.roll is not None and state.stage != STAGE_SET_ASIDE:
+            raise _invalid(f"a roll is shown only at stage 'set_aside', not {state.stage!r}")
+        self._check_game_end(state)
+        if state.stage == STAGE_OVER:
+            if state.turn_total or state.series is not None or state.joker is not None:
+                raise _invalid("a finished game has no turn in progress")
+            return
+        if state.winners:
+            raise _invalid(f"winners are set only at the end, got {state.winners!r}")
+        if state.last_event in ("bust", "bank") and not state.is_opening:
+            raise _invalid(f"after a {state.last_event!r} the next turn's opening roll is due")
+        if state.last_event in ("full", "series_complete") and not state.is_compulsory:
+            raise _invalid(f"after a {state.last_event!r} the compulsory six-dice re-roll is due (KOCKA-11)")
+        if state.last_event == "series_complete" and (state.series is None or state.series_running):
+            raise _invalid("event 'series_complete' needs a complete series (KOCKA-17)")
+        if state.last_event == "series" and not state.series_running:
+            raise _invalid("event 'series' needs a running series (KOCKA-15)")
+        if state.last_event == "joker" and state.joker is None:
+            raise _invalid("event 'joker' needs a named joker (KOCKA-18)")
+        self._check_series(state)
+        if state.stage == STAGE_BANK_OR_ROLL and state.dice_in_play == NUM_DICE:
+            raise _invalid("six dice are in play only for an opening or compulsory roll (KOCKA-11)")
+        if state.series is None and state.dice_in_play < NUM_DICE:
+            # every die set aside normally is worth at least 50 (a single 5, KOCKA-5)
+            minimum = 50 * (NUM_DICE - state.dice_in_play)
+            if state.turn_total < minimum:
+                raise _invalid(f"turn_total {state.turn_total!r} is too small for "
+                          f"{NUM_DICE - state.dice_in_play} dice set aside (at least {minimum})")
+        if state.stage == STAGE_SET_ASIDE:
+            try:
+                roll = validate_dice(state.roll if state.roll is not None else (), state.dice_in_play, what="roll")
+            except KockaError as exc:
+                raise _invalid(f"{exc} at stage 'set_aside'") from None
+            if roll != state.roll:
+                raise _invalid(f"roll must be a sorted tuple, got {state.roll!r}")
+            result = self.roll_result(state, roll)
+            if result != "live":
+                raise _invalid(f"the roll {list(roll)!r} ends the turn ({result}), it cannot await a decision")
+
+    def _check_series(self, state: KockaState) -> None:
+        if state.joker is not None and (isinstance(state.joker, bool) or state.joker not in FACES):
+            raise _invalid(f"joker must be a face in 1..6, got {state.joker!r}")
+        if state.joker is not None and not (state.series is not None and state.series[1] == NUM_DICE - 1
+                                            and state.stage in (STAGE_ROLL, STAGE_SET_ASIDE)):
+            raise _invalid(f"a joker ({state.joker!r}) is named only for the last die of a series (KOCKA-18)")
+        if state.series is None:
+            if state.stage == STAGE_JOKER:
+                raise _invalid("stage 'joker' needs a series (KOCKA-18)")
+            return
+        series = state.series
+        if (not isinstance(series, tuple) or len(series) != 2
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in series)
+                or series[0] not in FACES or not 1 <= series[1] <= NUM_DICE):
+            raise _invalid(f"series must be (face 1..6, collected 1..6), got {series!r}")
+        face, collected = series
+        banked = state.scores[state.player]
+        if banked < self.rules.series_threshold:
+            raise _invalid(f"a series needs a banked score of {self.rules.series_threshold} or more, "
+                      f"seat {state.player} has {banked!r} (KOCKA-14)")
+        if state.stage == STAGE_BANK_OR_ROLL:
+            raise _invalid("a series cannot be banked (KOCKA-16)")
+        if collected < NUM_DICE:
+            if state.dice_in_play != NUM_DICE - collected:
+                raise _invalid(f"a series with {collected} dice aside leaves {NUM_DICE - collected} in play, "
+                          f"not {state.dice_in_play!r}")
+            if (state.stage == STAGE_JOKER) != (collected == NUM_DICE - 1 and state.last_event == "series"):
+                raise _invalid(f"stage {state.stage!r} does not fit a series with {collected} dice aside (KOCKA-18)")
+            if self.rules.series_start == "opening_roll" and state.turn_total:
+                raise _invalid(f"a series starts on the opening roll, so turn_total must be 0, got "
+                          f"{state.turn_total!r} (KOCKA-14)")
+            if state.joker == face:
+                raise _invalid(f"the joker must differ from the series face {face!r} (KOCKA-18)")
+        else:
+            if state.turn_total < series_value(face):
+                raise _invalid(f"a complete series of {face}s is worth {series_value(face)}, "
+                          f"but turn_total is {state.turn_total!r} (KOCKA-17)")
+
+    def _check_game_end(self, state: KockaState) -> None:
+        n, rules = self.num_players, self.rules
+        if state.reached_by is None:
+            if state.final_turns is not None:
+                raise _invalid(f"final_turns {state.final_turns!r} needs reached_by")
+            if state.stage != STAGE_OVER and max(state.scores) >= rules.target:
+                raise _invalid(f"a score of {max(state.scores)!r} reached the target {rules.target}, "
+                          f"but reached_by is not set (KOCKA-20)")
+        else:
+            if isinstance(state.reached_by, bool) or state.reached_by not in range(n):
+                raise _invalid(f"reached_by must be a seat 0..{n - 1}, got {state.reached_by!r}")
+            if state.scores[state.reached_by] < rules.target:
+                raise _invalid(f"seat {state.reached_by} has {state.scores[state.reached_by]!r}, "
+                          f"below the target {rules.target} (KOCKA-20)")
+            after = self._turns_after_reaching(state.reached_by)
+            if (isinstance(state.final_turns, bool) or not isinstance(state.final_turns, int)
+                    or not 0 <= state.final_turns <= after):
+                raise _invalid(f"final_turns must be 0..{after} under kocka.end={rules.end!r}, got {state.final_turns!r}")
+            if state.stage != STAGE_OVER:
+                if state.final_turns == 0:
+                    raise _invalid("no final turns are left, so the game must be over (KOCKA-20)")
+                expected = (state.reached_by + after - state.final_turns + 1) % n
+                if state.player != expected:
+                    raise _invalid(f"with {state.final_turns} final turn(s) left it is seat {expected}'s turn, "
+                              f"not {state.player!r} (KOCKA-20)")
+        if state.stage != STAGE_OVER:
+            return
+        winners = state.winners
+        if (not isinstance(winners, tuple) or not winners or list(winners) != sorted(set(winners))
+                or any(w not in range(n) for w in winners)):
+            raise _invalid(f"winners must be distinct seats in order, got {winners!r}")
+        if state.last_event == "six_ones":
+            if winners != (state.player,):
+                raise _invalid(f"six 1s win for seat {state.player} alone, got winners {winners!r} (KOCKA-19)")
+            return
+        if state.final_turns != 0:
+            raise _invalid("the game ends when a player reaches the target and the final turns are played (KOCKA-20)")
+        best = max(state.scores)
+        if winners != tuple(seat for seat, s in enumerate(state.scores) if s == best):
+            raise _invalid(f"winners {winners!r} are not the seats with the best score {best} (KOCKA-20)")
+
+    def describe_state(self, state: KockaState) -> str:
+        parts = [f"seat {state.player!r}", f"scores {list(state.scores)!r}", f"stage {state.stage!r}",
+                 f"turn total {state.turn_total!r}", f"{state.dice_in_play!r} dice"]
+        if state.roll is not None:
+            parts.append(f"roll {list(state.roll)!r}")
+        if state.series is not None:
+            parts.append(f"series {state.series!r}")
+        if state.joker is not None:
+            parts.append(f"joker {state.joker!r}")
+        return ", ".join(parts)
+
+
+__all__ = [
+    "Bank", "DEFAULT_RULES", "EVENT_STAGES", "KockaGame", "KockaRules", "KockaState", "NameJoker",
+    "PHASE_BELOW", "PHASE_HIGH", "Roll", "STAGES", "STRAIGHT", "STRAIGHT_VALUE", "SetAside",
+    "StartSeries", "TakeSeries", "best_score", "face_value", "is_full", "scores", "series_matches",
+    "series_starts", "series_value", "set_aside_value", "straight_counts", "valid_set_asides",
+]

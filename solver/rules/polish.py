@@ -1,0 +1,862 @@
+"""Polish poker dice (RULES.md section 4): the basic game and the full three-stage game.
+
+Both games use five dice (PL-1). A turn starts with a throw of all five; between throws the
+player keeps any dice and throws the rest (PL-2).
+
+- **Basic game** (:class:`PolishBasicGame`, PL-4..PL-7): collect eight combinations, at most
+  one per turn, recording is optional (no zero entries); from-hand records count more.
+- **Full game** (:class:`PolishGame`, PL-8..PL-17): three stages of a 15-box card; stage 1 in
+  any order, stage 2 with a box declared after the first throw, stage 3 in a fixed order.
+  Fences (*płoty*) carry unused throws between turns: the budget is 3 + F, and filling a box
+  after t throws sets F to F + 3 - t (PL-12).
+
+The pure scoring functions (:func:`base_value`, :func:`shows`, :func:`face_entry`,
+:func:`box_value`, :func:`basic_value`, :func:`upper_bonus`, :func:`stage_total`) work on
+sorted five-dice tuples and are what solvers use to build their value tables.
+
+Box ids are the strings in :data:`BOXES`; their order is the card order and the fixed
+stage-3 order (PL-16).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+from kocka.solver.dice import (
+    FACES,
+    Dice,
+    all_outcomes,
+    counts,
+    is_sub_multiset,
+    outcome_distribution,
+    sub_multisets,
+    validate_dice,
+)
+from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+
+NUM_DICE = 5
+"""PL-1."""
+BASE_THROWS = 3
+"""Throws per turn before fences (PL-2)."""
+UPPER_BONUS = 50
+UPPER_PENALTY = -20
+"""PL-9: net upper score above 0 earns the bonus, below 0 the penalty."""
+
+FACE_BOXES = ("ones", "twos", "threes", "fours", "fives", "sixes")
+COMBINATIONS = (
+    "pair", "two_pairs", "three_kind", "small_straight", "large_straight",
+    "full_house", "four_kind", "poker",
+)
+"""The eight combinations of the basic game (PL-4), in card order."""
+LOWER_BOXES = COMBINATIONS + ("chance",)
+BOXES = FACE_BOXES + LOWER_BOXES
+"""The 15 boxes of a full-game card (PL-8), in the fixed stage-3 order (PL-16)."""
+FACE_OF_BOX = {box: face for face, box in enumerate(FACE_BOXES, start=1)}
+
+FULL_GAME_MULTIPLIER = {"poker": 3}
+"""PL-13: poker counts three times its sum whenever it is written."""
+FULL_GAME_FROM_HAND_MULTIPLIER = {"full_house": 3, "four_kind": 3, "poker": 6}
+"""PL-13: multipliers for a box written right after the first throw (others: none)."""
+BASIC_FROM_HAND_FIXED = {"pair": 1, "two_pairs": 2}
+"""PL-6: pair is never boosted, two pairs always doubles; the other six use ``basic_hand_mult``."""
+
+
+# ----------------------------------------------------------------------------------------
+# Pure scoring on sorted five-dice tuples
+# ----------------------------------------------------------------------------------------
+def _faces_with(c: Sequence[int], at_least: int) -> list[int]:
+    """Faces shown by ``at_least`` dice, ascending."""
+    return [f for f in FACES if c[f - 1] >= at_least]
+
+
+def _pair(c: Sequence[int], total: int, same_groups: bool) -> int:
+    faces = _faces_with(c, 2)
+    return 2 * faces[-1] if faces else 0
+
+
+def _two_pairs(c: Sequence[int], total: int, same_groups: bool) -> int:
+    faces = _faces_with(c, 2)
+    best = 2 * (faces[-1] + faces[-2]) if len(faces) >= 2 else 0
+    if same_groups:  # four or five of a face make two pairs of one face: 4f
+        best = max([best] + [4 * f for f in _faces_with(c, 4)])
+    return best
+
+
+def _three(c: Sequence[int], total: int, same_groups: bool) -> int:
+    faces = _faces_with(c, 3)
+    return 3 * faces[-1] if faces else 0
+
+
+def _small_straight(c: Sequence[int], total: int, same_groups: bool) -> int:
+    return 15 if tuple(c) == (1, 1, 1, 1, 1, 0) else 0
+
+
+def _large_straight(c: Sequence[int], total: int, same_groups: bool) -> int:
+    return 20 if tuple(c) == (0, 1, 1, 1, 1, 1) else 0
+
+
+def _full(c: Sequence[int], total: int, same_groups: bool) -> int:
+    shape = sorted(n for n in c if n)
+    if shape == [2, 3] or (same_groups and shape == [5]):
+        return total
+    return 0
+
+
+def _four(c: Sequence[int], total: int, same_groups: bool) -> int:
+    faces = _faces_with(c, 4)
+    return 4 * faces[-1] if faces else 0
+
+
+def _poker(c: Sequence[int], total: int, same_groups: bool) -> int:
+    return total if 5 in c else 0
+
+
+def _chance(c: Sequence[int], total: int, same_groups: bool) -> int:
+    return total
+
+
+_PATTERNS: dict[str, Callable[[Sequence[int], int, bool], int]] = {
+    "pair": _pair,
+    "two_pairs": _two_pairs,
+    "three_kind": _three,
+    "small_straight": _small_straight,
+    "large_straight": _large_straight,
+    "full_house": _full,
+    "four_kind": _four,
+    "poker": _poker,
+    "chance": _chance,
+}
+
+
+def _check_same_face_groups(value: str) -> bool:
+    if value not in ("no", "yes"):
+        raise RulesError(f"rule option 'same_face_groups' must be one of ['no', 'yes'], got {value!r}")
+    return value == "yes"
+
+
+def _check_lower(combo: str) -> None:
+    if combo not in _PATTERNS:
+        raise RulesError(f"unknown polish combination {combo!r}; known: {list(LOWER_BOXES)!r}")
+
+
+def base_value(combo: str, dice: Iterable[int], same_face_groups: str = "no") -> int:
+    """PL-3 base value of ``combo`` on five dice (best fit), 0 if the dice do not show it.
+
+    Every shown combination has a positive base value (the smallest is a pair of 1s, 2).
+
+    >>> base_value("two_pairs", [3, 3, 6, 6, 6])
+    18
+    """
+    _check_lower(combo)
+    same_groups = _check_same_face_groups(same_face_groups)
+    dice = validate_dice(dice, NUM_DICE)
+    return _PATTERNS[combo](counts(dice), sum(dice), same_groups)
+
+
+def shows(combo: str, dice: Iterable[int], same_face_groups: str = "no") -> bool:
+    """True if the five dice show the pattern of ``combo`` (PL-3).
+
+    >>> shows("full_house", [6, 6, 6, 6, 6]), shows("full_house", [6, 6, 6, 6, 6], "yes")
+    (False, True)
+    """
+    return base_value(combo, dice, same_face_groups) > 0
+
+
+def face_entry(face: int, dice: Iterable[int]) -> int:
+    """Face-box entry ``(c - 3) * f`` for c dice showing ``face`` (PL-9).
+
+    >>> face_entry(1, [1, 2, 3, 4, 6]), face_entry(6, [1, 2, 3, 4, 6])
+    (-2, -12)
+    """
+    if face not in FACES:
+        raise RulesError(f"face must be one of {list(FACES)!r}, got {face!r}")
+    return (counts(validate_dice(dice, NUM_DICE))[face - 1] - 3) * face
+
+
+def box_value(box: str, dice: Iterable[int], from_hand: bool, rules: "PolishRules") -> int:
+    """Entry for writing ``box`` of the full game with ``dice`` (PL-9, PL-10, PL-13).
+
+    A face box takes ``(c - 3) * f``; a lower box its base value if the dice show its
+    pattern, else 0. Full and four of a kind count triple from hand; poker counts 3 x its
+    sum, 6 x from hand.
+
+    >>> box_value("full_house", [3, 3, 6, 6, 6], True, PolishRules())
+    72
+    """
+    if box in FACE_OF_BOX:
+        return face_entry(FACE_OF_BOX[box], dice)
+    value = base_value(box, dice, rules.same_face_groups)
+    table = FULL_GAME_FROM_HAND_MULTIPLIER if from_hand else FULL_GAME_MULTIPLIER
+    return value * table.get(box, 1)
+
+
+def basic_value(combo: str, dice: Iterable[int], from_hand: bool, rules: "PolishBasicRules") -> int:
+    """Value of recording ``combo`` in the basic game (PL-3, PL-6); 0 if not shown.
+
+    From hand, a pair is never boosted, two pairs count double and the other six
+    combinations count ``rules.basic_hand_mult`` times.
+
+    >>> basic_value("two_pairs", [2, 2, 4, 4, 6], True, PolishBasicRules())
+    24
+    """
+    if combo not in COMBINATIONS:
+        raise RulesError(f"unknown polish basic combination {combo!r}; known: {list(COMBINATIONS)!r}")
+    value = base_value(combo, dice, rules.same_face_groups)
+    if not from_hand:
+        return value
+    return value * BASIC_FROM_HAND_FIXED.get(combo, rules.basic_hand_mult)
+
+
+def upper_bonus(net: int, rules: "PolishRules") -> int:
+    """PL-9 bonus for a stage's net upper score: +50 above 0, -20 below, 0 at exactly 0
+    (``pl.bonus_zero = plus50``: +50 at 0).
+
+    >>> upper_bonus(1, PolishRules()), upper_bonus(0, PolishRules()), upper_bonus(-4, PolishRules())
+    (50, 0, -20)
+    """
+    if net > 0 or (net == 0 and rules.bonus_zero == "plus50"):
+        return UPPER_BONUS
+    return UPPER_PENALTY if net < 0 else 0
+
+
+def stage_total(card: Mapping[str, int | None], rules: "PolishRules") -> int:
+    """PL-17 total of one stage card (box id -> entry, None or missing for open boxes).
+
+    Face entries, plus the upper bonus, plus lower entries. The bonus is counted once every
+    face box on the card is filled; a card without face boxes (a validation variant that
+    drops them) has no bonus.
+    """
+    unknown = sorted(set(card) - set(rules.boxes))
+    if unknown:
+        raise InvalidStateError(f"polish card has box(es) {unknown!r} not in this variant's boxes {list(rules.boxes)!r}")
+    entries = {box: card.get(box) for box in rules.boxes}
+    total = sum(v for v in entries.values() if v is not None)
+    faces = [entries[b] for b in rules.boxes if b in FACE_OF_BOX]
+    if faces and None not in faces:
+        total += upper_bonus(sum(faces), rules)
+    return total
+
+
+@lru_cache(maxsize=None)
+def _possible_entries(box: str, same_face_groups: str, kind: str, hand_mult: int = 2) -> frozenset[int]:
+    """Every entry a box can hold (any dice, from hand or not, or scratched): for state checks."""
+    if box in FACE_OF_BOX:
+        return frozenset((c - 3) * FACE_OF_BOX[box] for c in range(NUM_DICE + 1))
+    values = {0}
+    for dice in all_outcomes(NUM_DICE):
+        for from_hand in (False, True):
+            if kind == "full_game":
+                values.add(box_value(box, dice, from_hand, PolishRules(same_face_groups=same_face_groups)))
+            else:
+                rules = PolishBasicRules(basic_hand_mult=hand_mult, same_face_groups=same_face_groups)
+                values.add(basic_value(box, dice, from_hand, rules))
+    return frozenset(values)
+
+
+# ----------------------------------------------------------------------------------------
+# Rules
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PolishRules(Rules):
+    """Options of the full game (RULES.md section 6) plus small-variant parameters.
+
+    ``boxes``, ``stages`` and ``fence_cap`` exist for exact solvers validated on small
+    variants: a card of only some boxes (kept in card order), fewer stages (1..3, played
+    in order: 1 = free order, 2 = declared box, 3 = fixed order), and fences saturating at
+    ``fence_cap`` (None: unbounded, the rules as written).
+    """
+
+    GAME: ClassVar[str] = "polish"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {
+        "bonus_zero": ("none", "plus50"),
+        "upper_scratch": ("minus_3f", "forbidden"),
+        "same_face_groups": ("no", "yes"),
+    }
+
+    bonus_zero: str = "none"
+    upper_scratch: str = "minus_3f"
+    same_face_groups: str = "no"
+    boxes: tuple[str, ...] = BOXES
+    stages: int = 3
+    fence_cap: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        boxes = self.boxes
+        if isinstance(boxes, str):
+            boxes = [b.strip() for b in boxes.split(",") if b.strip()]
+        try:
+            boxes = list(boxes)
+        except TypeError:
+            raise RulesError(f"polish 'boxes' must be a list of box ids, got {self.boxes!r}") from None
+        unknown = [b for b in boxes if b not in BOXES]
+        if unknown or not boxes or len(set(boxes)) != len(boxes):
+            raise RulesError(
+                f"polish 'boxes' must be distinct ids from {list(BOXES)!r}, at least one, got {self.boxes!r}"
+            )
+        object.__setattr__(self, "boxes", tuple(b for b in BOXES if b in boxes))
+        if isinstance(self.stages, bool) or self.stages not in (1, 2, 3):
+            raise RulesError(f"polish 'stages' must be 1, 2 or 3, got {self.stages!r}")
+        cap = self.fence_cap
+        if isinstance(cap, str):
+            cap = None if cap.lower() in ("none", "") else (int(cap) if cap.isdigit() else cap)
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+            raise RulesError(f"polish 'fence_cap' must be None or an integer >= 0, got {self.fence_cap!r}")
+        object.__setattr__(self, "fence_cap", cap)
+
+
+@dataclass(frozen=True)
+class PolishBasicRules(Rules):
+    """Options of the basic game (RULES.md section 6: ``pl.basic_hand_mult``,
+    ``pl.basic_record``, ``pl.basic_end``, ``same_face_groups``)."""
+
+    GAME: ClassVar[str] = "polish-basic"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {
+        "basic_hand_mult": (2, 1, 3),
+        "basic_record": ("optional", "mandatory"),
+        "basic_end": ("finish_round", "immediate"),
+        "same_face_groups": ("no", "yes"),
+    }
+
+    basic_hand_mult: int = 2
+    basic_record: str = "optional"
+    basic_end: str = "finish_round"
+    same_face_groups: str = "no"
+
+
+# ----------------------------------------------------------------------------------------
+# Actions
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Keep:
+    """Keep these dice and throw the others (PL-2). ``Keep(())`` before the first throw is
+    the first throw, with all five dice."""
+
+    dice: Dice = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dice", validate_dice(self.dice, what="kept dice"))
+
+
+@dataclass(frozen=True)
+class Write:
+    """Full game: fill ``box`` with the current dice (PL-10)."""
+
+    box: str
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """Full game: fill ``box`` with a scratch (PL-11): 0 for a lower box; before any throw,
+    -3f for a face box (``pl.upper_scratch``). After a throw a face box can only take its
+    formula value, which is :class:`Write`."""
+
+    box: str
+
+
+@dataclass(frozen=True)
+class Declare:
+    """Full game, stage 2: name the one box this turn may fill, right after the first
+    throw (PL-15)."""
+
+    box: str
+
+
+@dataclass(frozen=True)
+class Record:
+    """Basic game: record ``combo`` with the current dice and end the turn (PL-5)."""
+
+    combo: str
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """Basic game: end the turn without recording (PL-5)."""
+
+
+@lru_cache(maxsize=4096)
+def _rethrow_keeps(dice: Dice) -> tuple[Keep, ...]:
+    """Every keep before a further throw: any sub-multiset but all five (that is stopping)."""
+    return tuple(Keep(k) for k in sub_multisets(dice) if len(k) < NUM_DICE)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_dice_field(name: str, value: Any, count: int | None) -> None:
+    if value is None:
+        return
+    try:
+        ok = isinstance(value, tuple) and validate_dice(value, count, what=name) == value
+    except DiceError:
+        ok = False
+    if not ok:
+        how_many = f"{count} " if count else ""
+        raise InvalidStateError(f"polish state {name!r} must be a sorted tuple of {how_many}dice, got {value!r}")
+
+
+def _keep_problem(state: Any, keep: Keep, budget: int) -> str | None:
+    """Why ``keep`` is illegal for the turn in ``state`` (shared by both games), or None."""
+    if state.throws >= budget:
+        return f"no throws left: {state.throws} of {budget} used (PL-2, PL-12); cannot {keep!r}"
+    if state.dice is None and keep.dice:
+        return f"the first throw is with all five dice (PL-2); cannot keep {keep.dice!r}"
+    if state.dice is not None and len(keep.dice) >= NUM_DICE:
+        return f"keeping all five dice {keep.dice!r} is stopping, not a throw (PL-2)"
+    if state.dice is not None and not is_sub_multiset(keep.dice, state.dice):
+        return f"kept dice {keep.dice!r} are not part of the dice {state.dice!r}"
+    return None
+
+
+def _check_turn_fields(state: Any, budget: int) -> None:
+    """Consistency of ``throws``, ``dice`` and ``kept`` (shared by both games)."""
+    t = state.throws
+    if not _is_int(t) or not 0 <= t <= budget:
+        raise InvalidStateError(f"polish 'throws' must be in 0..{budget} (the budget), got {t!r}")
+    _check_dice_field("dice", state.dice, NUM_DICE)
+    _check_dice_field("kept", state.kept, None)
+    if state.kept is not None:
+        if state.dice is not None:
+            raise InvalidStateError(f"polish: a roll is pending (kept {state.kept!r}) but dice {state.dice!r} are set")
+        if t >= budget or len(state.kept) >= NUM_DICE or (t == 0 and state.kept):
+            raise InvalidStateError(f"polish: impossible pending roll: kept {state.kept!r} after {t!r} throws")
+    elif (state.dice is None) != (t == 0):
+        raise InvalidStateError(f"polish: dice {state.dice!r} do not fit {t!r} throws made")
+
+
+def _roll_outcomes(state: Any) -> list[tuple[Dice, float]]:
+    return list(outcome_distribution(NUM_DICE - len(state.kept)))
+
+
+def _check_roll(game: Game, state: Any, outcome: Any) -> None:
+    validate_dice(outcome, NUM_DICE - len(state.kept), what=f"{game.NAME} rolled dice")
+
+
+def _land_roll(state: Any, outcome: Sequence[int]) -> Any:
+    dice = tuple(sorted(state.kept + tuple(outcome)))
+    return replace(state, dice=dice, kept=None, throws=state.throws + 1)
+
+
+# ----------------------------------------------------------------------------------------
+# The full game
+# ----------------------------------------------------------------------------------------
+Card = tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class PolishState:
+    """One position of the full game.
+
+    ``cards[stage - 1][seat]`` holds one entry per box of ``rules.boxes`` (None = open).
+    ``fences[seat]`` is F (PL-12). The turn: ``throws`` made so far (t), the current
+    ``dice`` (None before the first throw and while a roll is pending), ``kept`` (the dice
+    kept for the pending roll: set exactly at chance nodes) and ``declared`` (stage 2,
+    PL-15).
+    """
+
+    stage: int
+    player: int
+    cards: tuple[tuple[Card, ...], ...]
+    fences: tuple[int, ...]
+    throws: int = 0
+    dice: Dice | None = None
+    kept: Dice | None = None
+    declared: str | None = None
+
+
+class PolishGame(Game):
+    """The full game: three stages of a 15-box card with fences (PL-8..PL-17).
+
+    Decisions: :class:`Keep` (throw; legal while t < 3 + F), :class:`Write` (after a throw),
+    :class:`Scratch` (before the first throw, or a lower box after any throw) and, in stage 2
+    right after the first throw, :class:`Declare`. Returns are game totals (PL-17).
+    """
+
+    NAME = "polish"
+    RULES = PolishRules
+    STATE = PolishState
+    ACTIONS = (Keep, Write, Scratch, Declare)
+    rules: PolishRules
+
+    # ----- facts and derived quantities -----
+    def new_initial_state(self) -> PolishState:
+        empty: Card = (None,) * len(self.rules.boxes)
+        cards = tuple((empty,) * self.num_players for _ in range(self.rules.stages))
+        return PolishState(stage=1, player=0, cards=cards, fences=(0,) * self.num_players)
+
+    def current_player(self, state: PolishState) -> int:
+        if self._game_over(state):
+            return TERMINAL
+        return CHANCE if state.kept is not None else state.player
+
+    def budget(self, state: PolishState) -> int:
+        """Throws allowed this turn: 3 + F of the player to act (PL-2, PL-12)."""
+        return BASE_THROWS + state.fences[state.player]
+
+    def card(self, state: PolishState, seat: int, stage: int | None = None) -> dict[str, int | None]:
+        """``seat``'s card of ``stage`` (default: the current one) as box -> entry."""
+        entries = state.cards[(stage or state.stage) - 1][seat]
+        return dict(zip(self.rules.boxes, entries))
+
+    def stage_totals(self, state: PolishState) -> tuple[tuple[int, ...], ...]:
+        """``[seat][stage - 1]`` stage totals so far (PL-17)."""
+        return tuple(
+            tuple(stage_total(self.card(state, seat, stage), self.rules) for stage in range(1, self.rules.stages + 1))
+            for seat in range(self.num_players)
+        )
+
+    def totals(self, state: PolishState) -> tuple[int, ...]:
+        """Game total of each seat: the sum of its stage totals (PL-17)."""
+        return tuple(sum(per_stage) for per_stage in self.stage_totals(state))
+
+    def describe_state(self, state: PolishState) -> str:
+        return (
+            f"stage {state.stage}, seat {state.player}, throw {state.throws}/"
+            f"{BASE_THROWS}+{state.fences[state.player]}, dice {state.dice!r}"
+            + (f", kept {state.kept!r}" if state.kept is not None else "")
+            + (f", declared {state.declared!r}" if state.declared else "")
+        )
+
+    def _game_over(self, state: PolishState) -> bool:
+        return state.stage == self.rules.stages and all(None not in c for c in state.cards[-1])
+
+    def _open_boxes(self, state: PolishState) -> list[str]:
+        entries = state.cards[state.stage - 1][state.player]
+        return [b for b, v in zip(self.rules.boxes, entries) if v is None]
+
+    def _fillable(self, state: PolishState) -> list[str]:
+        """Boxes this turn may fill: any open box (stage 1, and stage 2 before the first
+        throw), the declared box (stage 2, PL-15), the first open box (stage 3, PL-16)."""
+        open_boxes = self._open_boxes(state)
+        if state.stage == 3:
+            return open_boxes[:1]
+        if state.stage == 2 and state.throws > 0:
+            return [state.declared] if state.declared in open_boxes else []
+        return open_boxes
+
+    def _must_declare(self, state: PolishState) -> bool:
+        return state.stage == 2 and state.throws > 0 and state.declared is None
+
+    # ----- hooks -----
+    def _legal_actions(self, state: PolishState) -> list:
+        if self._must_declare(state):
+            return [Declare(b) for b in self._open_boxes(state)]
+        fillable = self._fillable(state)
+        actions: list = []
+        if state.throws < self.budget(state):
+            actions += [Keep(())] if state.dice is None else list(_rethrow_keeps(state.dice))
+        if state.throws == 0:
+            face_scratch = self.rules.upper_scratch == "minus_3f"
+            actions += [Scratch(b) for b in fillable if face_scratch or b not in FACE_OF_BOX]
+        else:
+            actions += [Write(b) for b in fillable]
+            actions += [Scratch(b) for b in fillable if b not in FACE_OF_BOX]
+        return actions
+
+    def _chance_outcomes(self, state: PolishState) -> list[tuple[Dice, float]]:
+        return _roll_outcomes(state)
+
+    def _check_outcome(self, state: PolishState, outcome: Any) -> None:
+        _check_roll(self, state, outcome)
+
+    def _check_action(self, state: PolishState, action: Any) -> None:
+        if action not in self._legal_actions(state):
+            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+
+    def _why_illegal(self, state: PolishState, action: Any) -> str:
+        """A one-line reason naming the offending value (only called for illegal actions)."""
+        if not isinstance(action, self.ACTIONS):
+            return f"unknown action {action!r}; actions are {[c.__name__ for c in self.ACTIONS]!r}"
+        box = getattr(action, "box", None)
+        if box is not None:
+            if box not in BOXES:
+                return f"unknown box {box!r}; boxes are {list(BOXES)!r}"
+            if box not in self.rules.boxes:
+                return f"box {box!r} is not on this variant's card {list(self.rules.boxes)!r}"
+            entry = self.card(state, state.player)[box]
+            if entry is not None:
+                return f"box {box!r} is already filled with {entry!r}"
+        if isinstance(action, Declare):
+            if state.stage != 2:
+                return f"declaring {box!r}: boxes are declared only in stage 2 (PL-15), this is stage {state.stage!r}"
+            if state.throws == 0:
+                return f"declare {box!r} right after the first throw, not before it (PL-15)"
+            return f"box {state.declared!r} is already declared this turn (PL-15); cannot declare {box!r}"
+        if self._must_declare(state):
+            return f"stage 2: declare a box right after the first throw (PL-15) before {action!r}"
+        if isinstance(action, Keep):
+            return _keep_problem(state, action, self.budget(state)) or f"illegal {action!r}"
+        fillable = self._fillable(state)
+        if box not in fillable and state.stage == 2:
+            return f"stage 2: only the declared box {state.declared!r} may be filled, not {box!r} (PL-15)"
+        if box not in fillable and state.stage == 3:
+            return f"stage 3: the next box in order is {fillable[0]!r}, not {box!r} (PL-16)"
+        if isinstance(action, Write) and state.throws == 0:
+            return f"cannot write {box!r} before the first throw; scratch it instead (PL-10, PL-11)"
+        if isinstance(action, Scratch) and box in FACE_OF_BOX:
+            if state.throws == 0:
+                return f"face box {box!r} cannot be scratched before a throw under pl.upper_scratch='forbidden' (PL-11)"
+            return f"after a throw the face box {box!r} takes its formula value: Write({box!r}) (PL-11)"
+        return f"illegal action {action!r} in {self.describe_state(state)}"
+
+    def _apply(self, state: PolishState, action: Any) -> PolishState:
+        if state.kept is not None:
+            return _land_roll(state, action)
+        if isinstance(action, Keep):
+            return replace(state, dice=None, kept=action.dice)
+        if isinstance(action, Declare):
+            return replace(state, declared=action.box)
+        if isinstance(action, Write):
+            value = box_value(action.box, state.dice, state.throws == 1, self.rules)
+        else:  # Scratch: lower box 0; face box before any throw counts no die of its face
+            value = -3 * FACE_OF_BOX[action.box] if action.box in FACE_OF_BOX else 0
+        return self._fill(state, action.box, value)
+
+    def _fill(self, state: PolishState, box: str, value: int) -> PolishState:
+        """Enter ``value``, update the fences (PL-12) and pass the turn (PL-8)."""
+        seat, index = state.player, self.rules.boxes.index(box)
+        stage_cards = list(state.cards[state.stage - 1])
+        stage_cards[seat] = stage_cards[seat][:index] + (value,) + stage_cards[seat][index + 1:]
+        cards = state.cards[: state.stage - 1] + (tuple(stage_cards),) + state.cards[state.stage:]
+        fences = state.fences[state.player] + BASE_THROWS - state.throws
+        if self.rules.fence_cap is not None:
+            fences = min(fences, self.rules.fence_cap)
+        stage, player = state.stage, (seat + 1) % self.num_players
+        if player == 0 and stage < self.rules.stages and all(None not in c for c in stage_cards):
+            stage += 1
+        return PolishState(
+            stage=stage,
+            player=player,
+            cards=cards,
+            fences=state.fences[:seat] + (fences,) + state.fences[seat + 1:],
+        )
+
+    def _returns(self, state: PolishState) -> tuple[int, ...]:
+        return self.totals(state)
+
+    def _check_state(self, state: PolishState) -> None:
+        rules, n = self.rules, self.num_players
+        if not _is_int(state.stage) or not 1 <= state.stage <= rules.stages:
+            raise InvalidStateError(f"polish 'stage' must be in 1..{rules.stages}, got {state.stage!r}")
+        if not _is_int(state.player) or not 0 <= state.player < n:
+            raise InvalidStateError(f"polish 'player' must be a seat in 0..{n - 1}, got {state.player!r}")
+        fences = state.fences
+        if not isinstance(fences, tuple) or len(fences) != n or not all(_is_int(f) and f >= 0 for f in fences):
+            raise InvalidStateError(f"polish 'fences' must be {n} integers >= 0, got {fences!r}")
+        if rules.fence_cap is not None and max(fences) > rules.fence_cap:
+            raise InvalidStateError(f"polish fences {fences!r} exceed fence_cap {rules.fence_cap!r}")
+        self._check_cards(state)
+        filled = [sum(v is not None for stage in state.cards for v in stage[seat]) for seat in range(n)]
+        for seat in range(n):
+            if fences[seat] > BASE_THROWS * filled[seat]:
+                raise InvalidStateError(
+                    f"polish: seat {seat} holds {fences[seat]!r} fences after only {filled[seat]} turns (3 per turn at most, PL-12)"
+                )
+        if self._game_over(state):
+            if (state.player, state.throws, state.dice, state.kept, state.declared) != (0, 0, None, None, None):
+                raise InvalidStateError(f"polish: the game is over but a turn is in progress: {self.describe_state(state)}")
+            return
+        _check_turn_fields(state, self.budget(state))
+        declared = state.declared
+        if declared is not None:
+            if state.stage != 2 or state.throws == 0 or declared not in self._open_boxes(state):
+                raise InvalidStateError(
+                    f"polish: declared box {declared!r} is impossible here ({self.describe_state(state)}, PL-15)"
+                )
+        elif state.stage == 2 and state.kept is not None and state.throws > 0:
+            raise InvalidStateError(f"polish: stage 2 rethrow without a declared box: {self.describe_state(state)}")
+
+    def _check_cards(self, state: PolishState) -> None:
+        rules, n, size = self.rules, self.num_players, len(self.rules.boxes)
+        cards = state.cards
+        shape_ok = (
+            isinstance(cards, tuple)
+            and len(cards) == rules.stages
+            and all(isinstance(s, tuple) and len(s) == n for s in cards)
+            and all(isinstance(c, tuple) and len(c) == size for s in cards for c in s)
+        )
+        if not shape_ok:
+            raise InvalidStateError(
+                f"polish 'cards' must be {rules.stages} stages x {n} seats x {size} entries, got {cards!r}"
+            )
+        for stage_index, stage in enumerate(cards, start=1):
+            for seat, card in enumerate(stage):
+                for box, value in zip(rules.boxes, card):
+                    if value is not None and (
+                        not _is_int(value) or value not in _possible_entries(box, rules.same_face_groups, "full_game")
+                    ):
+                        raise InvalidStateError(f"polish: stage {stage_index} seat {seat} box {box!r} cannot hold {value!r}")
+                filled = len(card) - card.count(None)
+                if stage_index == 3 and None in card[:filled]:
+                    raise InvalidStateError(f"polish: stage 3 card {card!r} of seat {seat} is not filled in order (PL-16)")
+                complete = None not in card
+                if stage_index < state.stage and not complete:
+                    raise InvalidStateError(f"polish: stage {stage_index} card of seat {seat} is unfinished in stage {state.stage}")
+                if stage_index > state.stage and any(v is not None for v in card):
+                    raise InvalidStateError(f"polish: stage {stage_index} card of seat {seat} is filled before that stage")
+        current = [size - c.count(None) for c in cards[state.stage - 1]]
+        k = current[state.player]
+        expected = [k + 1] * state.player + [k] * (n - state.player)
+        if current != expected and not self._game_over(state):
+            raise InvalidStateError(
+                f"polish: stage {state.stage} fill counts {current!r} do not fit seat {state.player} to play (one box per turn, PL-8)"
+            )
+
+
+# ----------------------------------------------------------------------------------------
+# The basic game
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PolishBasicState:
+    """One position of the basic game.
+
+    ``records[seat]`` holds one entry per combination of :data:`COMBINATIONS` (None = not
+    yet recorded). The turn: ``throws`` made (t), ``dice`` (None before the first throw and
+    while a roll is pending) and ``kept`` (set exactly at chance nodes).
+    """
+
+    player: int
+    records: tuple[tuple[int | None, ...], ...]
+    throws: int = 0
+    dice: Dice | None = None
+    kept: Dice | None = None
+
+
+class PolishBasicGame(Game):
+    """The basic game: record the eight combinations (PL-4..PL-7).
+
+    Decisions: :class:`Keep` (at most 3 throws), :class:`Record` (one new combination the
+    dice show; ends the turn) and :class:`EndTurn` (no record; not allowed with
+    ``pl.basic_record = mandatory`` while the dice show a new combination). The first throw
+    is always made. Returns are the totals of recorded values.
+    """
+
+    NAME = "polish-basic"
+    RULES = PolishBasicRules
+    STATE = PolishBasicState
+    ACTIONS = (Keep, Record, EndTurn)
+    rules: PolishBasicRules
+
+    def new_initial_state(self) -> PolishBasicState:
+        return PolishBasicState(player=0, records=((None,) * len(COMBINATIONS),) * self.num_players)
+
+    def current_player(self, state: PolishBasicState) -> int:
+        if self._game_over(state):
+            return TERMINAL
+        return CHANCE if state.kept is not None else state.player
+
+    def totals(self, state: PolishBasicState) -> tuple[int, ...]:
+        """Sum of each seat's recorded values (PL-7)."""
+        return tuple(sum(v for v in row if v is not None) for row in state.records)
+
+    def record_sheet(self, state: PolishBasicState, seat: int) -> dict[str, int | None]:
+        return dict(zip(COMBINATIONS, state.records[seat]))
+
+    def describe_state(self, state: PolishBasicState) -> str:
+        return (
+            f"seat {state.player}, throw {state.throws}/{BASE_THROWS}, dice {state.dice!r}"
+            + (f", kept {state.kept!r}" if state.kept is not None else "")
+        )
+
+    def _complete_seats(self, state: PolishBasicState) -> list[int]:
+        return [seat for seat, row in enumerate(state.records) if None not in row]
+
+    def _game_over(self, state: PolishBasicState) -> bool:
+        """PL-7: someone has all eight; with ``finish_round`` the round must be over too
+        (rounds start at seat 0, so the next turn would open a new round)."""
+        if not self._complete_seats(state):
+            return False
+        return self.rules.basic_end == "immediate" or (state.player == 0 and state.throws == 0 and state.kept is None)
+
+    def _new_records(self, state: PolishBasicState) -> list[str]:
+        """Unrecorded combinations the current dice show (PL-5)."""
+        row = state.records[state.player]
+        return [c for c, v in zip(COMBINATIONS, row) if v is None and shows(c, state.dice, self.rules.same_face_groups)]
+
+    # ----- hooks -----
+    def _legal_actions(self, state: PolishBasicState) -> list:
+        if state.dice is None:
+            return [Keep(())]
+        actions: list = list(_rethrow_keeps(state.dice)) if state.throws < BASE_THROWS else []
+        records = [Record(c) for c in self._new_records(state)]
+        actions += records
+        if not (records and self.rules.basic_record == "mandatory"):
+            actions.append(EndTurn())
+        return actions
+
+    def _chance_outcomes(self, state: PolishBasicState) -> list[tuple[Dice, float]]:
+        return _roll_outcomes(state)
+
+    def _check_outcome(self, state: PolishBasicState, outcome: Any) -> None:
+        _check_roll(self, state, outcome)
+
+    def _check_action(self, state: PolishBasicState, action: Any) -> None:
+        if action not in self._legal_actions(state):
+            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+
+    def _why_illegal(self, state: PolishBasicState, action: Any) -> str:
+        if not isinstance(action, self.ACTIONS):
+            return f"unknown action {action!r}; actions are {[c.__name__ for c in self.ACTIONS]!r}"
+        if isinstance(action, Keep):
+            return _keep_problem(state, action, BASE_THROWS) or f"illegal {action!r}"
+        if state.dice is None:
+            return f"the turn starts with a throw (PL-5); cannot {action!r} before it"
+        if isinstance(action, EndTurn):
+            return (
+                f"dice {state.dice!r} show new combination(s) {self._new_records(state)!r}: "
+                "one must be recorded under pl.basic_record='mandatory' (PL-5)"
+            )
+        combo = action.combo
+        if combo not in COMBINATIONS:
+            return f"unknown combination {combo!r}; combinations are {list(COMBINATIONS)!r} (PL-4)"
+        entry = self.record_sheet(state, state.player)[combo]
+        if entry is not None:
+            return f"combination {combo!r} is already recorded with {entry!r} (PL-5)"
+        return f"dice {state.dice!r} do not show {combo!r} (PL-3, PL-5)"
+
+    def _apply(self, state: PolishBasicState, action: Any) -> PolishBasicState:
+        if state.kept is not None:
+            return _land_roll(state, action)
+        if isinstance(action, Keep):
+            return replace(state, dice=None, kept=action.dice)
+        records = state.records
+        if isinstance(action, Record):
+            seat, index = state.player, COMBINATIONS.index(action.combo)
+            value = basic_value(action.combo, state.dice, state.throws == 1, self.rules)
+            row = records[seat][:index] + (value,) + records[seat][index + 1:]
+            records = records[:seat] + (row,) + records[seat + 1:]
+        return PolishBasicState(player=(state.player + 1) % self.num_players, records=records)
+
+    def _returns(self, state: PolishBasicState) -> tuple[int, ...]:
+        return self.totals(state)
+
+    def _check_state(self, state: PolishBasicState) -> None:
+        n = self.num_players
+        if not _is_int(state.player) or not 0 <= state.player < n:
+            raise InvalidStateError(f"polish-basic 'player' must be a seat in 0..{n - 1}, got {state.player!r}")
+        records = state.records
+        if not (
+            isinstance(records, tuple)
+            and len(records) == n
+            and all(isinstance(r, tuple) and len(r) == len(COMBINATIONS) for r in records)
+        ):
+            raise InvalidStateError(f"polish-basic 'records' must be {n} rows of {len(COMBINATIONS)} entries, got {records!r}")
+        for seat, row in enumerate(records):
+            for combo, value in zip(COMBINATIONS, row):
+                possible = _possible_entries(combo, self.rules.same_face_groups, "basic", self.rules.basic_hand_mult)
+                # no zero entries in the basic game (PL-5): a record is a shown combination
+                if value is not None and (not _is_int(value) or value == 0 or value not in possible):
+                    raise InvalidStateError(f"polish-basic: seat {seat} {combo!r} cannot hold {value!r}")
+        if self._game_over(state):
+            if (state.throws, state.dice, state.kept) != (0, None, None):
+                raise InvalidStateError(f"polish-basic: the game is over but a turn is in progress: {self.describe_state(state)}")
+            return
+        late = [seat for seat in self._complete_seats(state) if seat >= state.player]
+        if late:
+            raise InvalidStateError(
+                f"polish-basic: seat(s) {late!r} completed all eight but seat {state.player} still plays (PL-7)"
+            )
+        _check_turn_fields(state, BASE_THROWS)

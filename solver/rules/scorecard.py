@@ -1,0 +1,1032 @@
+"""Five-dice scorecard games: Hungarian kockapóker (HU-1..HU-9), Slovak yatzi (SK-1..SK-11),
+and two validation variants, standard Yahtzee and Scandinavian Yatzy (PUBLISHED.md).
+
+The module has two layers.
+
+**Scoring layer** (what solvers build their tables from; they never re-implement a rule).
+Boxes are addressed by index into ``game.boxes``; a card is a bit mask of filled boxes
+(bit ``i`` set = box ``i`` filled) plus the *tracker*, one integer summarising the face boxes:
+
+* ``box_score(box, dice, first_throw)`` -- the entry written into a box for these dice,
+  including first-throw doubling (SK-7) and the poker bonus (SK-8); ``score_table()`` is the
+  same as an int32 array ``[box, outcome_index, first_throw]`` over the 252 outcomes.
+* ``tracker_after(tracker, box, dice)`` and ``final_bonus(tracker)`` -- the card-dependent
+  upper-section part. The final total of a card decomposes exactly as
+
+      total = sum of the box entries + final_bonus(tracker) + 100 x bonus Yahtzees
+
+  The face entries are already in the box entries, so ``final_bonus`` is only what the
+  upper-section rule adds on top of them:
+
+  ======== ====================================== =========================================
+  game     tracker                                final_bonus(tracker)
+  ======== ====================================== =========================================
+  HU       net upper score + 3*S (0..5*S)         63 if net >= 0; else -net (house 0,
+                                                  ``house_negative = zero``) or 0 (``count``)
+  SK       net upper score + 3*S (0..5*S)         50 if net >= 0 else 0 (SK-5)
+  Yahtzee  upper total capped at min(63, 5*S)     35 if the total reached 63
+  Yatzy    upper total capped at min(63, 5*S)     50 if the total reached 63
+  ======== ====================================== =========================================
+
+  where S is the sum of the faces whose boxes are on the card (21 for a full card, so the
+  HU/SK tracker is net + 63 in 0..105 and the Yahtzee/Yatzy tracker is 0..63). HU-7: the
+  house is 63 + net when net >= 0, so house - net = 63; when net < 0 the house is 0 (the
+  entries, summing to net, are cancelled by -net) or net (nothing to add).
+* ``allowed_boxes(filled_mask, dice=None)`` -- the boxes a Fill may choose (SK part order,
+  Yahtzee forced joker); ``fill_score(...)`` -- entry and bonus of one Fill, the single
+  function the state machine uses.
+
+**Reduced cards.** Every Rules class takes ``boxes``, a tuple of box names (default: the whole
+card) that restricts the card to a subset, for small exact validation games. The rule
+formulas are kept as they are: the HU house still adds 63 at net >= 0, the SK bonus 50, the
+Yahtzee/Yatzy bonus still needs an upper total of 63 (so a card whose face boxes cannot reach
+63 never gets it). A card without face boxes has net 0, so HU always adds 63 and SK 50.
+The Yahtzee bonus and joker need the ``yahtzee`` box on the card.
+
+**Yahtzee joker** (Verhoeff's "Optimal Solitaire Yahtzee Player", Glenn 2006). A *bonus
+Yahtzee* is five of a kind rolled while the Yahtzee box is already filled (with 50 or 0).
+With ``yahtzee_bonus = True`` (the default):
+
+* it earns +100 if the Yahtzee box holds 50 (none if it holds 0);
+* it is a *joker* if, in addition, the upper box of its face is already filled (or not on
+  the card): a joker written into full house, small straight or large straight scores
+  25 / 30 / 40 although the pattern does not fit. Every other box scores it normally (three
+  and four of a kind and chance: the sum; its own face box: 5 x face; other face boxes: 0).
+* ``joker = "free"`` (Verhoeff's convention): the roll may be written into any open box.
+  ``joker = "forced"`` (Hasbro's rules): it must go into the upper box of its face if that
+  is open; otherwise into any open lower box; only if every lower box is filled, into any
+  open upper box (scoring 0).
+
+With ``yahtzee_bonus = False`` there is neither bonus nor joker; five of a kind is never a
+full house or a straight. Published expected scores under optimal play: 254.5896 (free),
+254.5877 (forced), 245.8708 (no bonus) -- PUBLISHED.md.
+
+**State machine.** A turn is: roll 5 dice (a chance node), then up to two Keep decisions each
+followed by a roll of the other dice, then one Fill. ``throw`` counts the throws made this
+turn (0..3); a state with ``dice is None`` is a chance node that rolls ``5 - len(kept)`` dice,
+and the chance outcome is the sorted tuple of the rolled dice. Keeping all five dice is not a
+Keep: stopping is simply filling a box (HU-2). Under SK ``part1_choice =
+declare_after_first_throw`` the face box is declared after the first throw (SK-3, the
+option) with a Declare action; see :class:`SlovakGame`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence
+
+import numpy as np
+
+from kocka.solver.dice import Dice, counts, is_sub_multiset, outcome_distribution, sub_multisets, validate_dice
+from kocka.solver.dice_tables import dice_tables
+from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+
+NUM_DICE = 5
+MAX_THROWS = 3
+FACE_BOXES = ("ones", "twos", "threes", "fours", "fives", "sixes")
+FACE_OF_BOX = {name: face for face, name in enumerate(FACE_BOXES, start=1)}
+UPPER_BONUS_THRESHOLD = 63
+"""Yahtzee/Yatzy upper bonus threshold; also 3 x (1+...+6), the HU house base (HU-7)."""
+YAHTZEE_BONUS = 100
+
+
+# ----------------------------------------------------------------------------------------
+# Pattern helpers over face counts ``c`` (c[f - 1] = number of dice showing f)
+# ----------------------------------------------------------------------------------------
+Counts = Sequence[int]
+
+
+def _highest_group(c: Counts, size: int) -> int:
+    """Highest face shown by at least ``size`` dice, or 0 (best fit)."""
+    return max((f for f in range(1, 7) if c[f - 1] >= size), default=0)
+
+
+def _n_of_a_kind(size: int) -> Callable[[Counts], int]:
+    """``size`` x face of the best group of ``size`` equal dice (pair, drill, kis póker)."""
+    return lambda c: size * _highest_group(c, size)
+
+
+def _two_pairs(same_face: bool) -> Callable[[Counts], int]:
+    """Sum of the best two pairs: two different faces (2f + 2g), or with ``same_face``
+    also one face four times (4f) (HU-6, SK-6, option ``same_face_groups``)."""
+
+    def score(c: Counts) -> int:
+        pair_faces = sorted((f for f in range(1, 7) if c[f - 1] >= 2), reverse=True)
+        best = 2 * (pair_faces[0] + pair_faces[1]) if len(pair_faces) >= 2 else 0
+        if same_face:
+            best = max(best, 4 * _highest_group(c, 4))
+        return best
+
+    return score
+
+
+def _is_full_house(c: Counts, same_face: bool) -> bool:
+    """Three of one face and two of a different one; five of a kind only with ``same_face``."""
+    groups = sorted(n for n in c if n)
+    return groups == [2, 3] or (same_face and groups == [5])
+
+
+def _full_sum(same_face: bool) -> Callable[[Counts], int]:
+    """Full house scored as the sum of the five dice (HU-6, SK-6, Yatzy)."""
+    return lambda c: _dice_sum(c) if _is_full_house(c, same_face) else 0
+
+
+def _dice_sum(c: Counts) -> int:
+    return sum(f * n for f, n in zip(range(1, 7), c))
+
+
+def _exact_straight(low: int, value: int) -> Callable[[Counts], int]:
+    """``value`` if the dice are exactly ``low .. low + 4`` (1-5 or 2-6)."""
+    wanted = tuple(1 if low <= f <= low + 4 else 0 for f in range(1, 7))
+    return lambda c: value if tuple(c) == wanted else 0
+
+
+def _longest_run(c: Counts) -> int:
+    best = run = 0
+    for n in c:
+        run = run + 1 if n else 0
+        best = max(best, run)
+    return best
+
+
+def _five_of_a_kind(value: int) -> Callable[[Counts], int]:
+    return lambda c: value if NUM_DICE in c else 0
+
+
+def _net_face_entry(face: int) -> Callable[[Counts], int]:
+    """HU-5, SK-4: (c - 3) x f, from -3f to +2f."""
+    return lambda c: (c[face - 1] - 3) * face
+
+
+def _face_sum(face: int) -> Callable[[Counts], int]:
+    """Yahtzee/Yatzy upper boxes: the sum of the dice showing ``face``."""
+    return lambda c: c[face - 1] * face
+
+
+# ----------------------------------------------------------------------------------------
+# Rules
+# ----------------------------------------------------------------------------------------
+def _normalize_boxes(rules: Rules, all_boxes: tuple[str, ...]) -> None:
+    """Check ``rules.boxes`` and store it as a tuple in card order (equal subsets compare
+    equal). Accepts a list (JSON) or a comma-separated string."""
+    value = rules.boxes  # type: ignore[attr-defined]
+    names = [s.strip() for s in value.split(",")] if isinstance(value, str) else value
+    try:
+        names = list(names)
+    except TypeError:
+        raise RulesError(f"{rules.GAME} rule option 'boxes' must be a list of box names, got {value!r}") from None
+    unknown = [n for n in names if n not in all_boxes]
+    if unknown or not names or len(set(names)) != len(names):
+        raise RulesError(
+            f"{rules.GAME} rule option 'boxes' must be distinct names from {list(all_boxes)!r}, got {value!r}"
+        )
+    object.__setattr__(rules, "boxes", tuple(b for b in all_boxes if b in names))
+
+
+HUNGARIAN_BOXES = FACE_BOXES + (
+    "chance", "pair", "three_kind", "two_pairs", "four_kind",
+    "full_house", "small_straight", "large_straight", "five_kind",
+)  # fmt: skip
+SLOVAK_BOXES = FACE_BOXES + (
+    "pair", "two_pairs", "three_kind", "small_straight", "large_straight",
+    "full_house", "four_kind", "poker", "chance",
+)  # fmt: skip
+YAHTZEE_BOXES = FACE_BOXES + (
+    "three_kind", "four_kind", "full_house", "small_straight", "large_straight", "yahtzee", "chance",
+)  # fmt: skip
+YATZY_BOXES = FACE_BOXES + (
+    "pair", "two_pairs", "three_kind", "four_kind", "small_straight",
+    "large_straight", "full_house", "chance", "yatzy",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class HungarianRules(Rules):
+    """HU-1..HU-9 options: ``hu.house_negative`` (HU-7) and ``same_face_groups`` (HU-6)."""
+
+    GAME: ClassVar[str] = "kockapoker"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {"house_negative": ("zero", "count"), "same_face_groups": ("no", "yes")}
+    ALL_BOXES: ClassVar[tuple[str, ...]] = HUNGARIAN_BOXES
+    house_negative: str = "zero"
+    same_face_groups: str = "no"
+    boxes: tuple[str, ...] = HUNGARIAN_BOXES
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _normalize_boxes(self, self.ALL_BOXES)
+
+
+@dataclass(frozen=True)
+class SlovakRules(Rules):
+    """SK-1..SK-11 options: ``sk.part_order``, ``sk.part1_choice`` (SK-3), ``sk.poker_bonus``
+    (SK-8) and ``same_face_groups`` (SK-6)."""
+
+    GAME: ClassVar[str] = "slovak"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {
+        "part_order": ("part1_first", "free"),
+        "part1_choice": ("after_turn", "declare_after_first_throw"),
+        "poker_bonus": ("flat", "doubled"),
+        "same_face_groups": ("no", "yes"),
+    }
+    ALL_BOXES: ClassVar[tuple[str, ...]] = SLOVAK_BOXES
+    part_order: str = "part1_first"
+    part1_choice: str = "after_turn"
+    poker_bonus: str = "flat"
+    same_face_groups: str = "no"
+    boxes: tuple[str, ...] = SLOVAK_BOXES
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _normalize_boxes(self, self.ALL_BOXES)
+
+
+@dataclass(frozen=True)
+class YahtzeeRules(Rules):
+    """Standard Yahtzee (validation variant): ``joker`` = ``free`` | ``forced`` and
+    ``yahtzee_bonus`` (+100 per bonus Yahtzee and the joker; False: neither)."""
+
+    GAME: ClassVar[str] = "yahtzee"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {"joker": ("free", "forced"), "yahtzee_bonus": (True, False)}
+    ALL_BOXES: ClassVar[tuple[str, ...]] = YAHTZEE_BOXES
+    joker: str = "free"
+    yahtzee_bonus: bool = True
+    boxes: tuple[str, ...] = YAHTZEE_BOXES
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _normalize_boxes(self, self.ALL_BOXES)
+
+
+@dataclass(frozen=True)
+class YatzyRules(Rules):
+    """Scandinavian Yatzy (validation variant); no options besides ``boxes``."""
+
+    GAME: ClassVar[str] = "yatzy"
+    ALL_BOXES: ClassVar[tuple[str, ...]] = YATZY_BOXES
+    boxes: tuple[str, ...] = YATZY_BOXES
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _normalize_boxes(self, self.ALL_BOXES)
+
+
+# ----------------------------------------------------------------------------------------
+# States and actions
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Card:
+    """One player's scorecard: ``entries[i]`` is box i's entry, ``None`` while open;
+    ``yahtzee_bonuses`` counts the +100 bonus Yahtzees (Yahtzee only)."""
+
+    entries: tuple[int | None, ...]
+    yahtzee_bonuses: int = 0
+
+    @property
+    def filled_mask(self) -> int:
+        """Bit i set when box i is filled."""
+        return sum(1 << i for i, e in enumerate(self.entries) if e is not None)
+
+    @property
+    def filled_count(self) -> int:
+        return sum(e is not None for e in self.entries)
+
+    @property
+    def is_full(self) -> bool:
+        return all(e is not None for e in self.entries)
+
+
+@dataclass(frozen=True)
+class ScorecardState:
+    """One position: every player's card, the seat to play and his turn so far.
+
+    ``throw`` is the number of throws made this turn (0..3). ``dice`` are the five dice on
+    the table after the last throw, ``None`` at a chance node; ``kept`` are the dice kept
+    for the pending roll (chance nodes only). ``declared`` is the face box declared after
+    the first throw (SK ``declare_after_first_throw`` only).
+    """
+
+    cards: tuple[Card, ...]
+    player: int = 0
+    throw: int = 0
+    dice: Dice | None = None
+    kept: Dice = ()
+    declared: str | None = None
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Keep these dice (sorted on creation) and throw the others again (HU-2, SK-2)."""
+
+    dice: Dice
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dice", validate_dice(self.dice, what="kept dice"))
+
+
+@dataclass(frozen=True)
+class Fill:
+    """End the turn by writing the dice into the open box ``box`` (a box id)."""
+
+    box: str
+
+
+@dataclass(frozen=True)
+class Declare:
+    """SK ``part1_choice = declare_after_first_throw``: commit to face box ``box``."""
+
+    box: str
+
+
+class FillScore(NamedTuple):
+    """Points of one Fill: the ``entry`` written into the box, and the ``bonus`` earned
+    outside the boxes (+100 for a bonus Yahtzee, else 0)."""
+
+    entry: int
+    bonus: int
+
+
+# ----------------------------------------------------------------------------------------
+# Games
+# ----------------------------------------------------------------------------------------
+class ScorecardGame(Game):
+    """Common engine of the five-dice scorecard games; see the module docstring.
+
+    Subclasses define ``_box_scorers`` (box id -> function of the face counts), the tracker
+    geometry (``_tracker_offset``, ``_tracker_cap``) and ``final_bonus``.
+    """
+
+    STATE = ScorecardState
+    ACTIONS: ClassVar[tuple[type, ...]] = (Keep, Fill)
+    BOX_LABELS: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, rules: Rules | None = None, num_players: int = 1) -> None:
+        super().__init__(rules, num_players)
+        self.boxes: tuple[str, ...] = self.rules.boxes  # type: ignore[attr-defined]
+        self.box_labels: dict[str, str] = {b: self.BOX_LABELS[b] for b in self.boxes}
+        self._index = {name: i for i, name in enumerate(self.boxes)}
+        self.upper_boxes: tuple[int, ...] = tuple(i for i, b in enumerate(self.boxes) if b in FACE_OF_BOX)
+        self.lower_boxes: tuple[int, ...] = tuple(i for i in range(len(self.boxes)) if i not in self.upper_boxes)
+        scorers = self._box_scorers()
+        self._scorers = tuple(scorers[b] for b in self.boxes)
+        self.upper_face_sum = sum(FACE_OF_BOX[self.boxes[i]] for i in self.upper_boxes)
+        self.tracker_size: int = self._tracker_cap() + 1
+        self.initial_tracker: int = self._tracker_offset()
+
+    # ----- boxes -----
+    @property
+    def num_boxes(self) -> int:
+        return len(self.boxes)
+
+    @property
+    def full_mask(self) -> int:
+        return (1 << len(self.boxes)) - 1
+
+    def box_index(self, name: str) -> int:
+        """Index of box id ``name`` in :attr:`boxes`."""
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            raise IllegalActionError(f"{self.NAME}: no box {name!r} on this card; boxes: {list(self.boxes)!r}") from None
+
+    def upper_face(self, box: int) -> int:
+        """The face (1..6) of face box ``box``."""
+        self._check_box(box)
+        if box not in self.upper_boxes:
+            raise RulesError(f"{self.NAME}: box {self.boxes[box]!r} is not a face box")
+        return FACE_OF_BOX[self.boxes[box]]
+
+    def _check_box(self, box: int) -> None:
+        if isinstance(box, bool) or not isinstance(box, int) or not 0 <= box < len(self.boxes):
+            raise RulesError(f"{self.NAME}: box index must be in 0..{len(self.boxes) - 1}, got {box!r}")
+
+    # ----- scoring -----
+    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+        raise NotImplementedError
+
+    def box_score(self, box: int, dice: Sequence[int], first_throw: bool = False) -> int:
+        """The entry written into box ``box`` for these dice (best fit; 0 if they do not
+        fit), including first-throw doubling and the poker bonus (SK-7, SK-8), but not the
+        card-dependent extras (upper bonus or house, Yahtzee bonus and joker)."""
+        self._check_box(box)
+        return self._scorers[box](counts(validate_dice(dice, NUM_DICE)))
+
+    def score_table(self) -> np.ndarray:
+        """``box_score`` for every box, outcome and first-throw flag: int32 array of shape
+        ``(num_boxes, 252, 2)`` indexed ``[box, dice_tables(5).outcome_index(dice),
+        int(first_throw)]`` (cached, read-only)."""
+        return self._score_table
+
+    @cached_property
+    def _score_table(self) -> np.ndarray:
+        outcomes = dice_tables(NUM_DICE).outcomes
+        table = np.zeros((len(self.boxes), len(outcomes), 2), dtype=np.int32)
+        for k, row in enumerate(outcomes):
+            dice = tuple(int(v) for v in row)
+            for b in range(len(self.boxes)):
+                for first in (0, 1):
+                    table[b, k, first] = self.box_score(b, dice, bool(first))
+        table.setflags(write=False)
+        return table
+
+    @cached_property
+    def _possible_entries(self) -> tuple[frozenset[int], ...]:
+        table = self._score_table
+        return tuple(frozenset(int(v) for v in np.unique(table[b])) for b in range(len(self.boxes)))
+
+    # ----- upper section tracker -----
+    def _tracker_offset(self) -> int:
+        """Tracker value of a card with no face box filled."""
+        return 0
+
+    def _tracker_cap(self) -> int:
+        """Largest tracker value (totals above it are capped)."""
+        raise NotImplementedError
+
+    def tracker_after(self, tracker: int, box: int, dice: Sequence[int]) -> int:
+        """Tracker after writing ``dice`` into ``box`` (unchanged for a lower box)."""
+        if box not in self.upper_boxes:
+            self._check_box(box)
+            return tracker
+        return min(tracker + self.box_score(box, dice, False), self._tracker_cap())
+
+    def tracker_of(self, card: Card) -> int:
+        """Tracker of a card, from its face entries."""
+        total = sum(card.entries[i] or 0 for i in self.upper_boxes)
+        return min(self._tracker_offset() + total, self._tracker_cap())
+
+    def final_bonus(self, tracker: int) -> int:
+        """What the upper-section rule adds to the box entries at the end of the game."""
+        raise NotImplementedError
+
+    # ----- fills -----
+    def allowed_boxes(self, filled_mask: int, dice: Sequence[int] | None = None) -> list[int]:
+        """Boxes a Fill may choose on a card with ``filled_mask`` (all open boxes unless the
+        game restricts them; ``dice`` matter only for the Yahtzee forced joker)."""
+        return [b for b in range(len(self.boxes)) if not filled_mask >> b & 1]
+
+    def fill_score(
+        self,
+        box: int,
+        dice: Sequence[int],
+        first_throw: bool,
+        filled_mask: int = 0,
+        yahtzee_box_value: int | None = None,
+    ) -> FillScore:
+        """Entry and bonus of writing ``dice`` into ``box`` on a card with ``filled_mask``
+        (and, for Yahtzee, the entry of its Yahtzee box, None while open)."""
+        return FillScore(self.box_score(box, dice, first_throw), 0)
+
+    # ----- totals -----
+    def card_total(self, card: Card) -> int:
+        """HU-8, SK-10: the entries plus the upper-section bonus (counted once every face
+        box is filled) plus 100 per bonus Yahtzee."""
+        total = sum(e for e in card.entries if e is not None) + YAHTZEE_BONUS * card.yahtzee_bonuses
+        if all(card.entries[i] is not None for i in self.upper_boxes):
+            total += self.final_bonus(self.tracker_of(card))
+        return total
+
+    def max_lower_total(self) -> int:
+        """Largest possible sum of the lower-box entries (no bonuses), from the score table."""
+        return int(sum(self._score_table[b].max() for b in self.lower_boxes))
+
+    # ----- game API -----
+    def new_initial_state(self) -> ScorecardState:
+        empty = Card(entries=(None,) * len(self.boxes))
+        return ScorecardState(cards=(empty,) * self.num_players)
+
+    def current_player(self, state: ScorecardState) -> int:
+        if all(card.is_full for card in state.cards):
+            return TERMINAL
+        if state.dice is None:
+            return CHANCE
+        return state.player
+
+    def _chance_outcomes(self, state: ScorecardState) -> Iterable[tuple[Dice, float]]:
+        return outcome_distribution(NUM_DICE - len(state.kept))
+
+    def _check_outcome(self, state: ScorecardState, outcome: Any) -> None:
+        rolled = NUM_DICE - len(state.kept)
+        try:
+            validate_dice(outcome, rolled)
+        except DiceError:
+            raise IllegalActionError(f"{self.NAME}: a roll of {rolled} dice is due, got {outcome!r}") from None
+        if tuple(outcome) != tuple(sorted(outcome)):
+            raise IllegalActionError(f"{self.NAME}: a roll outcome must be sorted, got {outcome!r}")
+
+    def _legal_actions(self, state: ScorecardState) -> list:
+        assert state.dice is not None
+        keeps: list = []
+        if state.throw < MAX_THROWS:
+            keeps = [Keep(k) for k in sub_multisets(state.dice) if len(k) < NUM_DICE]
+        return keeps + [Fill(self.boxes[b]) for b in self._fillable(state)]
+
+    def _fillable(self, state: ScorecardState) -> list[int]:
+        assert state.dice is not None
+        return self.allowed_boxes(state.cards[state.player].filled_mask, state.dice)
+
+    def _check_action(self, state: ScorecardState, action: Any) -> None:
+        if action in self._legal_actions(state):
+            return
+        raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+
+    def _why_illegal(self, state: ScorecardState, action: Any) -> str:
+        """One line naming what is wrong with ``action`` (it is known to be illegal)."""
+        assert state.dice is not None
+        card = state.cards[state.player]
+        if isinstance(action, Keep):
+            if state.throw >= MAX_THROWS:
+                return f"no throw left after throw {state.throw}; fill a box instead of {action!r}"
+            if not is_sub_multiset(action.dice, state.dice):
+                return f"kept dice {list(action.dice)!r} are not among the dice {list(state.dice)!r}"
+            if len(action.dice) == NUM_DICE:
+                return f"keeping all five dice {list(action.dice)!r} means stopping: fill a box instead"
+        if isinstance(action, Fill):
+            box = self.box_index(action.box)
+            if card.entries[box] is not None:
+                return f"box {action.box!r} is already filled (with {card.entries[box]!r})"
+            return f"box {action.box!r} may not be filled now; allowed: {[self.boxes[b] for b in self._fillable(state)]!r}"
+        return f"illegal action {action!r} with dice {list(state.dice)!r}"
+
+    def _apply(self, state: ScorecardState, action: Any) -> ScorecardState:
+        if state.dice is None:  # chance node: the outcome is the rolled dice
+            return replace(state, dice=tuple(sorted(state.kept + tuple(action))), kept=(), throw=state.throw + 1)
+        if isinstance(action, Keep):
+            return replace(state, dice=None, kept=action.dice)
+        if isinstance(action, Declare):
+            return replace(state, declared=action.box)
+        return self._apply_fill(state, self.box_index(action.box))
+
+    def _apply_fill(self, state: ScorecardState, box: int) -> ScorecardState:
+        assert state.dice is not None
+        card = state.cards[state.player]
+        score = self.fill_score(box, state.dice, state.throw == 1, card.filled_mask, self._yahtzee_entry(card))
+        entries = card.entries[:box] + (score.entry,) + card.entries[box + 1 :]
+        bonuses = card.yahtzee_bonuses + (score.bonus // YAHTZEE_BONUS)
+        cards = state.cards[: state.player] + (Card(entries, bonuses),) + state.cards[state.player + 1 :]
+        return ScorecardState(cards=cards, player=(state.player + 1) % self.num_players)
+
+    def _yahtzee_entry(self, card: Card) -> int | None:
+        return None
+
+    def _returns(self, state: ScorecardState) -> Sequence[float]:
+        return tuple(self.card_total(card) for card in state.cards)
+
+    # ----- state checks -----
+    def _check_state(self, state: ScorecardState) -> None:
+        def bad(why: str) -> InvalidStateError:
+            return InvalidStateError(f"{self.NAME}: {why}")
+
+        if not isinstance(state.cards, tuple) or len(state.cards) != self.num_players:
+            raise bad(f"expected {self.num_players} cards, got {state.cards!r}")
+        for seat, card in enumerate(state.cards):
+            self._check_card(seat, card, bad)
+        if isinstance(state.player, bool) or not isinstance(state.player, int) or not 0 <= state.player < self.num_players:
+            raise bad(f"player must be in 0..{self.num_players - 1}, got {state.player!r}")
+        filled = [card.filled_count for card in state.cards]
+        # seats before the one to play have had one more turn this round (HU-3, SK-2)
+        expected = [filled[state.player] + (1 if seat < state.player else 0) for seat in range(self.num_players)]
+        if filled != expected:
+            raise bad(f"cards of seats 0..{self.num_players - 1} hold {filled!r} entries, impossible with seat {state.player!r} to play")
+        if isinstance(state.throw, bool) or state.throw not in range(MAX_THROWS + 1):
+            raise bad(f"throw must be in 0..{MAX_THROWS}, got {state.throw!r}")
+        try:
+            kept = validate_dice(state.kept, what="kept dice")
+        except DiceError as exc:
+            raise bad(str(exc)) from None
+        if kept != state.kept:
+            raise bad(f"kept dice must be a sorted tuple, got {state.kept!r}")
+        if all(card.is_full for card in state.cards):
+            if state != ScorecardState(cards=state.cards):
+                raise bad(f"a finished game has no turn in progress, got throw {state.throw!r}, dice {state.dice!r}")
+            return
+        if state.dice is None:
+            if state.throw >= MAX_THROWS:
+                raise bad(f"no roll can follow throw {state.throw!r}")
+            if len(kept) >= NUM_DICE or (state.throw == 0 and kept):
+                raise bad(f"kept dice {list(kept)!r} impossible before throw {state.throw + 1!r}")
+        else:
+            try:
+                dice = validate_dice(state.dice, NUM_DICE)
+            except DiceError as exc:
+                raise bad(str(exc)) from None
+            if dice != state.dice:
+                raise bad(f"dice must be a sorted tuple, got {state.dice!r}")
+            if state.throw == 0 or kept:
+                raise bad(f"dice {list(dice)!r} on the table need throw >= 1 and no kept dice, got throw {state.throw!r}, kept {list(kept)!r}")
+        self._check_declared(state, bad)
+
+    def _check_card(self, seat: int, card: Card, bad: Callable[[str], InvalidStateError]) -> None:
+        if not isinstance(card, Card) or not isinstance(card.entries, tuple) or len(card.entries) != len(self.boxes):
+            raise bad(f"card of seat {seat} must have {len(self.boxes)} entries, got {card!r}")
+        for name, entry, possible in zip(self.boxes, card.entries, self._possible_entries):
+            if entry is None:
+                continue
+            if isinstance(entry, bool) or not isinstance(entry, int) or entry not in possible:
+                raise bad(f"seat {seat}: {entry!r} is not a possible entry of box {name!r}")
+        if isinstance(card.yahtzee_bonuses, bool) or not isinstance(card.yahtzee_bonuses, int) or card.yahtzee_bonuses < 0:
+            raise bad(f"seat {seat}: yahtzee_bonuses must be a count, got {card.yahtzee_bonuses!r}")
+        if card.yahtzee_bonuses > self._max_yahtzee_bonuses(card):
+            raise bad(f"seat {seat}: {card.yahtzee_bonuses!r} bonus Yahtzees are impossible on this card")
+
+    def _max_yahtzee_bonuses(self, card: Card) -> int:
+        return 0
+
+    def _check_declared(self, state: ScorecardState, bad: Callable[[str], InvalidStateError]) -> None:
+        if state.declared is not None:
+            raise bad(f"{self.NAME} has no declared box, got {state.declared!r}")
+
+    # ----- JSON -----
+    def _state_fields(self, state: ScorecardState) -> Mapping[str, Any]:
+        return {
+            "cards": [
+                {"entries": dict(zip(self.boxes, card.entries)), "yahtzee_bonuses": card.yahtzee_bonuses}
+                for card in state.cards
+            ],
+            "player": state.player,
+            "throw": state.throw,
+            "dice": state.dice,
+            "kept": state.kept,
+            "declared": state.declared,
+        }
+
+    def _state_from_fields(self, fields: Mapping[str, Any]) -> ScorecardState:
+        unknown = set(fields) - {"cards", "player", "throw", "dice", "kept", "declared"}
+        if unknown:
+            raise InvalidStateError(f"{self.NAME}: unknown state field(s) {sorted(unknown)!r}")
+        cards = []
+        for doc in fields["cards"]:
+            entries = doc["entries"]
+            if set(entries) != set(self.boxes):
+                raise InvalidStateError(f"{self.NAME}: card entries must name the boxes {list(self.boxes)!r}, got {sorted(entries)!r}")
+            cards.append(Card(tuple(entries[b] for b in self.boxes), doc.get("yahtzee_bonuses", 0)))
+        dice = fields.get("dice")
+        return ScorecardState(
+            cards=tuple(cards),
+            player=fields["player"],
+            throw=fields["throw"],
+            dice=None if dice is None else tuple(dice),
+            kept=tuple(fields.get("kept", ())),
+            declared=fields.get("declared"),
+        )
+
+    def describe_state(self, state: ScorecardState) -> str:
+        return f"seat {state.player}, throw {state.throw}, dice {state.dice!r}, kept {state.kept!r}"
+
+
+class _NetUpperGame(ScorecardGame):
+    """HU and SK: face entries (c - 3) x f; the tracker is the net upper score + 3*S."""
+
+    def _tracker_offset(self) -> int:
+        return 3 * self.upper_face_sum
+
+    def _tracker_cap(self) -> int:
+        return 5 * self.upper_face_sum
+
+    def net_upper(self, tracker: int) -> int:
+        """Net upper score of a tracker value."""
+        return tracker - self._tracker_offset()
+
+
+class HungarianGame(_NetUpperGame):
+    """Hungarian kockapóker scorecard game, HU-1..HU-9 (one or more players).
+
+    15 boxes: six face boxes (the house) and nine lower boxes (HU-1, HU-6). Three throws
+    (HU-2), any open box (HU-3, HU-4), face entries (c - 3) x f (HU-5), house 63 + net or
+    0 / net (HU-7, option ``house_negative``), total = house + lower entries (HU-8).
+    """
+
+    NAME = "kockapoker"
+    RULES = HungarianRules
+    BOX_LABELS = {
+        "ones": "1-esek", "twos": "2-esek", "threes": "3-asok",
+        "fours": "4-esek", "fives": "5-ösök", "sixes": "6-osok",
+        "chance": "szemét", "pair": "pár", "three_kind": "drill", "two_pairs": "2 pár",
+        "four_kind": "kis póker", "full_house": "full", "small_straight": "kis sor",
+        "large_straight": "nagy sor", "five_kind": "nagy póker",
+    }  # fmt: skip
+
+    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+        same_face = self.rules.same_face_groups == "yes"
+        return {
+            **{name: _net_face_entry(face) for name, face in FACE_OF_BOX.items()},
+            "chance": _dice_sum,
+            "pair": _n_of_a_kind(2),
+            "three_kind": _n_of_a_kind(3),
+            "two_pairs": _two_pairs(same_face),
+            "four_kind": _n_of_a_kind(4),
+            "full_house": _full_sum(same_face),
+            "small_straight": _exact_straight(1, 15),
+            "large_straight": _exact_straight(2, 20),
+            "five_kind": _five_of_a_kind(50),
+        }
+
+    def final_bonus(self, tracker: int) -> int:
+        """HU-7: house minus net = 63 if net >= 0; else -net (house 0) or 0 (house = net)."""
+        net = self.net_upper(tracker)
+        if net >= 0:
+            return UPPER_BONUS_THRESHOLD
+        return -net if self.rules.house_negative == "zero" else 0
+
+    def house(self, card: Card) -> int:
+        """HU-7: the house score of a card whose face boxes are all filled."""
+        net = self.net_upper(self.tracker_of(card))
+        return net + self.final_bonus(self.tracker_of(card))
+
+
+class SlovakGame(_NetUpperGame):
+    """Slovak kockový poker (yatzi), SK-1..SK-11 (1..4 players; SK-1 says 2..4, one is
+    accepted for analysis).
+
+    Part 1 (face boxes, (c - 3) x f, SK-4) comes first unless ``part_order = free`` (SK-3);
+    +50 if the net is >= 0 (SK-5); part 2 scores the dice forming the combination (SK-6),
+    doubled from the first throw except chance (SK-7), poker +50 flat or doubled (SK-8);
+    a box that does not fit takes a dash, 0 (SK-9).
+
+    ``part1_choice = declare_after_first_throw``: after the first throw of a turn the
+    player declares a face box with :class:`Declare` and must fill that box at the end of
+    the turn. While part 1 must come first the declaration is compulsory. With
+    ``part_order = free`` it is optional (**decided** here, the options combined): a player
+    who keeps or fills without declaring cannot fill a face box this turn; if only face
+    boxes are open he must declare.
+    """
+
+    NAME = "slovak"
+    RULES = SlovakRules
+    ACTIONS = (Keep, Fill, Declare)
+    BOX_LABELS = {
+        "ones": "1s", "twos": "2s", "threes": "3s", "fours": "4s", "fives": "5s", "sixes": "6s",
+        "pair": "pair", "two_pairs": "two pairs", "three_kind": "three of a kind",
+        "small_straight": "small straight", "large_straight": "large straight",
+        "full_house": "full house", "four_kind": "four of a kind", "poker": "poker", "chance": "chance",
+    }  # fmt: skip
+    PART1_BONUS = 50
+    POKER_BONUS = 50
+
+    def player_range(self) -> tuple[int, int]:
+        return (1, 4)
+
+    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+        same_face = self.rules.same_face_groups == "yes"
+        return {
+            **{name: _net_face_entry(face) for name, face in FACE_OF_BOX.items()},
+            "pair": _n_of_a_kind(2),
+            "two_pairs": _two_pairs(same_face),
+            "three_kind": _n_of_a_kind(3),
+            "small_straight": _exact_straight(1, 15),
+            "large_straight": _exact_straight(2, 20),
+            "full_house": _full_sum(same_face),
+            "four_kind": _n_of_a_kind(4),
+            "poker": _n_of_a_kind(5),
+            "chance": _dice_sum,
+        }
+
+    def box_score(self, box: int, dice: Sequence[int], first_throw: bool = False) -> int:
+        """SK-4, SK-6..SK-9: the combination value, doubled from the first throw (part 2,
+        not chance); a poker adds 50, doubled too only under ``poker_bonus = doubled``."""
+        value = super().box_score(box, dice, first_throw)
+        name = self.boxes[box]
+        if name in FACE_OF_BOX or name == "chance":
+            return value
+        bonus = self.POKER_BONUS if name == "poker" and value else 0
+        if first_throw:
+            value *= 2
+            if self.rules.poker_bonus == "doubled":
+                bonus *= 2
+        return value + bonus
+
+    def final_bonus(self, tracker: int) -> int:
+        """SK-5: +50 when the part 1 sum is 0 or more; no penalty."""
+        return self.PART1_BONUS if self.net_upper(tracker) >= 0 else 0
+
+    def in_part1(self, filled_mask: int) -> bool:
+        """True while part 1 must be played (``part_order = part1_first`` and a face box open)."""
+        return self.rules.part_order == "part1_first" and any(not filled_mask >> b & 1 for b in self.upper_boxes)
+
+    def allowed_boxes(self, filled_mask: int, dice: Sequence[int] | None = None) -> list[int]:
+        """SK-3: only the open face boxes while part 1 lasts; then (or under ``free``) all
+        open boxes."""
+        open_boxes = super().allowed_boxes(filled_mask)
+        if self.in_part1(filled_mask):
+            return [b for b in open_boxes if b in self.upper_boxes]
+        return open_boxes
+
+    @property
+    def declares(self) -> bool:
+        return self.rules.part1_choice == "declare_after_first_throw"
+
+    def _fillable(self, state: ScorecardState) -> list[int]:
+        allowed = super()._fillable(state)
+        if not self.declares:
+            return allowed
+        if state.declared is not None:
+            return [self.box_index(state.declared)]
+        return [b for b in allowed if b not in self.upper_boxes]
+
+    def _legal_actions(self, state: ScorecardState) -> list:
+        if not (self.declares and state.throw == 1 and state.declared is None):
+            return super()._legal_actions(state)
+        mask = state.cards[state.player].filled_mask
+        allowed = self.allowed_boxes(mask)
+        declarations = [Declare(self.boxes[b]) for b in allowed if b in self.upper_boxes]
+        if not any(b not in self.upper_boxes for b in allowed):
+            return declarations  # only face boxes are open: declaring is compulsory
+        return declarations + super()._legal_actions(state)
+
+    def _why_illegal(self, state: ScorecardState, action: Any) -> str:
+        if isinstance(action, Declare):
+            if not self.declares:
+                return f"no declarations under part1_choice {self.rules.part1_choice!r}: {action!r}"
+            if state.throw != 1 or state.declared is not None:
+                return f"a face box is declared once, right after the first throw; got {action!r} at throw {state.throw}"
+            return f"{action.box!r} is not an open face box to declare"
+        if self.declares and state.throw == 1 and state.declared is None and self._must_declare(state):
+            return f"declare a face box first (SK-3), got {action!r}"
+        if isinstance(action, Fill) and self.declares and action.box in FACE_OF_BOX and state.declared != action.box:
+            return f"face box {action.box!r} was not declared after the first throw (declared: {state.declared!r})"
+        return super()._why_illegal(state, action)
+
+    def _must_declare(self, state: ScorecardState) -> bool:
+        allowed = self.allowed_boxes(state.cards[state.player].filled_mask)
+        return not any(b not in self.upper_boxes for b in allowed)
+
+    def _check_declared(self, state: ScorecardState, bad: Callable[[str], InvalidStateError]) -> None:
+        if state.declared is None:
+            undecided_past_first_throw = state.throw > 1 or (state.throw == 1 and state.dice is None)
+            if self.declares and undecided_past_first_throw and self._must_declare(state):
+                raise bad(f"throw {state.throw} in part 1 without a declared face box")
+            return
+        if not self.declares:
+            raise bad(f"declared box {state.declared!r} needs part1_choice 'declare_after_first_throw'")
+        if state.declared not in FACE_OF_BOX or state.declared not in self._index:
+            raise bad(f"declared box must be a face box on the card, got {state.declared!r}")
+        box = self._index[state.declared]
+        if box not in self.allowed_boxes(state.cards[state.player].filled_mask):
+            raise bad(f"declared box {state.declared!r} is not an open box that may be filled now")
+        if state.throw == 0:
+            raise bad(f"box {state.declared!r} declared before the first throw")
+
+    def _check_card(self, seat: int, card: Card, bad: Callable[[str], InvalidStateError]) -> None:
+        super()._check_card(seat, card, bad)
+        mask = card.filled_mask
+        if self.in_part1(mask) and any(mask >> b & 1 for b in self.lower_boxes):
+            raise bad(f"seat {seat}: a part 2 box is filled before part 1 is complete (SK-3)")
+
+
+class YahtzeeGame(ScorecardGame):
+    """Standard Yahtzee (13 boxes), a validation variant (PUBLISHED.md); the bonus Yahtzee
+    and joker rules are described in the module docstring."""
+
+    NAME = "yahtzee"
+    RULES = YahtzeeRules
+    BOX_LABELS = {
+        "ones": "Aces", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives",
+        "sixes": "Sixes", "three_kind": "3 of a kind", "four_kind": "4 of a kind",
+        "full_house": "Full House", "small_straight": "Sm. Straight", "large_straight": "Lg. Straight",
+        "yahtzee": "YAHTZEE", "chance": "Chance",
+    }  # fmt: skip
+    UPPER_BONUS = 35
+    JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
+
+    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+        def of_a_kind_sum(size: int) -> Callable[[Counts], int]:
+            return lambda c: _dice_sum(c) if max(c) >= size else 0
+
+        return {
+            **{name: _face_sum(face) for name, face in FACE_OF_BOX.items()},
+            "three_kind": of_a_kind_sum(3),
+            "four_kind": of_a_kind_sum(4),
+            "full_house": lambda c: 25 if _is_full_house(c, same_face=False) else 0,
+            "small_straight": lambda c: 30 if _longest_run(c) >= 4 else 0,
+            "large_straight": lambda c: 40 if _longest_run(c) == 5 else 0,
+            "yahtzee": _five_of_a_kind(50),
+            "chance": _dice_sum,
+        }
+
+    def _tracker_cap(self) -> int:
+        return min(UPPER_BONUS_THRESHOLD, 5 * self.upper_face_sum)
+
+    def final_bonus(self, tracker: int) -> int:
+        """35 once the upper total reaches 63."""
+        return self.UPPER_BONUS if tracker >= UPPER_BONUS_THRESHOLD else 0
+
+    @property
+    def yahtzee_box(self) -> int | None:
+        """Index of the Yahtzee box, None on a card without it."""
+        return self._index.get("yahtzee")
+
+    def is_bonus_yahtzee(self, dice: Sequence[int], filled_mask: int) -> bool:
+        """Five of a kind with the Yahtzee box already filled (and ``yahtzee_bonus`` on)."""
+        box = self.yahtzee_box
+        return (
+            self.rules.yahtzee_bonus
+            and box is not None
+            and bool(filled_mask >> box & 1)
+            and len(set(validate_dice(dice, NUM_DICE))) == 1
+        )
+
+    def is_joker(self, dice: Sequence[int], filled_mask: int) -> bool:
+        """A bonus Yahtzee whose face box is filled (or not on the card): it may score
+        25 / 30 / 40 as full house / small / large straight."""
+        if not self.is_bonus_yahtzee(dice, filled_mask):
+            return False
+        face_box = self._index.get(FACE_BOXES[dice[0] - 1])
+        return face_box is None or bool(filled_mask >> face_box & 1)
+
+    def joker_score(self, box: int, dice: Sequence[int], filled_mask: int) -> int:
+        """The entry written into ``box``: the joker value for full house / small / large
+        straight when :meth:`is_joker`, else :meth:`box_score`."""
+        if self.boxes[box] in self.JOKER_VALUES and self.is_joker(dice, filled_mask):
+            return self.JOKER_VALUES[self.boxes[box]]
+        return self.box_score(box, dice)
+
+    def yahtzee_bonus(self, dice: Sequence[int], filled_mask: int, yahtzee_box_value: int | None) -> int:
+        """+100 for a bonus Yahtzee when the Yahtzee box holds 50, else 0."""
+        if yahtzee_box_value == 50 and self.is_bonus_yahtzee(dice, filled_mask):
+            return YAHTZEE_BONUS
+        return 0
+
+    def fill_score(
+        self,
+        box: int,
+        dice: Sequence[int],
+        first_throw: bool,
+        filled_mask: int = 0,
+        yahtzee_box_value: int | None = None,
+    ) -> FillScore:
+        return FillScore(self.joker_score(box, dice, filled_mask), self.yahtzee_bonus(dice, filled_mask, yahtzee_box_value))
+
+    def allowed_boxes(self, filled_mask: int, dice: Sequence[int] | None = None) -> list[int]:
+        """All open boxes; with ``joker = forced`` a bonus Yahtzee must go to its open face
+        box, else to an open lower box, else to an open face box."""
+        open_boxes = super().allowed_boxes(filled_mask)
+        if self.rules.joker != "forced" or dice is None or not self.is_bonus_yahtzee(dice, filled_mask):
+            return open_boxes
+        face_box = self._index.get(FACE_BOXES[dice[0] - 1])
+        if face_box in open_boxes:
+            return [face_box]
+        lower = [b for b in open_boxes if b in self.lower_boxes]
+        return lower or open_boxes
+
+    def _yahtzee_entry(self, card: Card) -> int | None:
+        box = self.yahtzee_box
+        return None if box is None else card.entries[box]
+
+    def _max_yahtzee_bonuses(self, card: Card) -> int:
+        if not self.rules.yahtzee_bonus or self._yahtzee_entry(card) != 50:
+            return 0
+        return card.filled_count - 1
+
+
+class YatzyGame(ScorecardGame):
+    """Scandinavian Yatzy (15 boxes), a validation variant (PUBLISHED.md): pairs and kinds
+    score the dice forming them, straights 1-5 = 15 and 2-6 = 20, full house the sum (two
+    different faces, as two pairs), yatzy 50, upper bonus 50 at 63."""
+
+    NAME = "yatzy"
+    RULES = YatzyRules
+    BOX_LABELS = {
+        "ones": "Ones", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives",
+        "sixes": "Sixes", "pair": "One Pair", "two_pairs": "Two Pairs", "three_kind": "Three of a Kind",
+        "four_kind": "Four of a Kind", "small_straight": "Small Straight", "large_straight": "Large Straight",
+        "full_house": "Full House", "chance": "Chance", "yatzy": "Yatzy",
+    }  # fmt: skip
+    UPPER_BONUS = 50
+
+    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+        return {
+            **{name: _face_sum(face) for name, face in FACE_OF_BOX.items()},
+            "pair": _n_of_a_kind(2),
+            "two_pairs": _two_pairs(same_face=False),
+            "three_kind": _n_of_a_kind(3),
+            "four_kind": _n_of_a_kind(4),
+            "small_straight": _exact_straight(1, 15),
+            "large_straight": _exact_straight(2, 20),
+            "full_house": _full_sum(same_face=False),
+            "chance": _dice_sum,
+            "yatzy": _five_of_a_kind(50),
+        }
+
+    def _tracker_cap(self) -> int:
+        return min(UPPER_BONUS_THRESHOLD, 5 * self.upper_face_sum)
+
+    def final_bonus(self, tracker: int) -> int:
+        """50 once the upper total reaches 63."""
+        return self.UPPER_BONUS if tracker >= UPPER_BONUS_THRESHOLD else 0
+
+
+def slovak_settlement(totals: Sequence[int]) -> tuple[Fraction, ...]:
+    """SK-11: each player's total minus the mean of all totals, exact (they sum to 0)."""
+    values = list(totals)
+    if not values or any(isinstance(t, bool) or not isinstance(t, int) for t in values):
+        raise InvalidStateError(f"settlement needs one integer total per player, got {totals!r}")
+    mean = Fraction(sum(values), len(values))
+    return tuple(Fraction(t) - mean for t in values)
+
+
+__all__ = [
+    "Card", "Declare", "Fill", "FillScore", "HungarianGame", "HungarianRules", "Keep",
+    "ScorecardGame", "ScorecardState", "SlovakGame", "SlovakRules", "YahtzeeGame",
+    "YahtzeeRules", "YatzyGame", "YatzyRules", "slovak_settlement",
+]  # fmt: skip
