@@ -19,7 +19,9 @@ CYTHON_DIRECTIVES = {
     "initializedcheck": False,
 }
 
-KERNELS = ["_dicetables", "_scorecard"]
+KERNELS = ["_dicetables", "_scorecard", "_kocka"]
+# kernels whose prange loops run on OpenMP threads
+OPENMP_KERNELS = {"_kocka"}
 # Developers rebuilding one kernel in place: KOCKA_KERNELS=_name python setup.py build_ext --inplace
 if os.environ.get("KOCKA_KERNELS"):
     KERNELS = [k for k in KERNELS if k in os.environ["KOCKA_KERNELS"].split(",")]
@@ -30,7 +32,8 @@ extensions = [
         [f"solver/{name}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3"] + (["-fopenmp"] if name in OPENMP_KERNELS else []),
+        extra_link_args=["-fopenmp"] if name in OPENMP_KERNELS else [],
     )
     for name in KERNELS
 ]

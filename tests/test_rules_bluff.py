@@ -694,16 +694,16 @@ def test_random_play_abazs(options, players, seed):
     _check_random_play(AbazsGame(AbazsRules(start_chips=2, max_rounds=6, **options), players), seed)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(options=_options(BiddingBluffRules), players=st.integers(2, 4), seed=st.integers(0, 2**32))
 def test_random_play_bidding_bluff(options, players, seed):
-    _check_random_play(BiddingBluffGame(BiddingBluffRules(start_chips=3, max_rounds=6, **options), players), seed)
+    _check_random_play(BiddingBluffGame(BiddingBluffRules(start_chips=5, max_rounds=5, **options), players), seed)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(options=_options(LiarsPokerRules), players=st.integers(2, 4), seed=st.integers(0, 2**32))
 def test_random_play_liars_poker(options, players, seed):
-    _check_random_play(LiarsPokerGame(LiarsPokerRules(start_chips=3, max_rounds=4, **options), players), seed)
+    _check_random_play(LiarsPokerGame(LiarsPokerRules(start_chips=5, max_rounds=4, **options), players), seed)
 
 
 def test_registry_names():
