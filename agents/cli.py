@@ -88,3 +88,98 @@ def hint(game, more_dice, dice, roll, card, state_json, score, opponent, turn_to
     except (KockaError, TableError) as exc:
         fail(exc)
     click.echo(render(report, top=top, as_json=as_json))
+
+
+def _agent_options(cache_dir, build_missing):
+    from kocka.agents.registry import AgentOptions
+
+    return AgentOptions(cache_dir=cache_dir, build_missing=build_missing)
+
+
+def _agents_help() -> str:
+    from kocka.agents.registry import describe_agents
+
+    return "; ".join(f"{name}: {text}" for name, text in describe_agents())
+
+
+@main.command()
+@click.argument("game", type=click.Choice(GAME_NAMES))
+@click.option("--seats", default="human,optimal", show_default=True,
+              help="Comma-separated seats in playing order, 1 to 6: 'human' or an agent name "
+                   "(see `kocka arena --help`), e.g. human,optimal,heuristic.")
+@click.option("--seed", type=int, default=None, help="Seed of the dice and the agents (default: a random seed, printed).")
+@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("--cache-dir", default=None, help="Folder of the value tables.")
+@click.option("--build-missing", is_flag=True, help="Build a missing table (with a message) instead of failing.")
+def play(game, seats, seed, rules, cache_dir, build_missing):
+    """Play GAME in the terminal against the AI (or hot-seat), with hints.
+
+    \b
+    Type moves as you would say them: keep 1 1 5, box full (or write full), roll, bank,
+    take 1 5, series 6 6, joker 2, declare fours, scratch poker, claim 8 stake 2, challenge.
+    '?' ranks every legal move with the optimal agent's values; 'undo' takes back your last
+    decision; 'moves' lists the legal moves; 'quit' (or Ctrl-C) stops.
+    At the end you see how many points (Kocka: how much win probability) your decisions
+    cost versus optimal play.
+    """
+    import random
+
+    from kocka.agents.base import AgentUnavailable
+    from kocka.agents.play import play as play_game
+
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    seat_list = [s for s in seats.split(",") if s.strip()]
+    try:
+        g = game_from_cli(game, rules)
+        code = play_game(g, seat_list, seed, _agent_options(cache_dir, build_missing), write=click.echo)
+    except (KockaError, TableError, AgentUnavailable) as exc:
+        fail(exc)
+    sys.exit(code)
+
+
+@main.command()
+@click.argument("game", type=click.Choice(GAME_NAMES))
+@click.option("--agents", "agent_list", default="optimal,heuristic", show_default=True,
+              help="Comma-separated agent names; a name may repeat. Agents: " + _agents_help())
+@click.option("--games", type=int, default=1000, show_default=True, help="Number of games (matches).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed; each game's dice come from (seed, game index).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True,
+              help="Worker processes (joblib); results do not depend on it.")
+@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw the score distributions to this PNG (needs matplotlib: pip install 'kocka[plot]').")
+@click.option("--bins", type=int, default=12, show_default=True, help="Bins of the text histogram.")
+@click.option("--cache-dir", default=None, help="Folder of the value tables.")
+@click.option("--build-missing", is_flag=True, help="Build a missing table (with a message) instead of failing.")
+def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, cache_dir, build_missing):
+    """Play seeded matches between agents and measure their strength.
+
+    \b
+    Scorecard games (kockapoker, slovak, yahtzee, yatzy, polish, polish-basic): each agent
+    plays its own card with the same dice (common random numbers); the win rate is the
+    share of top scores over these paired games, and a head-to-head table compares pairs.
+    Other games: one seat per agent, seat order rotating from game to game.
+    Prints each agent's mean score with a 95% normal-approximation interval, its win rate
+    with a 95% Wilson interval (ties shared), and the score distribution.
+    \b
+    Example: kocka arena kockapoker --agents optimal,heuristic,random --games 20000 --seed 1 --jobs 2
+    """
+    from kocka.agents.arena import ArenaError, PlotUnavailable, run_arena
+    from kocka.agents.base import AgentUnavailable
+
+    names = [s.strip().lower() for s in agent_list.split(",") if s.strip()]
+    try:
+        g = game_from_cli(game, rules)
+        result = run_arena(g, names, games, seed, jobs, _agent_options(cache_dir, build_missing))
+        if plot:
+            result.plot(plot)
+    except (KockaError, TableError, AgentUnavailable, ArenaError, PlotUnavailable) as exc:
+        fail(exc)
+    if as_json:
+        click.echo(json.dumps(result.to_json(bins)))
+    else:
+        click.echo(result.render(bins))
+        if plot:
+            click.echo(f"plot written to {plot}")

@@ -124,11 +124,18 @@ class TableAgent(Agent):
                 f"agent {name!r} cannot play {game.NAME!r} yet: {backend.solver_issue} "
                 f"({module_name}) is not installed"
             ) from None
-        self._rank: Callable[[Game, Any, Any], list[Decision]] = getattr(module, func)
+        rank = getattr(module, func, None)
+        if rank is None:
+            raise AgentUnavailable(
+                f"agent {name!r} cannot play {game.NAME!r} yet: {module_name} has no {func}() to rank moves"
+            )
+        self._rank: Callable[[Game, Any, Any], list[Decision]] = rank
         try:
             self.table = get_table(game, backend.kind, options.cache_dir, build_missing=options.build_missing)
         except TableError as exc:
             raise AgentUnavailable(f"agent {name!r} needs a value table: {exc}") from None
+        except (ImportError, AttributeError) as exc:  # the solver registry names a solver not yet written
+            raise AgentUnavailable(f"agent {name!r} cannot play {game.NAME!r} yet: its table solver is missing ({exc})") from None
 
     def rank(self, state: Any) -> list[Decision]:
         self.require_decision(state)

@@ -24,19 +24,27 @@ DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in out
 DEF N_SMALL = 210    # keeps of 0..4 dice
 
 
+DEF N_PAR = 5       # distinct faces of a keep of at most five dice
+
+
+cdef inline double _max(double a, double b) noexcept nogil:
+    return b if b > a else a
+
+
 cdef struct Lattice:
     const int* child      # (N_SMALL, 6): keep + one die of face f
-    const int* par_ptr    # (N_KEEP + 1,): CSR of "keep minus one die"
-    const int* par_idx
+    const int* parent     # (N_KEEP, N_PAR): keep minus one die, padded with N_KEEP (-inf)
 
 
 cdef inline void keep_stage(const double* top, double* K, double* M, double* proper,
                             Lattice lat) noexcept nogil:
     """Values of every keep when the next throw ends in ``top`` (per outcome), and for
-    every outcome the best keep strictly inside it (``proper``)."""
-    cdef int k, f, p
-    cdef double s, m
+    every outcome the best keep strictly inside it (``proper``). ``M`` has N_KEEP + 1
+    slots; the last holds -inf for padded parents."""
+    cdef int k
+    cdef double s
     cdef const int* ch
+    cdef const int* pa
     for k in range(N_OUT):
         K[N_SMALL + k] = top[k]
     # keeps are ordered by size, so children (one die more) come later
@@ -44,19 +52,14 @@ cdef inline void keep_stage(const double* top, double* K, double* M, double* pro
         ch = lat.child + 6 * k
         s = K[ch[0]] + K[ch[1]] + K[ch[2]] + K[ch[3]] + K[ch[4]] + K[ch[5]]
         K[k] = s * (1.0 / 6.0)
+    M[N_KEEP] = -INFINITY
     M[0] = K[0]
     for k in range(1, N_SMALL):
-        m = K[k]
-        for p in range(lat.par_ptr[k], lat.par_ptr[k + 1]):
-            if M[lat.par_idx[p]] > m:
-                m = M[lat.par_idx[p]]
-        M[k] = m
+        pa = lat.parent + N_PAR * k
+        M[k] = _max(_max(_max(K[k], M[pa[0]]), _max(M[pa[1]], M[pa[2]])), _max(M[pa[3]], M[pa[4]]))
     for k in range(N_OUT):
-        m = -INFINITY
-        for p in range(lat.par_ptr[N_SMALL + k], lat.par_ptr[N_SMALL + k + 1]):
-            if M[lat.par_idx[p]] > m:
-                m = M[lat.par_idx[p]]
-        proper[k] = m
+        pa = lat.parent + N_PAR * (N_SMALL + k)
+        proper[k] = _max(_max(M[pa[0]], M[pa[1]]), _max(_max(M[pa[2]], M[pa[3]]), M[pa[4]]))
 
 
 cdef inline void turn_from_fills(const double* F0, const double* F1, double* V2, double* V1,
@@ -112,6 +115,7 @@ cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* 
     cdef const double* to
     cdef int ctx = P.ctx_of[2 * m + f]
     cdef int U = m & ((1 << P.n_upper) - 1)
+    cdef bint two = P.n_ft == 2
     for o in range(N_OUT):
         F0[o] = -INFINITY
         F1[o] = -INFINITY
@@ -131,24 +135,31 @@ cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* 
             to = P.toff + row * N_OUT
             for o in range(N_OUT):
                 v = P.W[b2 + <i64> tn[o] * nf2 + fn[o]] + to[o]
-                if r0[o] + v > F0[o]:
-                    F0[o] = r0[o] + v
-                if r1[o] + v > F1[o]:
-                    F1[o] = r1[o] + v
-        else:
+                F0[o] = _max(F0[o], r0[o] + v)
+                if two:
+                    F1[o] = _max(F1[o], r1[o] + v)
+        elif nf2 != P.nflag[m]:  # the flag box itself: the flag follows the dice
             for o in range(N_OUT):
                 v = P.W[b2 + <i64> c * nf2 + fn[o]]
-                if r0[o] + v > F0[o]:
-                    F0[o] = r0[o] + v
-                if r1[o] + v > F1[o]:
-                    F1[o] = r1[o] + v
+                F0[o] = _max(F0[o], r0[o] + v)
+                if two:
+                    F1[o] = _max(F1[o], r1[o] + v)
+        else:  # one successor state for every outcome: a plain vector max
+            v = P.W[b2 + <i64> c * nf2 + f]
+            for o in range(N_OUT):
+                F0[o] = _max(F0[o], r0[o] + v)
+            if two:
+                for o in range(N_OUT):
+                    F1[o] = _max(F1[o], r1[o] + v)
+    if not two:
+        for o in range(N_OUT):
+            F1[o] = F0[o]
 
 
-cdef Lattice _lattice(const int[:, ::1] child, const int[::1] par_ptr, const int[::1] par_idx):
+cdef Lattice _lattice(const int[:, ::1] child, const int[:, ::1] parent):
     cdef Lattice lat
     lat.child = &child[0, 0]
-    lat.par_ptr = &par_ptr[0]
-    lat.par_idx = &par_idx[0]
+    lat.parent = &parent[0, 0]
     return lat
 
 
@@ -159,7 +170,7 @@ def solve_masks(
     const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
     const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
     int n_upper, const double[::1] probs,
-    const int[:, ::1] child, const int[::1] par_ptr, const int[::1] par_idx,
+    const int[:, ::1] child, const int[:, ::1] parent,
 ):
     """Expected future score of every state of ``masks`` (all in one layer), written to
     ``out[state - first_state]``; successors are read from ``W``. Releases the GIL.
@@ -172,7 +183,7 @@ def solve_masks(
     rewards : (n_ctx, n_boxes, n_ft, 252) float64, points of a fill (-inf: not allowed)
     tnext, toff : (rows, 252), tracker class and value offset after a face-box fill
     fnext : (n_boxes, 2, 252) int8, flag after a fill
-    child, par_ptr, par_idx : the keep lattice (see ``scorecard_solver.keep_lattice``)
+    child, parent : the keep lattice (see ``scorecard_solver.keep_lattice``)
     """
     cdef Problem P
     P.W = &W[0]
@@ -191,9 +202,9 @@ def solve_masks(
     P.toff = &toff[0, 0]
     P.fnext = &fnext[0, 0, 0]
     P.n_upper = n_upper
-    cdef Lattice lat = _lattice(child, par_ptr, par_idx)
+    cdef Lattice lat = _lattice(child, parent)
     cdef const double* pr = &probs[0]
-    cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + N_OUT))
+    cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + 2))
     if buf == NULL:
         raise MemoryError()
     cdef double* F0 = buf
@@ -203,7 +214,7 @@ def solve_masks(
     cdef double* best = buf + 4 * N_OUT
     cdef double* proper = buf + 5 * N_OUT
     cdef double* K = buf + 6 * N_OUT
-    cdef double* Mx = K + N_KEEP
+    cdef double* Mx = K + N_KEEP + 1
     cdef Py_ssize_t i
     cdef int m, c, f, g, o
     cdef double e
@@ -229,12 +240,12 @@ def solve_masks(
 
 def turn_values(const double[::1] F0, const double[::1] F1, double[::1] K3, double[::1] V2,
                 double[::1] K2, double[::1] V1,
-                const int[:, ::1] child, const int[::1] par_ptr, const int[::1] par_idx):
+                const int[:, ::1] child, const int[:, ::1] parent):
     """One turn from its fill values, for hints: ``K3``/``K2`` (462,) are the values of
     every keep before the third/second throw, ``V2``/``V1`` (252,) the values after the
     second/first throw shows each outcome. Same arithmetic as :func:`solve_masks`."""
-    cdef Lattice lat = _lattice(child, par_ptr, par_idx)
-    cdef double Mx[N_KEEP]
+    cdef Lattice lat = _lattice(child, parent)
+    cdef double Mx[N_KEEP + 1]
     cdef double proper[N_OUT]
     cdef int o
     with nogil:

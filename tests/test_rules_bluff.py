@@ -418,6 +418,7 @@ def test_bluff_8_claimants_dice_hidden_from_others():
 
 
 def test_bluff_9_accept_means_a_fresh_roll_and_a_higher_claim():
+    # BLUFF-9: after accepting, B rolls afresh under cover; the 5 stays standing
     game = AbazsGame(AbazsRules(seating="given"), num_players=3)
     state = play(game, game.new_initial_state(), [(2, 3), Claim(S(5)), Accept()])
     assert state.phase == "roll" and state.active == B and state.dice == () and state.standing == S(5)
@@ -440,6 +441,7 @@ def test_bluff_10_challenge_and_next_starter(next_starter, roll, chips, starter)
 
 
 def test_bluff_11_bank_starts_empty_and_ranking_pro():
+    # BLUFF-11: BLUFF-1..BLUFF-7 with either ranking, and a bank that starts empty
     game = get_game("bidding-bluff", {"seating": "given", "ranking": "pro"}, 2)
     state = play(game, game.new_initial_state(), [(3, 3)])
     assert state.bank == 0
@@ -500,6 +502,7 @@ def test_bluff_15_short_liar_pays_in_betting_order():
 
 @pytest.mark.parametrize(("rule", "next_active"), [("next_seat", B), ("first_bettor", C)])
 def test_bluff_16_next_active(rule, next_active):
+    # BLUFF-16, option bid.next_active: after a reveal, B (next seat) or C (first bettor)
     game = BiddingBluffGame(BiddingBluffRules(seating="given", next_active=rule), num_players=4)
     state = play(game, game.new_initial_state(), [(3, 4), Claim(S(7), 1), Pass(), Bet(), Bet()])
     assert state.active == next_active and state.phase == "roll"
@@ -507,6 +510,7 @@ def test_bluff_16_next_active(rule, next_active):
 
 @pytest.mark.parametrize(("rule", "first"), [("starter", A), ("next_seat", B)])
 def test_bluff_17_public_roll_and_first_turn(rule, first):
+    # BLUFF-17, option liar.first_turn: the starter rolls three public dice openly
     game = LiarsPokerGame(LiarsPokerRules(seating="given", first_turn=rule), num_players=3)
     state = game.new_initial_state()
     assert state.phase == "public" and state.active == A and game.is_chance_node(state)

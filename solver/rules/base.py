@@ -102,6 +102,8 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, frozenset):
         return sorted(_jsonable(v) for v in value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
     return value
 
 

@@ -1105,6 +1105,10 @@ class LiarsPokerGame(_BettingGame):
         return actions + rerolls
 
     def _claim_true(self, state: BluffState) -> bool:
+        """BLUFF-4, BLUFF-20: the claimed hand against the best hand of the public and private
+        dice. Under ``liar.claim = dice`` an exact claim is true if the named dice are the
+        hidden ones; under ``at_least`` if the actual hand ranks at or above the hand the
+        named dice would make (**decided** here: the option pair is otherwise undefined)."""
         if self.rules.claim == "hand":
             return is_true(state.standing, state.public + state.dice, self.rules)  # type: ignore[arg-type]
         hidden = self.hidden_dice(state)

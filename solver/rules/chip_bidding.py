@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
-from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.base import TERMINAL, Game, Rules
 from kocka.solver.rules.scorecard import Fill, HungarianGame, HungarianRules, Keep, ScorecardState
 
 # ----------------------------------------------------------------------------------------

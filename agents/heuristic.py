@@ -1,0 +1,540 @@
+"""Human-like rule-set agents: ``heuristic`` for every game, and the two Kocka styles of
+the Hungarian rules, ``bold`` and ``cautious``.
+
+None of them looks at a value table. The rules each plays by are stated in the class
+docstrings; they use the rules engines' own scoring functions and never re-implement a
+rule. Their ``rank`` values are the rule set's own scores (``value_name`` says what they
+are); rule agents that simply pick by priority give the chosen action 1 and the rest 0.
+
+**Scorecard games** (kockapoker, slovak, yahtzee, yatzy, polish, polish-basic) share one
+idea, "aim at one box": for every box the agent knows its *par*, the expected entry of a
+whole turn played for that box alone, and how much each keep is worth when aiming at that
+box (a three-throw look-ahead per box, :class:`BoxTargets`). It writes the box whose entry
+beats its par by the most, or keeps the dice that promise the most over par for some box.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from kocka.agents.base import Agent, ranked
+from kocka.agents.registry import AgentOptions
+from kocka.solver.dice import counts
+from kocka.solver.dice_tables import dice_tables
+from kocka.solver.registry import Decision
+from kocka.solver.rules import Game
+
+
+# ----------------------------------------------------------------------------------------
+# Aiming at one box: a per-box three-throw look-ahead over the 252 outcomes and 462 keeps
+# ----------------------------------------------------------------------------------------
+class BoxTargets:
+    """Per-box values of a turn aimed at that box alone.
+
+    Parameters
+    ----------
+    stop_values : ndarray, shape (B, 252)
+        Entry of each box for each outcome when written after a later throw.
+    first_values : ndarray, shape (B, 252)
+        The same when written right after the first throw (from hand, doubling).
+
+    Attributes
+    ----------
+    keep_values : dict[int, ndarray (B, 462)]
+        ``keep_values[r][b, k]``: expected entry of box b after keeping k with r throws
+        left, then playing for box b alone.
+    par : ndarray, shape (B,)
+        Expected entry of a whole turn (three throws) played for box b alone.
+    """
+
+    def __init__(self, stop_values: np.ndarray, first_values: np.ndarray) -> None:
+        tables = dice_tables(5)
+        n_keeps, n_outcomes = len(tables.keeps), len(tables.outcomes)
+        transition = np.zeros((n_keeps, n_outcomes))
+        for k in range(n_keeps):
+            lo, hi = tables.trans_indptr[k], tables.trans_indptr[k + 1]
+            transition[k, tables.trans_indices[lo:hi]] = tables.trans_probs[lo:hi]
+        ptr, rows = tables.outcome_keeps_indptr, tables.outcome_keeps
+
+        def best_keep(keep_value: np.ndarray) -> np.ndarray:  # (B, 462) -> (B, 252): best keep per outcome
+            return np.maximum.reduceat(keep_value[:, rows], ptr[:-1], axis=1)
+
+        stop = np.asarray(stop_values, dtype=float)
+        self.keep_values: dict[int, np.ndarray] = {1: stop @ transition.T}
+        after_second = np.maximum(stop, best_keep(self.keep_values[1]))
+        self.keep_values[2] = after_second @ transition.T
+        after_first = np.maximum(np.asarray(first_values, dtype=float), best_keep(self.keep_values[2]))
+        self.par = after_first @ tables.probs
+        self.tables = tables
+
+    def keep_value(self, box: int, kept: Sequence[int], throws_left: int) -> float:
+        """Expected entry of ``box`` when keeping ``kept`` with ``throws_left`` (1 or 2)."""
+        return float(self.keep_values[min(throws_left, 2)][box, self.tables.keep_index(kept)])
+
+    def best_now(self, box: int, dice: Sequence[int], throws_left: int, stop_value: float) -> float:
+        """Value of aiming at ``box`` from these dice: stop now, or the best keep."""
+        if throws_left <= 0:
+            return stop_value
+        values = self.keep_values[min(throws_left, 2)][box]
+        o = self.tables.outcome_index(dice)
+        ptr, rows = self.tables.outcome_keeps_indptr, self.tables.outcome_keeps
+        return max(stop_value, float(values[rows[ptr[o]:ptr[o + 1]]].max()))
+
+
+def _all_dice() -> list[tuple[int, ...]]:
+    return [tuple(int(v) for v in row) for row in dice_tables(5).outcomes]
+
+
+@lru_cache(maxsize=32)
+def _scorecard_targets(game_class: type, rules: Any) -> BoxTargets:
+    game = game_class(rules)
+    table = game.score_table()  # [box, outcome, first_throw]
+    return BoxTargets(table[:, :, 0], table[:, :, 1])
+
+
+@lru_cache(maxsize=32)
+def _polish_targets(rules: Any) -> BoxTargets:
+    from kocka.solver.rules.polish import box_value
+
+    dice = _all_dice()
+    later = np.array([[box_value(b, d, False, rules) for d in dice] for b in rules.boxes])
+    first = np.array([[box_value(b, d, True, rules) for d in dice] for b in rules.boxes])
+    return BoxTargets(later, first)
+
+
+@lru_cache(maxsize=32)
+def _polish_basic_targets(rules: Any) -> BoxTargets:
+    from kocka.solver.rules.polish import COMBINATIONS, basic_value
+
+    dice = _all_dice()
+    later = np.array([[basic_value(c, d, False, rules) for d in dice] for c in COMBINATIONS])
+    first = np.array([[basic_value(c, d, True, rules) for d in dice] for c in COMBINATIONS])
+    return BoxTargets(later, first)
+
+
+class ScorecardHeuristic(Agent):
+    """Aim-at-one-box play of a five-dice scorecard game (kockapoker, slovak, yahtzee,
+    yatzy).
+
+    * **Write** box b: the points it scores now (entry plus any Yahtzee bonus, doubling
+      from the first throw included) minus par(b).
+    * **Keep** k: the best, over the boxes that may still be filled this turn, of the
+      expected entry of aiming at that box after keeping k, minus its par.
+    * **Declare** b (Slovak option): the value of aiming at b from these dice, minus par.
+
+    It plays the highest of these; equal values keep the engine's order (keeps before
+    boxes). It ignores the upper-section bonus and the house, as a casual player does.
+    """
+
+    name = "heuristic"
+    description = "aims each turn at the box that beats its par by the most"
+    value_name = "points over par"
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.targets = _scorecard_targets(type(game), game.rules)
+
+    def rank(self, state: Any) -> list[Decision]:
+        game = self.game
+        actions = self.decision_actions(state)
+        card = state.cards[state.player]
+        yahtzee_box = getattr(game, "yahtzee_box", None)
+        yahtzee_entry = None if yahtzee_box is None else card.entries[yahtzee_box]
+        par = self.targets.par
+        fill_boxes = [game.box_index(a.box) for a in actions if type(a).__name__ == "Fill"]
+        throws_left = 3 - state.throw
+        decisions = []
+        for a in actions:
+            kind = type(a).__name__
+            if kind == "Fill":
+                b = game.box_index(a.box)
+                s = game.fill_score(b, state.dice, state.throw == 1, card.filled_mask, yahtzee_entry)
+                value = s.entry + s.bonus - par[b]
+            elif kind == "Keep":
+                value = max((self.targets.keep_value(b, a.dice, throws_left) - par[b] for b in fill_boxes), default=-1e9)
+            else:  # Declare: aim at the declared face box from here
+                b = game.box_index(a.box)
+                now = game.box_score(b, state.dice, state.throw == 1)
+                value = self.targets.best_now(b, state.dice, throws_left, now) - par[b]
+            decisions.append(Decision(a, float(value), _label(a, game, state)))
+        return ranked(decisions)
+
+
+FENCE_VALUE = 2.0
+"""Polish full game: points the heuristic credits for one fence (a spare throw later); a
+rule of thumb, not a solved value (PL-12)."""
+
+
+class PolishHeuristic(Agent):
+    """Aim-at-one-box play of the full Polish game (PL-8..PL-17), fences included.
+
+    * **Write** b after t throws: ``box_value`` (from-hand multipliers included) minus
+      par(b), plus :data:`FENCE_VALUE` per fence the write earns (3 - t, PL-12).
+    * **Scratch** b: the scratch entry (0, or -3f before any throw) minus par(b), plus the
+      fences it earns.
+    * **Keep** k (a throw): the best over the fillable boxes of aiming at it with the
+      throws still in the budget (at most two counted), minus par, plus the fences left
+      after this throw (negative when the throw spends one).
+    * **Declare** b (stage 2): aiming at b from these dice, minus par.
+    """
+
+    name = "heuristic"
+    description = "aims at the box that beats its par by the most; values a fence at 2 points"
+    value_name = "points over par"
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.targets = _polish_targets(game.rules)
+        self.index = {b: i for i, b in enumerate(game.rules.boxes)}
+
+    def rank(self, state: Any) -> list[Decision]:
+        from kocka.solver.rules.polish import FACE_OF_BOX, box_value
+
+        game = self.game
+        actions = self.decision_actions(state)
+        par = self.targets.par
+        t = state.throws
+        budget = game.budget(state)
+        fillable = [self.index[a.box] for a in actions if type(a).__name__ in ("Write", "Scratch")]
+        decisions = []
+        for a in actions:
+            kind = type(a).__name__
+            if kind == "Write":
+                b = self.index[a.box]
+                value = box_value(a.box, state.dice, t == 1, game.rules) - par[b] + FENCE_VALUE * (3 - t)
+            elif kind == "Scratch":
+                b = self.index[a.box]
+                entry = -3 * FACE_OF_BOX[a.box] if a.box in FACE_OF_BOX else 0
+                value = entry - par[b] + FENCE_VALUE * (3 - t)
+            elif kind == "Keep":
+                fences_after = FENCE_VALUE * (3 - (t + 1))
+                if state.dice is None:  # the first throw: a whole turn for the best box lies ahead
+                    value = fences_after
+                else:
+                    left = budget - t
+                    value = max((self.targets.keep_value(b, a.dice, left) - par[b] for b in fillable), default=-1e9)
+                    value += fences_after
+            else:  # Declare
+                b = self.index[a.box]
+                now = box_value(a.box, state.dice, t == 1, game.rules)
+                value = self.targets.best_now(b, state.dice, budget - t, now) - par[b]
+            decisions.append(Decision(a, float(value), _label(a, game, state)))
+        return ranked(decisions)
+
+
+class PolishBasicHeuristic(Agent):
+    """Aim-at-one-combination play of the basic Polish game (PL-4..PL-7).
+
+    * **Record** c: its value (from-hand multipliers included) minus par(c); a record
+      below par is worth less than waiting.
+    * **End turn** without recording: 0.
+    * **Keep** k: the best over the combinations not yet recorded of aiming at it, minus
+      par.
+    """
+
+    name = "heuristic"
+    description = "records a combination only when it beats its par"
+    value_name = "points over par"
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        from kocka.solver.rules.polish import COMBINATIONS
+
+        self.targets = _polish_basic_targets(game.rules)
+        self.index = {c: i for i, c in enumerate(COMBINATIONS)}
+
+    def rank(self, state: Any) -> list[Decision]:
+        from kocka.solver.rules.polish import COMBINATIONS, basic_value
+
+        game = self.game
+        actions = self.decision_actions(state)
+        par = self.targets.par
+        open_combos = [self.index[c] for c, v in zip(COMBINATIONS, state.records[state.player]) if v is None]
+        decisions = []
+        for a in actions:
+            kind = type(a).__name__
+            if kind == "Record":
+                value = basic_value(a.combo, state.dice, state.throws == 1, game.rules) - par[self.index[a.combo]]
+            elif kind == "EndTurn":
+                value = 0.0
+            elif state.dice is None:  # the first throw
+                value = 0.0
+            else:
+                left = 3 - state.throws
+                value = max((self.targets.keep_value(c, a.dice, left) - par[c] for c in open_combos), default=-1e9)
+            decisions.append(Decision(a, float(value), _label(a, game, state)))
+        return ranked(decisions)
+
+
+# ----------------------------------------------------------------------------------------
+# Kocka: heuristic, bold, cautious
+# ----------------------------------------------------------------------------------------
+class _KockaRuleAgent(Agent):
+    """Common moves of the Kocka rule agents.
+
+    Always name a joker before the last die of a series (it never hurts, KOCKA-18; the
+    lowest face other than the series face), and in a series set aside every die that
+    matches (KOCKA-15). A rule picks one action; ``rank`` gives it 1 and the others 0.
+    """
+
+    value_name = "rule choice (1 = chosen)"
+
+    def rank(self, state: Any) -> list[Decision]:
+        actions = self.decision_actions(state)
+        choice = self._choose(state, actions)
+        decisions = [Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions]
+        return ranked(decisions)
+
+    def _choose(self, state: Any, actions: list) -> Any:
+        kinds = {type(a).__name__ for a in actions}
+        if "NameJoker" in kinds:
+            return min((a for a in actions if type(a).__name__ == "NameJoker"), key=lambda a: a.face)
+        if "TakeSeries" in kinds:
+            return max(actions, key=lambda a: a.count)
+        if state.stage == "bank_or_roll":
+            return self._bank_or_roll(state, actions)
+        return self._use_roll(state, actions)
+
+    def _bank_or_roll(self, state: Any, actions: list) -> Any:
+        raise NotImplementedError
+
+    def _use_roll(self, state: Any, actions: list) -> Any:
+        raise NotImplementedError
+
+    # ----- helpers over the engine's scoring -----
+    def value_of(self, state: Any, action: Any) -> int:
+        from kocka.solver.rules.kocka import set_aside_value
+
+        value = set_aside_value(action.dice, state.dice_in_play, self.game.rules, state.is_opening)
+        return int(value or 0)
+
+    def wins_by_banking(self, state: Any) -> bool:
+        return state.scores[state.player] + state.turn_total >= self.game.rules.target
+
+    @staticmethod
+    def by_kind(actions: list, kind: str) -> list:
+        return [a for a in actions if type(a).__name__ == kind]
+
+    @staticmethod
+    def best_series(series: list) -> Any:
+        """Most dice first, then the more valuable series (1s are worth 10000, KOCKA-17)."""
+        from kocka.solver.rules.kocka import series_value
+
+        return max(series, key=lambda a: (a.count, series_value(a.face)))
+
+
+class KockaHeuristic(_KockaRuleAgent):
+    """A steady club player of Kocka.
+
+    * **Set aside** every triple (three or six of a kind) and every 1; a 5 only when nothing else scores, and then a single one, to keep dice rolling.
+    * **Series** (2500+, opening roll): only with four or more dice of one face, or when
+      nothing else scores.
+    * **Bank** (when allowed) if the bank wins the game, or the turn total reaches the
+      threshold for the dice left: 1-2 dice any allowed total, 3 dice 400, 4 dice 700,
+      5 dice 1500.
+    """
+
+    name = "heuristic"
+    description = "a steady club player: triples and 1s, banks by a dice-left threshold"
+    BANK_THRESHOLD = {1: 0, 2: 0, 3: 400, 4: 700, 5: 1500}
+
+    def _bank_or_roll(self, state: Any, actions: list) -> Any:
+        bank = self.by_kind(actions, "Bank")
+        if bank and (self.wins_by_banking(state) or state.turn_total >= self.BANK_THRESHOLD[state.dice_in_play]):
+            return bank[0]
+        return self.by_kind(actions, "Roll")[0]
+
+    def _use_roll(self, state: Any, actions: list) -> Any:
+        set_asides = self.by_kind(actions, "SetAside")
+        series = self.by_kind(actions, "StartSeries")
+        long_series = [a for a in series if a.count >= 4]
+        if series and (long_series or not set_asides):
+            return self.best_series(long_series or series)
+        if len(set_asides) == 1:
+            return set_asides[0]
+        preferred = _triples_and_ones(state.roll)
+        for a in set_asides:
+            if a.dice == preferred:
+                return a
+        single_five = [a for a in set_asides if a.dice == (5,)]
+        return single_five[0] if single_five else max(set_asides, key=lambda a: self.value_of(state, a))
+
+
+def _triples_and_ones(roll: Sequence[int]) -> tuple[int, ...]:
+    """Every die of a triple or six of a kind, plus every 1 (KOCKA-5), sorted; empty if
+    there is none. A triple of 5s takes all the 5s (extra 5s add 50 each). A straight
+    that scores is a full roll, which the engine makes the only set-aside."""
+    c = counts(roll)
+    chosen: list[int] = []
+    for face in range(1, 7):
+        k = c[face - 1]
+        if face in (1, 5) and (k >= 3 or face == 1):
+            chosen += [face] * k
+        elif k >= 3:
+            chosen += [face] * (6 if k == 6 else 3)
+    return tuple(sorted(chosen))
+
+
+class KockaCautious(_KockaRuleAgent):
+    """The cautious style of the Hungarian rules: banks every total it is allowed to bank
+    (KOCKA-12, KOCKA-13), never starts a series unless nothing else is possible, and sets
+    aside the highest-scoring dice of each roll."""
+
+    name = "cautious"
+    description = "banks every allowed total; never chases a series"
+
+    def _bank_or_roll(self, state: Any, actions: list) -> Any:
+        bank = self.by_kind(actions, "Bank")
+        return bank[0] if bank else self.by_kind(actions, "Roll")[0]
+
+    def _use_roll(self, state: Any, actions: list) -> Any:
+        set_asides = self.by_kind(actions, "SetAside")
+        if not set_asides:
+            return self.best_series(self.by_kind(actions, "StartSeries"))
+        return max(set_asides, key=lambda a: (self.value_of(state, a), -len(a.dice)))
+
+
+class KockaBold(_KockaRuleAgent):
+    """The bold style of the Hungarian rules: chases series and big turns.
+
+    * **Series** (2500+, opening roll): starts one whenever a face shows three or more
+      times (most dice first, then the more valuable series), or nothing else scores.
+    * **Set aside** as few dice as possible: the best triple if there is one, else a
+      single 1, else a single 5 (the whole roll when it is full).
+    * **Bank** only if the bank wins the game, or the turn total is at least 2000, or at
+      least 1000 with two dice or fewer left.
+    """
+
+    name = "bold"
+    description = "chases series and big turns; banks at 1000+ with two dice left or 2000+"
+
+    def _bank_or_roll(self, state: Any, actions: list) -> Any:
+        bank = self.by_kind(actions, "Bank")
+        big = state.turn_total >= 2000 or (state.turn_total >= 1000 and state.dice_in_play <= 2)
+        if bank and (self.wins_by_banking(state) or big):
+            return bank[0]
+        return self.by_kind(actions, "Roll")[0]
+
+    def _use_roll(self, state: Any, actions: list) -> Any:
+        set_asides = self.by_kind(actions, "SetAside")
+        series = self.by_kind(actions, "StartSeries")
+        long_series = [a for a in series if a.count >= 3]
+        if series and (long_series or not set_asides):
+            return self.best_series(long_series or series)
+        if len(set_asides) == 1:
+            return set_asides[0]
+        fewest = min(len(a.dice) for a in set_asides)
+        triples = [a for a in set_asides if len(a.dice) == 3 and len(set(a.dice)) == 1]
+        if triples:
+            return max(triples, key=lambda a: self.value_of(state, a))
+        return max((a for a in set_asides if len(a.dice) == fewest), key=lambda a: self.value_of(state, a))
+
+
+# ----------------------------------------------------------------------------------------
+# Bluff games
+# ----------------------------------------------------------------------------------------
+class BluffHeuristic(Agent):
+    """A plain bluff player (Abázs, bidding bluff, liar's poker).
+
+    * **Claim**: the truth when it is allowed (it ranks above the standing claim), else the
+      lowest claim allowed (the smallest lie); stake 1 in the betting games; never
+      re-throws (liar's poker).
+    * **Answer**: doubts a claim that a fresh roll would reach (rank at or above it) with
+      probability below :attr:`DOUBT_BELOW` -- challenges in Abázs, bets in the betting
+      games (always when BLUFF-5 obliges). The probability uses only what the answerer
+      may see: the public dice and a shown die (liar's poker), never the hidden ones.
+    """
+
+    name = "heuristic"
+    description = "claims the truth or the smallest lie; doubts claims a roll rarely reaches"
+    value_name = "rule choice (1 = chosen)"
+    DOUBT_BELOW = 0.5
+
+    def rank(self, state: Any) -> list[Decision]:
+        actions = self.decision_actions(state)
+        choice = self._choose(state, actions)
+        return ranked([Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions])
+
+    def _choose(self, state: Any, actions: list) -> Any:
+        kinds = {type(a).__name__: a for a in actions}
+        claims = [a for a in actions if type(a).__name__ == "Claim"]
+        if claims:
+            smallest_stake = min(a.stake for a in claims)
+            claims = [a for a in claims if a.stake == smallest_stake]
+            truth = self._actual(state)
+            for a in claims:
+                if a.claim == truth:
+                    return a
+            return claims[0]  # the engine lists claims lowest first
+        doubt = kinds.get("Challenge") or kinds.get("Bet")
+        trust = kinds.get("Accept") or kinds.get("Pass")
+        if doubt is None or trust is None:
+            return actions[0]
+        return doubt if self._reach_probability(state) < self.DOUBT_BELOW else trust
+
+    def _actual(self, state: Any) -> Any:
+        from kocka.solver.rules.bluff import actual_result, hand_of
+
+        if self.game.NAME == "liars-poker":
+            if len(state.dice) != 2 or self.game.rules.claim != "hand":
+                return None
+            return hand_of(state.public + state.dice, self.game.rules)
+        return actual_result(state.dice, self.game.rules.ranking)
+
+    def _reach_probability(self, state: Any) -> float:
+        """P(a fresh roll of the claimant's hidden dice ranks at or above the claim)."""
+        from kocka.solver.dice import outcome_distribution
+        from kocka.solver.rules.bluff import actual_result, hand_of
+
+        standing = state.standing
+        if self.game.NAME == "liars-poker":
+            shown = (state.shown,) if state.shown else ()
+            total = 0.0
+            for hidden, p in outcome_distribution(2 - len(shown)):
+                if hand_of(state.public + shown + hidden, self.game.rules) >= standing:
+                    total += p
+            return total
+        ranking = self.game.rules.ranking
+        return sum(p for dice, p in outcome_distribution(2) if actual_result(dice, ranking) >= standing)
+
+
+# ----------------------------------------------------------------------------------------
+# Factories (registered in kocka.agents.registry)
+# ----------------------------------------------------------------------------------------
+HEURISTICS: dict[str, Callable[[Game, int], Agent]] = {
+    "kockapoker": ScorecardHeuristic,
+    "slovak": ScorecardHeuristic,
+    "yahtzee": ScorecardHeuristic,
+    "yatzy": ScorecardHeuristic,
+    "polish": PolishHeuristic,
+    "polish-basic": PolishBasicHeuristic,
+    "kocka": KockaHeuristic,
+    "abazs": BluffHeuristic,
+    "bidding-bluff": BluffHeuristic,
+    "liars-poker": BluffHeuristic,
+}
+
+
+def heuristic_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    from kocka.agents.base import AgentUnavailable
+
+    cls = HEURISTICS.get(game.NAME)
+    if cls is None:
+        raise AgentUnavailable(f"no heuristic agent for {game.NAME!r} yet; heuristics exist for {sorted(HEURISTICS)!r}")
+    return cls(game, seed)
+
+
+def bold_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    return KockaBold(game, seed)
+
+
+def cautious_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    return KockaCautious(game, seed)
+
+
+def _label(action: Any, game: Game, state: Any) -> str:
+    from kocka.agents.play import format_action
+
+    return format_action(action, game, state)
