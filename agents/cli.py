@@ -183,3 +183,28 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, cache
         click.echo(result.render(bins))
         if plot:
             click.echo(f"plot written to {plot}")
+
+
+@main.command()
+@click.option("--http", "http_address", default=None, metavar="HOST:PORT",
+              help="Serve JSON over HTTP (POST /) on HOST:PORT instead of stdin/stdout, e.g. 127.0.0.1:8765 (port 0: any free port).")
+@click.option("--cache-dir", default=None, help="Folder of the value tables.")
+@click.option("--build-missing", is_flag=True, help="Build a missing table (with a message on stderr) instead of answering table_missing.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
+              show_default=True, help="Detail of the log on stderr.")
+def seat(http_address, cache_dir, build_missing, log_level):
+    """Seat the AI for another program: one JSON request per line on stdin, one JSON
+    response per line on stdout (protocol kocka.seat/1, docs/PROTOCOL.md).
+
+    \b
+    Example:
+      echo '{"id": 1, "method": "hello"}' | kocka seat
+    """
+    from kocka.agents.seat import SeatOptions, parse_address, run
+
+    if http_address is not None:
+        try:
+            parse_address(http_address)
+        except ValueError as exc:
+            fail(exc)
+    sys.exit(run(SeatOptions(cache_dir=cache_dir, build_missing=build_missing), http=http_address, log_level=log_level))

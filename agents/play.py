@@ -161,10 +161,15 @@ def action_phrases(action: Any, game: Game, state: Any) -> list[str]:
             phrases += ["roll", "roll all", "reroll", "reroll all", "keep", "keep nothing", "keep none", "throw"]
     elif kind == "SetAside":
         phrases += [normalize(f"{v} {_dice_text(action.dice)}") for v in ("keep", "k", "set aside", "aside")]
+        if action.dice == getattr(state, "roll", None):
+            phrases += ["take all", "all", "keep all"]
     elif kind == "StartSeries":
         phrases += [normalize(f"start series {_dice_text([action.face] * action.count)}")]
     elif kind == "TakeSeries":
         phrases += [normalize(f"{v} {_dice_text(_series_dice(action, state))}") for v in ("keep", "k", "set aside")]
+        if action.count == len(state.roll) or action.count == max(
+                a.count for a in game.legal_actions(state) if type(a).__name__ == "TakeSeries"):
+            phrases += ["take all", "all", "keep all"]
     elif box is not None:
         verbs = {"Fill": ("box", "write", "fill", "score", ""), "Write": ("write", "box", "fill", ""),
                  "Record": ("record", "box", "write", ""), "Scratch": ("scratch", "cross", "dash"),
@@ -253,32 +258,40 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
             table.setdefault(phrase, action)
     if wanted in table:
         return Parsed(action=table[wanted])
-    return Parsed(error=_explain(wanted, line, game, state, legal, table))
+    # a box may be abbreviated ("box sm" for small straight) when only one fits
+    named = {a for phrase, a in table.items() if _names_box(a) and phrase.startswith(wanted) and len(wanted) >= 3}
+    if len(named) == 1:
+        return Parsed(action=named.pop())
+    if len(named) > 1:
+        options = sorted({format_action(a, game, state) for a in named})
+        return Parsed(error=f"{line!r} could mean: {', '.join(options[:8])}" + (" ..." if len(options) > 8 else ""))
+    return Parsed(error=_explain(wanted, line, game, state, legal))
 
 
-def _explain(wanted: str, line: str, game: Game, state: Any, legal: list, table: dict[str, Any]) -> str:
-    """Why ``line`` is not a legal move: an unambiguous prefix is accepted by the caller;
-    otherwise the engine's own reason for the move it names, or what was understood."""
-    prefix = {a for phrase, a in table.items() if phrase.startswith(wanted) and len(wanted) >= 3}
-    if len(prefix) > 1:
-        options = sorted({format_action(a, game, state) for a in prefix})
-        return f"{line!r} could mean: {', '.join(options[:8])}" + (" ..." if len(options) > 8 else "")
-    attempt = _construct(wanted, game, state)
-    if attempt is not None:
-        try:
+def _names_box(action: Any) -> bool:
+    return getattr(action, "box", None) is not None or getattr(action, "combo", None) is not None
+
+
+def _explain(wanted: str, line: str, game: Game, state: Any, legal: list) -> str:
+    """Why ``line`` is not a legal move: the engine's own reason for the move it names,
+    or examples of what it understands."""
+    try:
+        attempt = _construct(wanted, game, state)
+        if attempt is not None:
             game.apply(state, attempt)
-        except KockaError as exc:
-            return f"not allowed: {exc}"
+    except KockaError as exc:
+        return f"not allowed: {exc}"
     examples = ", ".join(format_action(a, game, state) for a in legal[:3])
     return f"I don't understand {line!r}. Moves here look like: {examples} ('moves' lists all, '?' hints)"
 
 
 def _construct(wanted: str, game: Game, state: Any) -> Any:
-    """The action ``wanted`` names, legal or not (so the engine can say why not), or None."""
+    """The action ``wanted`` names, legal or not (so the engine can say why not), or None.
+    Impossible values (a die showing 9) raise the engine's error."""
     tokens = wanted.split()
     kinds = {cls.__name__: cls for cls in game.ACTIONS}
     digits = [int(t) for t in tokens[1:] if t.isdigit()]
-    dice_ok = bool(digits) and len(digits) == len(tokens) - 1 and all(1 <= d <= 6 for d in digits)
+    dice_ok = bool(digits) and len(digits) == len(tokens) - 1
     verb = tokens[0] if tokens else ""
     try:
         if verb in ("keep", "hold", "k") and "Keep" in kinds and dice_ok:
@@ -307,7 +320,7 @@ def _construct(wanted: str, game: Game, state: Any) -> Any:
                     field_name = dataclasses.fields(kinds[box_kind])[0].name
                     return kinds[box_kind](**{field_name: box})
             return kinds[box_kind](**{dataclasses.fields(kinds[box_kind])[0].name: rest})
-    except (KockaError, TypeError, ValueError):
+    except (TypeError, AttributeError, IndexError):
         return None
     return None
 
@@ -464,7 +477,8 @@ def _render_kocka(game: Any, state: Any, seat_names: Sequence[str], viewer: int)
         f"{n} {s}" + (f" ({threshold}+)" if s >= threshold else "") for n, s in zip(seat_names, state.scores)
     )
     lines = [f"banked: {scores}   (target {game.rules.target})"]
-    turn = f"{seat_names[state.player]}'s turn: turn total {state.turn_total}"
+    whose = "your" if seat_names[state.player] == "you" else f"{seat_names[state.player]}'s"
+    turn = f"{whose} turn: turn total {state.turn_total}"
     if state.series is not None:
         face, collected = state.series
         turn += f", series of {face}s: {collected} of 6 aside"
@@ -707,17 +721,24 @@ class PlaySession:
         player = getattr(before, "player", None)
         if player is None or self.seats[player] == HUMAN and self.game.current_player(after) == player:
             return
-        self.write(f"  {self.seat_names[player]} rolls {_dice_text(outcome)}")
+        name = self.seat_names[player]
+        text = f"  {name} {'roll' if name == 'you' else 'rolls'} {_dice_text(outcome)}"
+        dice = getattr(after, "dice", None)
+        if isinstance(dice, tuple) and len(dice) > len(outcome):
+            text += f" (dice: {_dice_text(dice)})"
+        self.write(text)
         self._narrate_after(after)
 
     def _narrate_after(self, state: Any) -> None:
         event = getattr(state, "last_event", None)
         if self.game.NAME == "kocka" and event == "bust":
             seat = (state.player - 1) % self.game.num_players if not self.game.is_terminal(state) else state.player
-            self.write(f"  bust: {self.seat_names[seat]} loses the turn total")
+            name = self.seat_names[seat]
+            self.write(f"  bust: {name} {'lose' if name == 'you' else 'loses'} the turn total")
         elif self.game.NAME == "kocka" and event == "bank" and not self.game.is_terminal(state):
             seat = (state.player - 1) % self.game.num_players
-            self.write(f"  {self.seat_names[seat]} banks: now {state.scores[seat]}")
+            name = self.seat_names[seat]
+            self.write(f"  {name} {'bank' if name == 'you' else 'banks'}: now {state.scores[seat]}")
 
     # ----- hints and the cost of mistakes -----
     def _hint(self, state: Any, argument: str) -> str:

@@ -122,7 +122,7 @@ class TableAgent(Agent):
                 raise
             raise AgentUnavailable(
                 f"agent {name!r} cannot play {game.NAME!r} yet: {backend.solver_issue} "
-                f"({module_name}) is not installed"
+                f"({module_name}) is missing from this installation"
             ) from None
         rank = getattr(module, func, None)
         if rank is None:

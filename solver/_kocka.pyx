@@ -46,16 +46,32 @@ cdef struct Phase:
     int min_bank              # smallest turn total (units) that may be banked
 
 
+cdef inline void _narrow(double gap, double dslope, double* margin) noexcept nogil:
+    """The option ahead by ``gap`` at x, with slope larger by ``dslope``, stays ahead for
+    bust values in [x - margin[0], x + margin[1]]; narrow the margins to keep it so."""
+    if dslope > 0.0:
+        if gap < margin[0] * dslope:
+            margin[0] = gap / dslope
+    elif dslope < 0.0:
+        if gap < -margin[1] * dslope:
+            margin[1] = -gap / dslope
+
+
 cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, double x,
-                   const double* bank, double* val, double* slope) noexcept nogil:
+                   const double* bank, double* val, double* slope, double* margin) noexcept nogil:
     """Fill rows ``cap-1 .. 0`` of ``val``/``slope``; rows ``>= cap`` are given.
 
     ``bank[t]`` is the value of banking turn total ``t`` (slope 0: it never depends on
     the bust value); reads of rows beyond ``clamp_row`` read ``clamp_row``.
+
+    With ``margin`` (not NULL, holding two large numbers) the kernel also narrows it to
+    the bust values ``[x - margin[0], x + margin[1]]`` over which every choice made stays
+    optimal. Within that interval each value is exactly ``val + slope * (x' - x)``: every
+    comparison is between functions that are linear there, by induction from the top row.
     """
     cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
-    cdef int t, ki, k, g, e, r, idx, best_idx
-    cdef double rv, rb, best, v, q, best_q, p
+    cdef int t, ki, k, g, e, e0, e1, r, idx, best_idx
+    cdef double rv, rb, best, v, q, best_q, best_slope, p
     cdef Py_ssize_t row
     for t in range(cap - 1, -1, -1):
         row = <Py_ssize_t>t * ncol
@@ -71,7 +87,9 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                 best = -1e300
                 best_idx = 0
                 best_q = 1.0
-                for e in range(m.entry_ptr[g], m.entry_ptr[g + 1]):
+                e0 = m.entry_ptr[g]
+                e1 = m.entry_ptr[g + 1]
+                for e in range(e0, e1):
                     r = t + m.entry_points[e]
                     if r > clamp_row:
                         r = clamp_row
@@ -82,9 +100,21 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                         best = v
                         best_idx = idx
                         best_q = q
+                best_slope = best_q * slope[best_idx] + (1.0 - best_q)
+                if margin != NULL and e1 - e0 > 1:
+                    for e in range(e0, e1):
+                        r = t + m.entry_points[e]
+                        if r > clamp_row:
+                            r = clamp_row
+                        idx = r * ncol + m.entry_slot[e]
+                        if idx == best_idx:
+                            continue
+                        q = m.entry_q[e]
+                        _narrow(best - (q * val[idx] + (1.0 - q) * x),
+                                best_slope - (q * slope[idx] + (1.0 - q)), margin)
                 p = m.group_prob[g]
                 rv += p * best
-                rb += p * (best_q * slope[best_idx] + (1.0 - best_q))
+                rb += p * best_slope
             p = m.bust_prob[k]
             rv += p * x
             rb += p
@@ -94,9 +124,13 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
             if t > 0 and t >= ph.min_bank and bank[t] >= rv:
                 val[row + k] = bank[t]
                 slope[row + k] = 0.0
+                if margin != NULL:
+                    _narrow(bank[t] - rv, -rb, margin)
             else:
                 val[row + k] = rv
                 slope[row + k] = rb
+                if margin != NULL and t > 0 and t >= ph.min_bank:
+                    _narrow(rv - bank[t], rb, margin)
 
 
 cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
@@ -137,7 +171,7 @@ def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const in
     ph.opening_kind = opening_kind
     ph.min_bank = min_bank
     with nogil:
-        _turn_dp(&m, &ph, cap, clamp_row, x, &bank[0], &val[0, 0], &slope[0, 0])
+        _turn_dp(&m, &ph, cap, clamp_row, x, &bank[0], &val[0, 0], &slope[0, 0], NULL)
 
 
 cdef struct Race:
@@ -149,8 +183,10 @@ cdef struct Race:
 
 
 cdef void _pair_values(const Model* m, const Phase* phases, const Race* race, int a, int b, double x,
-                       double* bank, double* val, double* slope, double* out_val, double* out_slope) noexcept nogil:
-    """The opening value (and its slope in ``x``) of the player to move at scores (a, b)."""
+                       double* bank, double* val, double* slope, double* out_val, double* out_slope,
+                       double* margin) noexcept nogil:
+    """The opening value (and its slope in ``x``) of the player to move at scores (a, b),
+    and the margins of ``x`` within which that linear value is exact."""
     cdef const Phase* ph = &phases[1 if a >= race.threshold else 0]
     cdef int goal = race.goal, K = m.n_kinds, ncol = m.n_cols
     cdef int cap = goal - a, t, k
@@ -168,38 +204,59 @@ cdef void _pair_values(const Model* m, const Phase* phases, const Race* race, in
         slope[row + K + k] = 1.0 - race.tail_success[k]
     val[row + 2 * K] = 1.0
     slope[row + 2 * K] = 0.0
-    _turn_dp(m, ph, cap, cap, x, bank, val, slope)
+    margin[0] = 1e300
+    margin[1] = 1e300
+    _turn_dp(m, ph, cap, cap, x, bank, val, slope, margin)
     out_val[0] = val[K + ph.opening_kind]
     out_slope[0] = slope[K + ph.opening_kind]
+
+
+cdef inline double _guess(const double* win, int goal, int a, int b) noexcept nogil:
+    """W(a, b) extrapolated from solved neighbours (larger score sums)."""
+    if a + 1 < goal and b + 1 < goal:
+        return (win[<Py_ssize_t>(a + 1) * goal + b] + win[<Py_ssize_t>a * goal + b + 1]
+                - win[<Py_ssize_t>(a + 1) * goal + b + 1])
+    if a + 1 < goal:
+        return win[<Py_ssize_t>(a + 1) * goal + b]
+    if b + 1 < goal:
+        return win[<Py_ssize_t>a * goal + b + 1]
+    return 0.5
 
 
 cdef int _solve_pair(const Model* m, const Phase* phases, const Race* race, int a, int b, double tol,
                      double* bank, double* val, double* slope) noexcept nogil:
     """Solve W(a, b) and W(b, a) together (a bust hands the turn over at the same
-    scores); every other value they need has a larger score sum and is known. Newton on
-    the piecewise-linear convex turn values: evaluate both turns at the current guesses,
-    solve the 2x2 linear system of the resulting policies, repeat until it stands still.
-    Returns the number of turn evaluations."""
+    scores); every other value they need has a larger score sum and is known.
+
+    Newton on the piecewise-linear convex turn values: evaluate both turns at the current
+    guesses, solve the 2x2 linear system of the policies found. The answer is exact as
+    soon as it lies where those policies stay optimal (the kernel's margins), or when the
+    iteration stands still. Returns the number of turn evaluations."""
     cdef int goal = race.goal, it, evals = 0
     cdef double* win = race.win
     cdef double w_ab, w_ba, n_ab, n_ba, v1, s1, v2, s2, a1, a2
-    # start from the neighbours one point further on (already solved)
-    w_ab = win[<Py_ssize_t>(a + 1) * goal + b] if a + 1 < goal else 0.5
-    w_ba = win[<Py_ssize_t>b * goal + a + 1] if a + 1 < goal else 0.5
+    cdef double m1[2]
+    cdef double m2[2]
+    w_ab = _guess(win, goal, a, b)
+    w_ba = _guess(win, goal, b, a)
     for it in range(100):
-        _pair_values(m, phases, race, a, b, 1.0 - w_ba, bank, val, slope, &v1, &s1)
+        _pair_values(m, phases, race, a, b, 1.0 - w_ba, bank, val, slope, &v1, &s1, m1)
         evals += 1
         a1 = v1 - s1 * (1.0 - w_ba)
         if a == b:
             n_ab = (a1 + s1) / (1.0 + s1)
             n_ba = n_ab
+            m2[0] = m1[0]
+            m2[1] = m1[1]
         else:
-            _pair_values(m, phases, race, b, a, 1.0 - w_ab, bank, val, slope, &v2, &s2)
+            _pair_values(m, phases, race, b, a, 1.0 - w_ab, bank, val, slope, &v2, &s2, m2)
             evals += 1
             a2 = v2 - s2 * (1.0 - w_ab)
             n_ab = (a1 + s1 * (1.0 - a2 - s2)) / (1.0 - s1 * s2)
             n_ba = a2 + s2 * (1.0 - n_ab)
-        if fabs(n_ab - w_ab) <= tol and fabs(n_ba - w_ba) <= tol:
+        # the bust value of (a, b) is 1 - W(b, a), and it moved by w_ba - n_ba
+        if (-m1[0] <= w_ba - n_ba <= m1[1] and -m2[0] <= w_ab - n_ab <= m2[1]) or (
+                fabs(n_ab - w_ab) <= tol and fabs(n_ba - w_ba) <= tol):
             w_ab = n_ab
             w_ba = n_ba
             break
@@ -230,9 +287,9 @@ def solve_race(const int[::1] group_ptr, const double[::1] group_prob, const int
     cdef Race race
     cdef int goal = win.shape[0], p, s, a, a_lo, a_hi, evals
     cdef long long total_evals = 0, total_rows = 0, failed = 0
-    cdef double* bank
-    cdef double* val
-    cdef double* slope
+    cdef double* bank = NULL
+    cdef double* val = NULL
+    cdef double* slope = NULL
     if win.shape[1] != goal or tail_success.shape[0] != m.n_kinds:
         raise ValueError(f"win must be (goal, goal) and tail_success ({m.n_kinds},)")
     for p in range(2):

@@ -255,3 +255,310 @@ def turn_values(const double[::1] F0, const double[::1] F1, double[::1] K3, doub
         keep_stage(&V2[0], &K2[0], Mx, proper, lat)
         for o in range(N_OUT):
             V1[o] = F1[o] if F1[o] > proper[o] else proper[o]
+
+
+# ------------------------------------------------------------------------------------------
+# Forward propagation of the score under the optimal policy
+# ------------------------------------------------------------------------------------------
+cdef inline double fill_target(Problem* P, int m, int c, int f, int b, int o, int ft,
+                               i64* succ, double* reward) noexcept nogil:
+    """Value of writing outcome ``o`` into box ``b`` (same arithmetic as group_fills), with
+    the successor state and the points the score moves by (fill + tracker offset)."""
+    cdef int m2 = m | (1 << b)
+    cdef int nf2 = P.nflag[m2]
+    cdef int ctx = P.ctx_of[2 * m + f]
+    cdef int U = m & ((1 << P.n_upper) - 1)
+    cdef double r = P.rewards[(((<i64> ctx * P.n_boxes + b) * P.n_ft) + (ft if P.n_ft == 2 else 0)) * N_OUT + o]
+    cdef int f2 = P.fnext[(b * 2 + f) * N_OUT + o]
+    cdef i64 row
+    cdef double v, to
+    if b < P.n_upper:
+        row = P.tbase[m] + <i64> c * (P.n_upper - _popcount(U)) + P.uprank[U * P.n_upper + b]
+        succ[0] = P.base[m2] + <i64> P.tnext[row * N_OUT + o] * nf2 + f2
+        to = P.toff[row * N_OUT + o]
+        v = P.W[succ[0]] + to
+        reward[0] = r + to
+    else:
+        succ[0] = P.base[m2] + <i64> c * nf2 + f2
+        v = P.W[succ[0]]
+        reward[0] = r
+    return r + v
+
+
+cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, double* proper,
+                         int* arg, Lattice lat) noexcept nogil:
+    """:func:`keep_stage` that also returns the best keep inside each outcome (ties: the
+    larger keep)."""
+    cdef int k, j, p
+    cdef const int* ch
+    for k in range(N_OUT):
+        K[N_SMALL + k] = top[k]
+    for k in range(N_SMALL - 1, -1, -1):
+        ch = lat.child + 6 * k
+        K[k] = (K[ch[0]] + K[ch[1]] + K[ch[2]] + K[ch[3]] + K[ch[4]] + K[ch[5]]) * (1.0 / 6.0)
+    M[N_KEEP] = -INFINITY
+    Marg[N_KEEP] = -1
+    for k in range(N_SMALL):
+        M[k] = K[k]
+        Marg[k] = k
+        for j in range(N_PAR):
+            p = lat.parent[N_PAR * k + j]
+            if M[p] > M[k]:
+                M[k] = M[p]
+                Marg[k] = Marg[p]
+    for k in range(N_OUT):
+        proper[k] = -INFINITY
+        arg[k] = -1
+        for j in range(N_PAR):
+            p = lat.parent[N_PAR * (N_SMALL + k) + j]
+            if M[p] > proper[k]:
+                proper[k] = M[p]
+                arg[k] = Marg[p]
+
+
+cdef inline void roll_keeps(double* KM, Lattice lat) noexcept nogil:
+    """Mass on keeps -> mass on the outcomes of throwing the other dice (KM[N_SMALL + o])."""
+    cdef int k, f
+    cdef double share
+    for k in range(N_SMALL):
+        if KM[k] != 0.0:
+            share = KM[k] * (1.0 / 6.0)
+            for f in range(6):
+                KM[lat.child[6 * k + f]] += share
+
+
+DEF N_SLOTS = 256
+
+
+def turn_transitions(
+    const i64[::1] states, const int[::1] smask, const int[::1] scls, const signed char[::1] sflag,
+    int root_stage, const double[::1] root_mass, int root_group, i64 rew_lo, int rew_span,
+    i64[::1] e_src, i64[::1] e_succ, i64[::1] e_rew, double[::1] e_p,
+    const double[::1] W,
+    const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
+    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
+    const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
+    const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
+    int n_upper, const double[::1] probs,
+    const int[:, ::1] child, const int[:, ::1] parent,
+):
+    """Where one turn of the optimal policy leads from each state of ``states``: entries
+    ``(e_src = position in states, e_succ = next state, e_rew = points, e_p = probability)``,
+    one per distinct (next state, points). Returns the number of entries, or -1 when the
+    entry arrays are too short.
+
+    ``root_stage`` 0: every state starts its turn. 1, 2 or 3 (a single state): the turn is
+    under way, ``root_mass`` (252,) is the distribution of the dice after that throw and
+    ``root_group`` the box group already committed to (-1: none yet).
+    Rewards must lie in ``[rew_lo, rew_lo + rew_span)``.
+    """
+    cdef Problem P
+    P.W = &W[0]
+    P.base = &base[0]
+    P.ncls = &ncls[0]
+    P.nflag = &nflag[0]
+    P.grp_ptr = &grp_ptr[0]
+    P.grp_bits = &grp_bits[0]
+    P.ctx_of = &ctx_of[0]
+    P.rewards = &rewards[0, 0, 0, 0]
+    P.n_boxes = rewards.shape[1]
+    P.n_ft = rewards.shape[2]
+    P.tbase = &tbase[0]
+    P.uprank = &uprank[0]
+    P.tnext = &tnext[0, 0]
+    P.toff = &toff[0, 0]
+    P.fnext = &fnext[0, 0, 0]
+    P.n_upper = n_upper
+    cdef Lattice lat = _lattice(child, parent)
+    cdef i64 cap = e_src.shape[0]
+    cdef i64 n_out = 0
+    cdef int max_groups = 0
+    cdef Py_ssize_t i
+    for i in range(grp_ptr.shape[0] - 1):
+        if grp_ptr[i + 1] - grp_ptr[i] > max_groups:
+            max_groups = grp_ptr[i + 1] - grp_ptr[i]
+    max_groups = max(max_groups, 1)
+    cdef double* dbuf = <double*> malloc(sizeof(double) * (
+        (12 + max_groups) * N_OUT + 3 * (N_KEEP + 1) + <i64> N_SLOTS * rew_span))
+    cdef int* ibuf = <int*> malloc(sizeof(int) * (2 * (N_KEEP + 1) + N_OUT * 3 + 3 * N_SLOTS))
+    cdef i64* slot_succ = <i64*> malloc(sizeof(i64) * N_SLOTS)
+    if dbuf == NULL or ibuf == NULL or slot_succ == NULL:
+        free(dbuf); free(ibuf); free(slot_succ)
+        raise MemoryError()
+    cdef double* F0 = dbuf
+    cdef double* F1 = dbuf + N_OUT
+    cdef double* V2 = dbuf + 2 * N_OUT
+    cdef double* proper3 = dbuf + 3 * N_OUT
+    cdef double* proper2 = dbuf + 4 * N_OUT
+    cdef double* P1 = dbuf + 5 * N_OUT
+    cdef double* P2 = dbuf + 6 * N_OUT
+    cdef double* PF0 = dbuf + 7 * N_OUT
+    cdef double* PF1 = dbuf + 8 * N_OUT
+    cdef double* V1 = dbuf + 9 * N_OUT
+    cdef double* best = dbuf + 10 * N_OUT
+    cdef double* tmp = dbuf + 11 * N_OUT
+    cdef double* gV1 = dbuf + 12 * N_OUT                      # (max_groups, N_OUT)
+    cdef double* K = gV1 + max_groups * N_OUT
+    cdef double* Mx = K + (N_KEEP + 1)
+    cdef double* KM = Mx + (N_KEEP + 1)
+    cdef double* hist = KM + (N_KEEP + 1)                      # (N_SLOTS, rew_span)
+    cdef int* Marg = ibuf
+    cdef int* arg3 = ibuf + (N_KEEP + 1)
+    cdef int* arg2 = arg3 + N_OUT
+    cdef int* gbest = arg2 + N_OUT
+    cdef int* slot_lo = gbest + N_OUT
+    cdef int* slot_hi = slot_lo + N_SLOTS
+    cdef int* slot_used = slot_hi + N_SLOTS
+    cdef int m, c, f, g, g0, g1, ng, o, ft, b, bits, s, j, n_used, r
+    cdef i64 succ, h
+    cdef double rew, q, Fv, p
+    cdef bint overflow = False
+    for s in range(N_SLOTS):
+        slot_succ[s] = -1
+    for s in range(<i64> N_SLOTS * rew_span):
+        hist[s] = 0.0
+    with nogil:
+        for i in range(states.shape[0]):
+            m = smask[i]
+            c = scls[i]
+            f = sflag[i]
+            g0 = P.grp_ptr[m]
+            ng = P.grp_ptr[m + 1] - g0
+            # which group each first-throw outcome continues in
+            for o in range(N_OUT):
+                gbest[o] = 0
+            if root_stage == 0 or root_stage == 1:
+                if root_group >= 0:
+                    for o in range(N_OUT):
+                        gbest[o] = root_group
+                elif ng > 1:
+                    for o in range(N_OUT):
+                        best[o] = -INFINITY
+                    for g in range(ng):
+                        group_fills(&P, m, c, f, P.grp_bits[g0 + g], F0, F1)
+                        turn_from_fills(F0, F1, V2, V1, K, Mx, tmp, lat)
+                        for o in range(N_OUT):
+                            if V1[o] > best[o]:
+                                best[o] = V1[o]
+                                gbest[o] = g
+            elif root_group >= 0:
+                for o in range(N_OUT):
+                    gbest[o] = root_group
+            n_used = 0
+            for g in range(ng):
+                bits = P.grp_bits[g0 + g]
+                for o in range(N_OUT):
+                    P1[o] = 0.0
+                    P2[o] = 0.0
+                    PF0[o] = 0.0
+                    PF1[o] = 0.0
+                p = 0.0
+                for o in range(N_OUT):
+                    if gbest[o] == g:
+                        if root_stage == 0:
+                            P1[o] = probs[o]
+                        elif root_stage == 1:
+                            P1[o] = root_mass[o]
+                        elif root_stage == 2:
+                            P2[o] = root_mass[o]
+                        else:
+                            PF0[o] = root_mass[o]
+                        p += P1[o] + P2[o] + PF0[o]
+                if p == 0.0:
+                    continue
+                group_fills(&P, m, c, f, bits, F0, F1)
+                keep_stage_arg(F0, K, Mx, Marg, proper3, arg3, lat)
+                for o in range(N_OUT):
+                    V2[o] = F0[o] if F0[o] > proper3[o] else proper3[o]
+                keep_stage_arg(V2, K, Mx, Marg, proper2, arg2, lat)
+                # after the first throw: fill from hand, or keep and throw again
+                for o in range(N_KEEP + 1):
+                    KM[o] = 0.0
+                for o in range(N_OUT):
+                    if P1[o] != 0.0:
+                        if F1[o] >= proper2[o]:
+                            PF1[o] += P1[o]
+                        else:
+                            KM[arg2[o]] += P1[o]
+                roll_keeps(KM, lat)
+                for o in range(N_OUT):
+                    P2[o] += KM[N_SMALL + o]
+                # after the second throw
+                for o in range(N_KEEP + 1):
+                    KM[o] = 0.0
+                for o in range(N_OUT):
+                    if P2[o] != 0.0:
+                        if F0[o] >= proper3[o]:
+                            PF0[o] += P2[o]
+                        else:
+                            KM[arg3[o]] += P2[o]
+                roll_keeps(KM, lat)
+                for o in range(N_OUT):
+                    PF0[o] += KM[N_SMALL + o]
+                # the fills, gathered by (next state, points)
+                for ft in range(2):
+                    for o in range(N_OUT):
+                        p = PF1[o] if ft else PF0[o]
+                        if p == 0.0:
+                            continue
+                        Fv = F1[o] if ft else F0[o]
+                        for b in range(P.n_boxes):
+                            if (bits >> b) & 1:
+                                q = fill_target(&P, m, c, f, b, o, ft, &succ, &rew)
+                                if q == Fv:
+                                    break
+                        r = <int> (rew - rew_lo + 0.5) if rew >= rew_lo else -1
+                        if r < 0 or r >= rew_span:
+                            overflow = True
+                            continue
+                        h = (succ * <i64> 40503) & (N_SLOTS - 1)
+                        while slot_succ[h] != -1 and slot_succ[h] != succ:
+                            h = (h + 1) & (N_SLOTS - 1)
+                        if slot_succ[h] == -1:
+                            slot_succ[h] = succ
+                            slot_lo[h] = r
+                            slot_hi[h] = r
+                            slot_used[n_used] = <int> h
+                            n_used += 1
+                        if r < slot_lo[h]:
+                            slot_lo[h] = r
+                        if r > slot_hi[h]:
+                            slot_hi[h] = r
+                        hist[h * rew_span + r] += p
+            for j in range(n_used):
+                h = slot_used[j]
+                for r in range(slot_lo[h], slot_hi[h] + 1):
+                    if hist[h * rew_span + r] != 0.0:
+                        if n_out < cap:
+                            e_src[n_out] = i
+                            e_succ[n_out] = slot_succ[h]
+                            e_rew[n_out] = rew_lo + r
+                            e_p[n_out] = hist[h * rew_span + r]
+                        n_out += 1
+                        hist[h * rew_span + r] = 0.0
+                slot_succ[h] = -1
+    free(dbuf)
+    free(ibuf)
+    free(slot_succ)
+    if overflow:
+        raise ValueError(f"a fill's points fall outside [{rew_lo}, {rew_lo + rew_span})")
+    return n_out if n_out <= cap else -1
+
+
+def push_mass(const i64[::1] e_src, const i64[::1] e_tgt, const i64[::1] e_rew, const double[::1] e_p,
+              const i64[::1] src_lo, const i64[::1] src_off, const double[::1] src_buf,
+              const i64[::1] tgt_lo, const i64[::1] tgt_off, double[::1] tgt_buf):
+    """``tgt[e_tgt][x + e_rew] += e_p * src[e_src][x]`` for every entry: score
+    distributions are stored as ``buf[off[s]:off[s + 1]]`` over scores ``lo[s]...``."""
+    cdef Py_ssize_t e, x, w
+    cdef const double* src
+    cdef double* dst
+    cdef double p
+    with nogil:
+        for e in range(e_src.shape[0]):
+            src = &src_buf[src_off[e_src[e]]]
+            w = src_off[e_src[e] + 1] - src_off[e_src[e]]
+            dst = &tgt_buf[tgt_off[e_tgt[e]] + src_lo[e_src[e]] + e_rew[e] - tgt_lo[e_tgt[e]]]
+            p = e_p[e]
+            for x in range(w):
+                dst[x] += p * src[x]

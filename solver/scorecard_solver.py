@@ -519,3 +519,95 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
             parallel.__exit__(None, None, None)
     progress.close()
     return W
+
+
+# ----------------------------------------------------------------------------------------
+# Forward propagation: the distribution of the final score
+# ----------------------------------------------------------------------------------------
+@dataclass
+class _Mass:
+    """Score distributions of some states: state ``states[i]`` has probability
+    ``buf[off[i] + x]`` of score ``lo[i] + x`` (the score so far plus its tracker offset)."""
+
+    states: np.ndarray
+    lo: np.ndarray
+    off: np.ndarray
+    buf: np.ndarray
+
+    @classmethod
+    def point(cls, state: int, score: int) -> "_Mass":
+        return cls(np.array([state], np.int64), np.array([score], np.int64),
+                   np.array([0, 1], np.int64), np.ones(1))
+
+
+def _reward_bounds(model: ScorecardModel) -> tuple[int, int]:
+    """``(lo, span)`` with every fill's points (offsets included) in ``[lo, lo + span)``."""
+    finite = model.rewards[np.isfinite(model.rewards)]
+    lo = math.floor(finite.min() + min(0.0, float(model.toff.min())))
+    hi = math.ceil(finite.max() + max(0.0, float(model.toff.max())))
+    return lo, hi - lo + 1
+
+
+def _decode(model: ScorecardModel, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask, tracker class, flag) of state ids."""
+    starts = model.base[model.masks]
+    masks = model.masks[np.searchsorted(starts, states, side="right") - 1]
+    nf = model.nflag[masks].astype(np.int64)
+    local = states - model.base[masks]
+    return masks.astype(np.int32), (local // nf).astype(np.int32), (local % nf).astype(np.int8)
+
+
+def _transitions(model: ScorecardModel, W: np.ndarray, states: np.ndarray, root: tuple | None):
+    """Entries (source position, next state, points, probability) of one turn from each
+    state under the optimal policy (:func:`_scorecard.turn_transitions`)."""
+    masks, cls, flags = _decode(model, states)
+    rew_lo, rew_span = _reward_bounds(model)
+    stage, mass, group = root if root is not None else (0, np.zeros(N_OUT), -1)
+    args = model.kernel_args()
+    per_state = 2 * N_OUT * max(int(np.diff(model.grp_ptr).max()), 1)
+    step = max(1, 400_000 // per_state)
+    parts = []
+    for a in range(0, len(states), step):
+        b = min(a + step, len(states))
+        cap = per_state * (b - a)
+        e = [np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap)]
+        n = _scorecard.turn_transitions(
+            states[a:b], masks[a:b], cls[a:b], flags[a:b], stage, mass, group, rew_lo, rew_span,
+            *e, W, *args,
+        )
+        if n < 0:
+            raise TableError("turn_transitions: entry buffer too small")  # cannot happen: cap is the bound
+        e[0][:n] += a
+        parts.append([x[:n] for x in e])
+    return [np.concatenate([p[i] for p in parts]) for i in range(4)]
+
+
+def _forward(model: ScorecardModel, W: np.ndarray, mass: _Mass, root: tuple | None = None,
+             progress: Progress | None = None) -> tuple[int, np.ndarray]:
+    """Push ``mass`` (states of one layer) turn by turn to the full card; return the final
+    score distribution as ``(lowest score, probabilities)``."""
+    full = (1 << model.n_boxes) - 1
+    while True:
+        masks, _, _ = _decode(model, mass.states)
+        if (masks == full).all():
+            break
+        src, succ, rew, p = _transitions(model, W, mass.states, root)
+        root = None
+        targets, tgt = np.unique(succ, return_inverse=True)
+        width = np.diff(mass.off)
+        lo = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
+        hi = np.full(len(targets), np.iinfo(np.int64).min, np.int64)
+        np.minimum.at(lo, tgt, mass.lo[src] + rew)
+        np.maximum.at(hi, tgt, mass.lo[src] + width[src] - 1 + rew)
+        off = np.concatenate([[0], np.cumsum(hi - lo + 1)]).astype(np.int64)
+        buf = np.zeros(int(off[-1]))
+        _scorecard.push_mass(src, tgt.astype(np.int64), rew, p, mass.lo, mass.off, mass.buf, lo, off, buf)
+        if progress is not None:
+            progress.advance(len(mass.states))
+        mass = _Mass(targets, lo, off, buf)
+    first = int(mass.lo.min())
+    last = int((mass.lo + np.diff(mass.off) - 1).max())
+    probs = np.zeros(last - first + 1)
+    for i in range(len(mass.states)):
+        probs[mass.lo[i] - first: mass.lo[i] - first + mass.off[i + 1] - mass.off[i]] += mass.buf[mass.off[i]:mass.off[i + 1]]
+    return first, probs

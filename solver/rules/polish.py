@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.dice import (
     FACES,
@@ -35,16 +35,21 @@ from kocka.solver.dice import (
 )
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.five_dice import (  # FACE_BOXES, FACE_OF_BOX, NUM_DICE, Keep: re-exported
+    FACE_BOXES,
+    FACE_OF_BOX,
+    NUM_DICE,
+    Keep,
+    combination_scorers,
+    net_face_entry,
+)
 
-NUM_DICE = 5
-"""PL-1."""
 BASE_THROWS = 3
 """Throws per turn before fences (PL-2)."""
 UPPER_BONUS = 50
 UPPER_PENALTY = -20
 """PL-9: net upper score above 0 earns the bonus, below 0 the penalty."""
 
-FACE_BOXES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 COMBINATIONS = (
     "pair", "two_pairs", "three_kind", "small_straight", "large_straight",
     "full_house", "four_kind", "poker",
@@ -53,7 +58,6 @@ COMBINATIONS = (
 LOWER_BOXES = COMBINATIONS + ("chance",)
 BOXES = FACE_BOXES + LOWER_BOXES
 """The 15 boxes of a full-game card (PL-8), in the fixed stage-3 order (PL-16)."""
-FACE_OF_BOX = {box: face for face, box in enumerate(FACE_BOXES, start=1)}
 
 FULL_GAME_MULTIPLIER = {"poker": 3}
 """PL-13: poker counts three times its sum whenever it is written."""
@@ -66,70 +70,6 @@ BASIC_FROM_HAND_FIXED = {"pair": 1, "two_pairs": 2}
 # ----------------------------------------------------------------------------------------
 # Pure scoring on sorted five-dice tuples
 # ----------------------------------------------------------------------------------------
-def _faces_with(c: Sequence[int], at_least: int) -> list[int]:
-    """Faces shown by ``at_least`` dice, ascending."""
-    return [f for f in FACES if c[f - 1] >= at_least]
-
-
-def _pair(c: Sequence[int], total: int, same_groups: bool) -> int:
-    faces = _faces_with(c, 2)
-    return 2 * faces[-1] if faces else 0
-
-
-def _two_pairs(c: Sequence[int], total: int, same_groups: bool) -> int:
-    faces = _faces_with(c, 2)
-    best = 2 * (faces[-1] + faces[-2]) if len(faces) >= 2 else 0
-    if same_groups:  # four or five of a face make two pairs of one face: 4f
-        best = max([best] + [4 * f for f in _faces_with(c, 4)])
-    return best
-
-
-def _three(c: Sequence[int], total: int, same_groups: bool) -> int:
-    faces = _faces_with(c, 3)
-    return 3 * faces[-1] if faces else 0
-
-
-def _small_straight(c: Sequence[int], total: int, same_groups: bool) -> int:
-    return 15 if tuple(c) == (1, 1, 1, 1, 1, 0) else 0
-
-
-def _large_straight(c: Sequence[int], total: int, same_groups: bool) -> int:
-    return 20 if tuple(c) == (0, 1, 1, 1, 1, 1) else 0
-
-
-def _full(c: Sequence[int], total: int, same_groups: bool) -> int:
-    shape = sorted(n for n in c if n)
-    if shape == [2, 3] or (same_groups and shape == [5]):
-        return total
-    return 0
-
-
-def _four(c: Sequence[int], total: int, same_groups: bool) -> int:
-    faces = _faces_with(c, 4)
-    return 4 * faces[-1] if faces else 0
-
-
-def _poker(c: Sequence[int], total: int, same_groups: bool) -> int:
-    return total if 5 in c else 0
-
-
-def _chance(c: Sequence[int], total: int, same_groups: bool) -> int:
-    return total
-
-
-_PATTERNS: dict[str, Callable[[Sequence[int], int, bool], int]] = {
-    "pair": _pair,
-    "two_pairs": _two_pairs,
-    "three_kind": _three,
-    "small_straight": _small_straight,
-    "large_straight": _large_straight,
-    "full_house": _full,
-    "four_kind": _four,
-    "poker": _poker,
-    "chance": _chance,
-}
-
-
 def _check_same_face_groups(value: str) -> bool:
     if value not in ("no", "yes"):
         raise RulesError(f"rule option 'same_face_groups' must be one of ['no', 'yes'], got {value!r}")
@@ -137,7 +77,7 @@ def _check_same_face_groups(value: str) -> bool:
 
 
 def _check_lower(combo: str) -> None:
-    if combo not in _PATTERNS:
+    if combo not in LOWER_BOXES:
         raise RulesError(f"unknown polish combination {combo!r}; known: {list(LOWER_BOXES)!r}")
 
 
@@ -145,14 +85,14 @@ def base_value(combo: str, dice: Iterable[int], same_face_groups: str = "no") ->
     """PL-3 base value of ``combo`` on five dice (best fit), 0 if the dice do not show it.
 
     Every shown combination has a positive base value (the smallest is a pair of 1s, 2).
+    The patterns are the ones HU-6 and SK-6 share (:func:`.five_dice.combination_scorers`).
 
     >>> base_value("two_pairs", [3, 3, 6, 6, 6])
     18
     """
     _check_lower(combo)
     same_groups = _check_same_face_groups(same_face_groups)
-    dice = validate_dice(dice, NUM_DICE)
-    return _PATTERNS[combo](counts(dice), sum(dice), same_groups)
+    return combination_scorers(same_groups)[combo](counts(validate_dice(dice, NUM_DICE)))
 
 
 def shows(combo: str, dice: Iterable[int], same_face_groups: str = "no") -> bool:
@@ -172,7 +112,7 @@ def face_entry(face: int, dice: Iterable[int]) -> int:
     """
     if face not in FACES:
         raise RulesError(f"face must be one of {list(FACES)!r}, got {face!r}")
-    return (counts(validate_dice(dice, NUM_DICE))[face - 1] - 3) * face
+    return net_face_entry(counts(validate_dice(dice, NUM_DICE)), face)
 
 
 def box_value(box: str, dice: Iterable[int], from_hand: bool, rules: "PolishRules") -> int:
@@ -329,17 +269,6 @@ class PolishBasicRules(Rules):
 # ----------------------------------------------------------------------------------------
 # Actions
 # ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Keep:
-    """Keep these dice and throw the others (PL-2). ``Keep(())`` before the first throw is
-    the first throw, with all five dice."""
-
-    dice: Dice = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", validate_dice(self.dice, what="kept dice"))
-
-
 @dataclass(frozen=True)
 class Write:
     """Full game: fill ``box`` with the current dice (PL-10)."""

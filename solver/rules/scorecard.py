@@ -73,7 +73,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -82,87 +82,39 @@ from kocka.solver.dice import Dice, counts, is_sub_multiset, outcome_distributio
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.five_dice import (  # FACE_BOXES, NUM_DICE, Keep: re-exported
+    FACE_BOXES,
+    FACE_OF_BOX,
+    NUM_DICE,
+    Counts,
+    Keep,
+    Scorer,
+    combination_scorers,
+    dice_sum,
+    face_sum,
+    is_five_of_a_kind,
+    is_full_house,
+    longest_run,
+    net_face_entry,
+)
 
-NUM_DICE = 5
 MAX_THROWS = 3
-FACE_BOXES = ("ones", "twos", "threes", "fours", "fives", "sixes")
-FACE_OF_BOX = {name: face for face, name in enumerate(FACE_BOXES, start=1)}
 UPPER_BONUS_THRESHOLD = 63
 """Yahtzee/Yatzy upper bonus threshold; also 3 x (1+...+6), the HU house base (HU-7)."""
 YAHTZEE_BONUS = 100
 
 
 # ----------------------------------------------------------------------------------------
-# Pattern helpers over face counts ``c`` (c[f - 1] = number of dice showing f)
+# Box scorers (functions of the face counts; the patterns are in .five_dice)
 # ----------------------------------------------------------------------------------------
-Counts = Sequence[int]
+def _fixed_value(value: int, pattern: Callable[[Counts], bool]) -> Scorer:
+    """``value`` if the dice show ``pattern``, else 0 (nagy póker, Yahtzee, Yatzy's yatzy)."""
+    return lambda c: value if pattern(c) else 0
 
 
-def _highest_group(c: Counts, size: int) -> int:
-    """Highest face shown by at least ``size`` dice, or 0 (best fit)."""
-    return max((f for f in range(1, 7) if c[f - 1] >= size), default=0)
-
-
-def _n_of_a_kind(size: int) -> Callable[[Counts], int]:
-    """``size`` x face of the best group of ``size`` equal dice (pair, drill, kis póker)."""
-    return lambda c: size * _highest_group(c, size)
-
-
-def _two_pairs(same_face: bool) -> Callable[[Counts], int]:
-    """Sum of the best two pairs: two different faces (2f + 2g), or with ``same_face``
-    also one face four times (4f) (HU-6, SK-6, option ``same_face_groups``)."""
-
-    def score(c: Counts) -> int:
-        pair_faces = sorted((f for f in range(1, 7) if c[f - 1] >= 2), reverse=True)
-        best = 2 * (pair_faces[0] + pair_faces[1]) if len(pair_faces) >= 2 else 0
-        if same_face:
-            best = max(best, 4 * _highest_group(c, 4))
-        return best
-
-    return score
-
-
-def _is_full_house(c: Counts, same_face: bool) -> bool:
-    """Three of one face and two of a different one; five of a kind only with ``same_face``."""
-    groups = sorted(n for n in c if n)
-    return groups == [2, 3] or (same_face and groups == [5])
-
-
-def _full_sum(same_face: bool) -> Callable[[Counts], int]:
-    """Full house scored as the sum of the five dice (HU-6, SK-6, Yatzy)."""
-    return lambda c: _dice_sum(c) if _is_full_house(c, same_face) else 0
-
-
-def _dice_sum(c: Counts) -> int:
-    return sum(f * n for f, n in zip(range(1, 7), c))
-
-
-def _exact_straight(low: int, value: int) -> Callable[[Counts], int]:
-    """``value`` if the dice are exactly ``low .. low + 4`` (1-5 or 2-6)."""
-    wanted = tuple(1 if low <= f <= low + 4 else 0 for f in range(1, 7))
-    return lambda c: value if tuple(c) == wanted else 0
-
-
-def _longest_run(c: Counts) -> int:
-    best = run = 0
-    for n in c:
-        run = run + 1 if n else 0
-        best = max(best, run)
-    return best
-
-
-def _five_of_a_kind(value: int) -> Callable[[Counts], int]:
-    return lambda c: value if NUM_DICE in c else 0
-
-
-def _net_face_entry(face: int) -> Callable[[Counts], int]:
-    """HU-5, SK-4: (c - 3) x f, from -3f to +2f."""
-    return lambda c: (c[face - 1] - 3) * face
-
-
-def _face_sum(face: int) -> Callable[[Counts], int]:
-    """Yahtzee/Yatzy upper boxes: the sum of the dice showing ``face``."""
-    return lambda c: c[face - 1] * face
+def _face_boxes(entry: Callable[[Counts, int], int]) -> dict[str, Scorer]:
+    """Scorers of the six face boxes from ``entry(c, face)``."""
+    return {name: partial(entry, face=face) for name, face in FACE_OF_BOX.items()}
 
 
 # ----------------------------------------------------------------------------------------
@@ -316,16 +268,6 @@ class ScorecardState:
 
 
 @dataclass(frozen=True)
-class Keep:
-    """Keep these dice (sorted on creation) and throw the others again (HU-2, SK-2)."""
-
-    dice: Dice
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", validate_dice(self.dice, what="kept dice"))
-
-
-@dataclass(frozen=True)
 class Fill:
     """End the turn by writing the dice into the open box ``box`` (a box id)."""
 
@@ -402,7 +344,7 @@ class ScorecardGame(Game):
             raise RulesError(f"{self.NAME}: box index must be in 0..{len(self.boxes) - 1}, got {box!r}")
 
     # ----- scoring -----
-    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+    def _box_scorers(self) -> Mapping[str, Scorer]:
         raise NotImplementedError
 
     def box_score(self, box: int, dice: Sequence[int], first_throw: bool = False) -> int:
@@ -707,19 +649,11 @@ class HungarianGame(_NetUpperGame):
         "large_straight": "nagy sor", "five_kind": "nagy póker",
     }  # fmt: skip
 
-    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
-        same_face = self.rules.same_face_groups == "yes"
+    def _box_scorers(self) -> Mapping[str, Scorer]:
         return {
-            **{name: _net_face_entry(face) for name, face in FACE_OF_BOX.items()},
-            "chance": _dice_sum,
-            "pair": _n_of_a_kind(2),
-            "three_kind": _n_of_a_kind(3),
-            "two_pairs": _two_pairs(same_face),
-            "four_kind": _n_of_a_kind(4),
-            "full_house": _full_sum(same_face),
-            "small_straight": _exact_straight(1, 15),
-            "large_straight": _exact_straight(2, 20),
-            "five_kind": _five_of_a_kind(50),
+            **_face_boxes(net_face_entry),
+            **combination_scorers(self.rules.same_face_groups == "yes"),
+            "five_kind": _fixed_value(50, is_five_of_a_kind),
         }
 
     def final_bonus(self, tracker: int) -> int:
@@ -767,20 +701,8 @@ class SlovakGame(_NetUpperGame):
     def player_range(self) -> tuple[int, int]:
         return (1, 4)
 
-    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
-        same_face = self.rules.same_face_groups == "yes"
-        return {
-            **{name: _net_face_entry(face) for name, face in FACE_OF_BOX.items()},
-            "pair": _n_of_a_kind(2),
-            "two_pairs": _two_pairs(same_face),
-            "three_kind": _n_of_a_kind(3),
-            "small_straight": _exact_straight(1, 15),
-            "large_straight": _exact_straight(2, 20),
-            "full_house": _full_sum(same_face),
-            "four_kind": _n_of_a_kind(4),
-            "poker": _n_of_a_kind(5),
-            "chance": _dice_sum,
-        }
+    def _box_scorers(self) -> Mapping[str, Scorer]:
+        return {**_face_boxes(net_face_entry), **combination_scorers(self.rules.same_face_groups == "yes")}
 
     def box_score(self, box: int, dice: Sequence[int], first_throw: bool = False) -> int:
         """SK-4, SK-6..SK-9: the combination value, doubled from the first throw (part 2,
@@ -889,19 +811,20 @@ class YahtzeeGame(ScorecardGame):
     UPPER_BONUS = 35
     JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
-    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
-        def of_a_kind_sum(size: int) -> Callable[[Counts], int]:
-            return lambda c: _dice_sum(c) if max(c) >= size else 0
+    def _box_scorers(self) -> Mapping[str, Scorer]:
+        def of_a_kind_sum(size: int) -> Scorer:
+            """Yahtzee kinds score all five dice, not just the group."""
+            return lambda c: dice_sum(c) if max(c) >= size else 0
 
         return {
-            **{name: _face_sum(face) for name, face in FACE_OF_BOX.items()},
+            **_face_boxes(face_sum),
             "three_kind": of_a_kind_sum(3),
             "four_kind": of_a_kind_sum(4),
-            "full_house": lambda c: 25 if _is_full_house(c, same_face=False) else 0,
-            "small_straight": lambda c: 30 if _longest_run(c) >= 4 else 0,
-            "large_straight": lambda c: 40 if _longest_run(c) == 5 else 0,
-            "yahtzee": _five_of_a_kind(50),
-            "chance": _dice_sum,
+            "full_house": _fixed_value(25, partial(is_full_house, same_face=False)),
+            "small_straight": _fixed_value(30, lambda c: longest_run(c) >= 4),
+            "large_straight": _fixed_value(40, lambda c: longest_run(c) == 5),
+            "yahtzee": _fixed_value(50, is_five_of_a_kind),
+            "chance": dice_sum,
         }
 
     def _tracker_cap(self) -> int:
@@ -994,18 +917,13 @@ class YatzyGame(ScorecardGame):
     }  # fmt: skip
     UPPER_BONUS = 50
 
-    def _box_scorers(self) -> Mapping[str, Callable[[Counts], int]]:
+    def _box_scorers(self) -> Mapping[str, Scorer]:
+        """Pairs, kinds, straights, full house and chance as HU/SK with two pairs and full
+        house of different faces (``same_face = False``); yatzy a fixed 50."""
         return {
-            **{name: _face_sum(face) for name, face in FACE_OF_BOX.items()},
-            "pair": _n_of_a_kind(2),
-            "two_pairs": _two_pairs(same_face=False),
-            "three_kind": _n_of_a_kind(3),
-            "four_kind": _n_of_a_kind(4),
-            "small_straight": _exact_straight(1, 15),
-            "large_straight": _exact_straight(2, 20),
-            "full_house": _full_sum(same_face=False),
-            "chance": _dice_sum,
-            "yatzy": _five_of_a_kind(50),
+            **_face_boxes(face_sum),
+            **combination_scorers(same_face=False),
+            "yatzy": _fixed_value(50, is_five_of_a_kind),
         }
 
     def _tracker_cap(self) -> int:

@@ -1,0 +1,758 @@
+"""The AI seat: our agents behind a line protocol any frontend can speak (as chess GUIs
+speak UCI), over stdio or HTTP. The protocol is specified in docs/PROTOCOL.md and
+agents/seat_schema.json; this module is its one implementation.
+
+One request is one JSON object (one line on stdin, or one HTTP POST body); one response
+comes back for it: ``{"id": ..., "result": {...}}`` or ``{"id": ..., "error": {"code":
+..., "message": ...}}``. The ``id`` is echoed. The seat keeps serving after any error.
+
+:class:`Seat` holds the caches (games by rules variant, agents by game; the value tables
+themselves are loaded once per process by :func:`kocka.solver.registry.get_table`) and
+turns one request into one response with :meth:`Seat.handle` (decoded JSON) or
+:meth:`Seat.handle_line` (raw text). :func:`serve_stdio` and :func:`make_http_server` are
+the two transports; ``kocka seat`` (``python -m kocka.agents.seat``) runs them.
+
+Requests are stateless: every request carries the whole state document (docs/STATE.md),
+and ``choose``/``rank`` reseed the agent from the request's ``seed`` first, so equal
+requests get equal answers.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+import json
+import logging
+import math
+import pathlib
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, BinaryIO, Callable, ClassVar, Mapping
+
+from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
+from kocka.agents.registry import AGENTS, AgentOptions, agent_names, make_agent
+from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError, TableError
+from kocka.solver.rules import CHANCE, GAME_NAMES, TERMINAL, Game, game_class, get_game
+from kocka.solver.rules.base import STATE_SCHEMA, _jsonable, _tuplify
+
+PROTOCOL_VERSION = "kocka.seat/1"
+MAX_LINE_BYTES = 1 << 20
+"""Longest request accepted (a full state document is a few kilobytes)."""
+MAX_MESSAGE_CHARS = 2000
+"""Error messages are cut to this length: they quote what the other side sent."""
+MAX_SEED = 2**63 - 1
+
+log = logging.getLogger("kocka.seat")
+
+ERROR_CODES: dict[str, str] = {
+    "parse_error": "the request is not valid JSON (or not UTF-8)",
+    "invalid_request": "not a request object, a missing or unknown field, a field of the wrong type, or a line too long",
+    "unknown_method": "no method of that name",
+    "unknown_game": "no game of that name",
+    "unknown_agent": "no agent of that name",
+    "agent_unavailable": "the agent exists but cannot play this game here (no solver for it yet, or it plays other games)",
+    "bad_rules": "an unknown rule option, a value it cannot take, or a player count the game does not allow",
+    "illegal_state": "the state document is malformed or describes a position that cannot occur under the rules",
+    "illegal_action": "an action or roll outcome that the rules do not allow in this state",
+    "no_decision": "choose/rank at a chance node or a finished game: nobody has a decision to make",
+    "bad_dice": "impossible dice: a value outside 1..6 or the wrong number of dice",
+    "unknown_box": "score: no box of that name on this game's card",
+    "not_supported": "the method does not apply to this game (score is for the scorecard games)",
+    "table_missing": "the agent's value table is not built (or is unusable); the message names the kocka-solve command that builds it",
+    "internal_error": "a bug in the seat or an engine; the request may be retried, the seat keeps serving",
+}
+"""Every error code, with what it means (docs/PROTOCOL.md lists the same)."""
+
+
+class ProtocolError(ValueError):
+    """A request the seat refuses, with the protocol error ``code`` to answer."""
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown protocol error code {code!r}")
+        super().__init__(message)
+        self.code = code
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    """``repr`` of a value the other side sent, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+# ----------------------------------------------------------------------------------------
+# Request fields
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Field:
+    """One request field: its JSON ``kind`` and whether it must be present."""
+
+    kind: str
+    required: bool = False
+
+    CHECKS: ClassVar[Mapping[str, Callable[[Any], bool]]] = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+        "object": lambda v: isinstance(v, dict),
+        "array": lambda v: isinstance(v, list),
+    }
+
+    def check(self, name: str, value: Any) -> None:
+        if not self.CHECKS[self.kind](value):
+            raise ProtocolError("invalid_request", f"field {name!r} must be a JSON {self.kind}, got {_json_type(value)} {_show(value)}")
+
+
+ENVELOPE = ("id", "method")
+_GAME = {"game": Field("string", True), "rules": Field("object"), "players": Field("integer")}
+_STATEFUL = {"game": Field("string"), "rules": Field("object"), "players": Field("integer"), "state": Field("object", True)}
+_AGENT = {"agent": Field("string"), "seed": Field("integer")}
+
+REQUEST_FIELDS: dict[str, dict[str, Field]] = {
+    "hello": {"client": Field("string")},
+    "new": dict(_GAME),
+    "legal": dict(_STATEFUL),
+    "apply": {**_STATEFUL, "action": Field("object"), "outcome": Field("array")},
+    "choose": {**_STATEFUL, **_AGENT},
+    "rank": {**_STATEFUL, **_AGENT},
+    "score": {**_GAME, "dice": Field("array", True), "box": Field("string"), "first_throw": Field("boolean")},
+    "quit": {},
+}
+"""Method -> its fields besides ``id`` and ``method`` (agents/seat_schema.json says the same)."""
+
+DEFAULT_AGENT = "optimal"
+
+
+def check_fields(method: str, request: Mapping[str, Any]) -> None:
+    """Raise ``invalid_request`` for a missing, unknown or wrongly typed field."""
+    fields = REQUEST_FIELDS[method]
+    unknown = sorted(k for k in request if k not in fields and k not in ENVELOPE)
+    if unknown:
+        raise ProtocolError("invalid_request", f"{method}: unknown field(s) {_show(unknown)}; fields: {sorted(fields)!r}")
+    for name, spec in fields.items():
+        if name in request:
+            spec.check(name, request[name])
+        elif spec.required:
+            raise ProtocolError("invalid_request", f"{method}: missing field {name!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# The seat
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SeatOptions:
+    """Where table agents find their tables and whether a missing one is built (with a
+    message on stderr) instead of being reported as ``table_missing``."""
+
+    cache_dir: str | pathlib.Path | None = None
+    build_missing: bool = False
+
+
+class _LRU(collections.OrderedDict):
+    """A small least-recently-used cache: a frontend sending ever new rule variants
+    cannot grow the process without bound."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_or_make(self, key: Any, make: Callable[[], Any]) -> Any:
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = make()
+        self[key] = value
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
+class Seat:
+    """Answers protocol requests; one per process (see the module docstring).
+
+    Parameters
+    ----------
+    options:
+        Table location and ``build_missing``.
+    game_cache_size, agent_cache_size:
+        How many games (rules variants) and agents stay built.
+    """
+
+    def __init__(self, options: SeatOptions = SeatOptions(), game_cache_size: int = 128, agent_cache_size: int = 64) -> None:
+        self.options = options
+        self.agent_options = AgentOptions(cache_dir=options.cache_dir, build_missing=options.build_missing)
+        self._games = _LRU(game_cache_size)
+        self._agents = _LRU(agent_cache_size)
+        self._hello: dict | None = None
+        self.quit_requested = False
+        self.handlers: dict[str, Callable[[dict], dict]] = {
+            "hello": self.hello,
+            "new": self.new,
+            "legal": self.legal,
+            "apply": self.apply,
+            "choose": self.choose,
+            "rank": self.rank,
+            "score": self.score,
+            "quit": self.quit,
+        }
+
+    # ----- one request -----
+    def handle_line(self, line: bytes | str) -> str:
+        """One raw request line -> one response line (JSON text, no newline)."""
+        try:
+            text = line.decode("utf-8") if isinstance(line, (bytes, bytearray)) else line
+        except UnicodeDecodeError as exc:
+            return encode_response(error_response(None, "parse_error", f"request is not UTF-8: {exc}"))
+        try:
+            request = json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError; so is a 5000-digit number
+            return encode_response(error_response(None, "parse_error", f"request is not valid JSON: {_short(exc)}"))
+        return encode_response(self.handle(request))
+
+    def handle(self, request: Any) -> dict:
+        """One decoded request -> its response object (never raises)."""
+        request_id = None
+        started = time.perf_counter()
+        method = None
+        try:
+            if not isinstance(request, dict):
+                raise ProtocolError("invalid_request", f"a request must be a JSON object, got {_json_type(request)} {_show(request)}")
+            request_id = request.get("id")
+            if not (request_id is None or isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))):
+                bad, request_id = request_id, None
+                raise ProtocolError("invalid_request", f"'id' must be a string, an integer or null, got {_json_type(bad)} {_show(bad)}")
+            method = request.get("method")
+            if method is None:
+                raise ProtocolError("invalid_request", "missing field 'method'")
+            if not isinstance(method, str):
+                raise ProtocolError("invalid_request", f"'method' must be a string, got {_json_type(method)} {_show(method)}")
+            if method not in self.handlers:
+                raise ProtocolError("unknown_method", f"unknown method {_show(method)}; methods: {', '.join(self.handlers)}")
+            check_fields(method, request)
+            response = {"id": request_id, "result": self.handlers[method](request)}
+        except Exception as exc:  # the seat answers every request, whatever went wrong
+            code, message = classify(exc)
+            if code == "internal_error":
+                log.exception("internal error answering %s", _show(request, 200))
+            else:
+                log.info("request %s: %s: %s", _show(request_id), code, message)
+            response = error_response(request_id, code, message)
+        log.debug("%s %s answered in %.3f ms", method, _show(request_id), 1000 * (time.perf_counter() - started))
+        return response
+
+    # ----- games, states, agents -----
+    def game(self, name: str, rules: Mapping[str, Any] | None, players: int | None) -> Game:
+        """The game ``name`` under ``rules`` for ``players`` seats (built once, cached)."""
+        if name not in GAME_NAMES:
+            raise ProtocolError("unknown_game", f"unknown game {_show(name)}; games: {', '.join(GAME_NAMES)}")
+        if players is None:
+            players = min_players(name)
+        key = (name, json.dumps(rules or {}, sort_keys=True), players)
+
+        def build() -> Game:
+            try:
+                return get_game(name, rules, num_players=players)
+            except KockaError:
+                raise
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:  # odd option values reach dataclass code
+                raise RulesError(f"{name}: bad rules {_show(rules)}: {_short(exc)}") from None
+
+        return self._games.get_or_make(key, build)
+
+    def game_and_state(self, request: Mapping[str, Any]) -> tuple[Game, Any]:
+        """The game and state of a request with a ``state`` document; ``game``, ``rules``
+        and ``players`` default to the document's own."""
+        doc = request["state"]
+        name = request.get("game", doc.get("game"))
+        if not isinstance(name, str):
+            raise InvalidStateError(f"state document must name its game as a string, got {_show(doc.get('game'))}")
+        rules = request.get("rules", doc.get("rules"))
+        if rules is not None and not isinstance(rules, dict):
+            raise InvalidStateError(f"state document 'rules' must be an object, got {_show(rules)}")
+        players = request.get("players", doc.get("players"))
+        if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
+            raise InvalidStateError(f"state document 'players' must be an integer, got {_show(players)}")
+        game = self.game(name, rules, players)
+        if "players" in doc and doc["players"] != game.num_players:
+            raise InvalidStateError(f"state document is for {_show(doc['players'])} players, the request for {game.num_players}")
+        try:
+            state = game.state_from_json(doc)
+        except KockaError:
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # wrong types deep in a document
+            raise InvalidStateError(f"malformed {game.NAME} state: {_short(exc)}") from None
+        return game, state
+
+    def agent(self, name: str, game: Game) -> Agent:
+        """Agent ``name`` for ``game`` (built once: table agents load their table here)."""
+        key = (name, id(game))  # a cached agent holds its game, so the id stays unique
+
+        def build() -> Agent:
+            try:
+                return make_agent(name, game, seed=0, options=self.agent_options)
+            except ModuleNotFoundError as exc:  # an agent whose module has not landed in this install
+                raise AgentUnavailable(f"agent {name!r} is not available here: module {exc.name!r} is missing") from None
+
+        return self._agents.get_or_make(key, build)
+
+    def decision_agent(self, request: Mapping[str, Any]) -> tuple[Game, Any, Agent, int]:
+        game, state = self.game_and_state(request)
+        player = game.current_player(state)
+        if player < 0:
+            where = "a chance node (apply a roll outcome first)" if player == CHANCE else "a finished game"
+            raise ProtocolError("no_decision", f"{game.NAME}: nobody decides at {where}: {_short(game.describe_state(state))}")
+        seed = request.get("seed", 0)
+        if not 0 <= seed <= MAX_SEED:
+            raise ProtocolError("invalid_request", f"'seed' must be in 0..{MAX_SEED}, got {_show(seed)}")
+        agent = self.agent(request.get("agent", DEFAULT_AGENT), game)
+        agent.reset(seed)
+        return game, state, agent, player
+
+    # ----- methods -----
+    def hello(self, request: Mapping[str, Any]) -> dict:
+        if "client" in request:
+            log.info("hello from %s", _show(request["client"]))
+        if self._hello is None:
+            self._hello = describe_server()
+        return self._hello
+
+    def new(self, request: Mapping[str, Any]) -> dict:
+        game = self.game(request["game"], request.get("rules"), request.get("players"))
+        return position(game, game.new_initial_state())
+
+    def legal(self, request: Mapping[str, Any]) -> dict:
+        game, state = self.game_and_state(request)
+        result = node_info(game, state)
+        if result["node"] == "decision":
+            result["actions"] = [{"action": game.action_to_json(a), "label": action_label(game, state, a)} for a in game.legal_actions(state)]
+        elif result["node"] == "chance":
+            result["outcomes"] = [{"outcome": _jsonable(o), "probability": p} for o, p in game.chance_outcomes(state)]
+        return result
+
+    def apply(self, request: Mapping[str, Any]) -> dict:
+        game, state = self.game_and_state(request)
+        has_action, has_outcome = "action" in request, "outcome" in request
+        if has_action == has_outcome:
+            raise ProtocolError("invalid_request", "apply needs exactly one of 'action' (a decision) or 'outcome' (a roll)")
+        player = game.current_player(state)
+        if player == TERMINAL:
+            raise IllegalActionError(f"{game.NAME}: the game is over; nothing can be applied")
+        if player == CHANCE:
+            if has_action:
+                raise IllegalActionError(f"{game.NAME}: a roll is due: send 'outcome' (the dice rolled), not 'action' {_show(request['action'])}")
+            move = chance_outcome(game, state, request["outcome"])
+        else:
+            if has_outcome:
+                raise IllegalActionError(f"{game.NAME}: seat {player} must decide: send 'action', not 'outcome' {_show(request['outcome'])}")
+            move = parse_action(game, request["action"])
+        return position(game, game.apply(state, move))
+
+    def choose(self, request: Mapping[str, Any]) -> dict:
+        game, state, agent, player = self.decision_agent(request)
+        action = agent.choose(state)
+        return {
+            "agent": agent.name,
+            "player": player,
+            "action": game.action_to_json(action),
+            "label": action_label(game, state, action),
+        }
+
+    def rank(self, request: Mapping[str, Any]) -> dict:
+        game, state, agent, player = self.decision_agent(request)
+        decisions = agent.rank(state)
+        best = decisions[0].value if decisions else 0.0
+        actions = []
+        for d in decisions:
+            entry = {
+                "action": game.action_to_json(d.action),
+                "label": d.label or action_label(game, state, d.action),
+                "value": _finite(d.value),
+                "loss": _finite(best - d.value),
+            }
+            if d.detail:
+                entry["detail"] = _plain_json(d.detail)
+            actions.append(entry)
+        return {"agent": agent.name, "player": player, "value_name": agent.value_name, "actions": actions}
+
+    def score(self, request: Mapping[str, Any]) -> dict:
+        game = self.game(request["game"], request.get("rules"), request.get("players"))
+        scorer = box_scorer(game)
+        if scorer is None:
+            raise ProtocolError("not_supported", f"score is for the games with boxes ({', '.join(SCORED_GAMES)}), not {game.NAME!r}")
+        boxes, points_of = scorer
+        dice = request["dice"]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in dice):
+            raise DiceError(f"dice must be 5 integers in 1..6, got {_show(dice)}")
+        from kocka.solver.dice import validate_dice
+
+        dice = validate_dice(dice, 5)
+        if "box" in request and request["box"] not in boxes:
+            raise ProtocolError("unknown_box", f"{game.NAME}: no box {_show(request['box'])} on this card; boxes: {', '.join(boxes)}")
+        first_throw = request.get("first_throw", False)
+        wanted = [request["box"]] if "box" in request else list(boxes)
+        return {"dice": list(dice), "first_throw": first_throw, "points": {b: points_of(b, dice, first_throw) for b in wanted}}
+
+    def quit(self, request: Mapping[str, Any]) -> dict:
+        self.quit_requested = True
+        return {"bye": True}
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers of the methods
+# ----------------------------------------------------------------------------------------
+def node_info(game: Game, state: Any) -> dict:
+    """What kind of node ``state`` is, who acts, and the returns once it is over."""
+    player = game.current_player(state)
+    if player == TERMINAL:
+        return {"node": "terminal", "player": None, "returns": [_finite(r) for r in game.returns(state)]}
+    if player == CHANCE:
+        return {"node": "chance", "player": None}
+    return {"node": "decision", "player": player}
+
+
+def position(game: Game, state: Any) -> dict:
+    """The response body of ``new`` and ``apply``: the state document and its node."""
+    return {"state": game.state_to_json(state), **node_info(game, state)}
+
+
+def parse_action(game: Game, doc: Mapping[str, Any]) -> Any:
+    """An action document -> the game's action (``illegal_action`` when malformed)."""
+    try:
+        return game.action_from_json(doc)
+    except KockaError as exc:
+        if isinstance(exc, IllegalActionError):
+            raise
+        raise IllegalActionError(f"{game.NAME}: malformed action {_show(doc)}: {exc}") from None
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise IllegalActionError(f"{game.NAME}: malformed action {_show(doc)}: {_short(exc)}") from None
+
+
+def chance_outcome(game: Game, state: Any, doc: list) -> Any:
+    """A roll outcome document -> one of the node's outcomes.
+
+    Dice may come in any order (a frontend reads real dice); a flat list of integers is
+    sorted before it is matched. A value outside 1..6 is ``bad_dice``; a roll that cannot
+    happen here (the wrong number of dice) is ``illegal_action``.
+    """
+    outcome = _tuplify(doc)
+    flat_ints = all(isinstance(v, int) and not isinstance(v, bool) for v in outcome)
+    if flat_ints:
+        if any(not 1 <= v <= 6 for v in outcome):
+            raise DiceError(f"{game.NAME}: dice are 1..6, got outcome {_show(doc)}")
+        outcome = tuple(sorted(outcome))
+    outcomes = [o for o, _ in game.chance_outcomes(state)]
+    if outcome not in outcomes:
+        sizes = sorted({len(o) for o in outcomes if isinstance(o, tuple)})
+        need = f"; this roll throws {' or '.join(map(str, sizes))} dice" if sizes else ""
+        raise IllegalActionError(f"{game.NAME}: impossible roll outcome {_show(doc)} here{need}")
+    return outcome
+
+
+def action_label(game: Game, state: Any, action: Any) -> str:
+    """What a person would type for ``action`` (the terminal player's words)."""
+    try:
+        from kocka.agents.play import format_action
+    except ImportError:  # labels are a courtesy; the action document is what counts
+        return type(action).__name__
+    return format_action(action, game, state)
+
+
+SCORED_GAMES = ("kockapoker", "slovak", "yahtzee", "yatzy", "polish", "polish-basic")
+
+
+def box_scorer(game: Game) -> tuple[tuple[str, ...], Callable[[str, tuple, bool], int]] | None:
+    """The game's boxes and ``points(box, dice, first_throw)``, from the engines' own
+    scoring functions; None for games without boxes."""
+    from kocka.solver.rules import polish, scorecard
+
+    if isinstance(game, scorecard.ScorecardGame):
+        return game.boxes, lambda box, dice, first: game.box_score(game.box_index(box), dice, first)
+    if isinstance(game, polish.PolishGame):
+        return game.rules.boxes, lambda box, dice, first: polish.box_value(box, dice, first, game.rules)
+    if isinstance(game, polish.PolishBasicGame):
+        return polish.COMBINATIONS, lambda box, dice, first: polish.basic_value(box, dice, first, game.rules)
+    return None
+
+
+def describe_server() -> dict:
+    """The ``hello`` result: protocol version, methods, error codes, games and agents."""
+    try:
+        from importlib.metadata import version
+
+        server = f"kocka {version('kocka')}"
+    except Exception:  # not installed as a distribution (a bare checkout)
+        server = "kocka"
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "server": server,
+        "methods": list(REQUEST_FIELDS),
+        "error_codes": list(ERROR_CODES),
+        "state_schema": STATE_SCHEMA,
+        "default_agent": DEFAULT_AGENT,
+        "games": [describe_game(name) for name in GAME_NAMES],
+        "agents": [
+            {"name": spec.name, "description": spec.description, "games": None if spec.games is None else list(spec.games)}
+            for spec in AGENTS.values()
+        ],
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def min_players(name: str) -> int:
+    """The smallest number of seats game ``name`` takes (the default of ``players``)."""
+    cls = game_class(name)
+    for players in range(1, 100):  # the first count the constructor accepts
+        try:
+            cls(num_players=players)
+        except RulesError:
+            continue
+        return players
+    raise RulesError(f"{name}: no player count from 1 to 99 is allowed")
+
+
+def describe_game(name: str) -> dict:
+    """One game in the ``hello`` result (an engine that fails to import is marked so)."""
+    try:
+        cls = game_class(name)
+        game = cls(num_players=min_players(name))
+    except Exception as exc:  # one broken engine must not take hello down
+        log.warning("game %s is unavailable: %s", name, exc)
+        return {"name": name, "available": False, "description": f"unavailable: {_short(exc)}"}
+    lo, hi = game.player_range()
+    rules = []
+    for f in dataclasses.fields(cls.RULES):
+        default = getattr(game.rules, f.name)
+        option = {"name": f.name, "default": _plain_json(default)}
+        if f.name in cls.RULES.OPTIONS:
+            option["values"] = _plain_json(list(cls.RULES.OPTIONS[f.name]))
+        rules.append(option)
+    doc = " ".join((cls.__doc__ or name).strip().split("\n\n")[0].split())  # the first paragraph
+    return {
+        "name": name,
+        "available": True,
+        "description": doc,
+        "players": {"min": lo, "max": hi},
+        "rules": rules,
+        "actions": [a.__name__ for a in cls.ACTIONS],
+        "agents": agent_names(name),
+        "score": name in SCORED_GAMES,
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# Errors and encoding
+# ----------------------------------------------------------------------------------------
+def classify(exc: BaseException) -> tuple[str, str]:
+    """The protocol error code and message of an exception raised answering a request."""
+    message = str(exc)
+    if isinstance(exc, ProtocolError):
+        return exc.code, _short(message)
+    if isinstance(exc, UnknownAgentError):
+        return "unknown_agent", _short(message)
+    if isinstance(exc, AgentUnavailable):
+        # the registry wraps the table store's TableError (``raise ... from None`` keeps it
+        # as the context); the message then carries the kocka-solve command
+        behind = exc.__cause__ or exc.__context__
+        return ("table_missing" if isinstance(behind, TableError) else "agent_unavailable"), _short(message)
+    if isinstance(exc, TableError):
+        return "table_missing", _short(message)
+    for kind, code in ((DiceError, "bad_dice"), (InvalidStateError, "illegal_state"),
+                       (IllegalActionError, "illegal_action"), (RulesError, "bad_rules"), (KockaError, "invalid_request")):
+        if isinstance(exc, kind):
+            return code, _short(message)
+    return "internal_error", _short(f"{type(exc).__name__}: {message}")
+
+
+def error_response(request_id: Any, code: str, message: str) -> dict:
+    return {"id": request_id, "error": {"code": code, "message": message}}
+
+
+def encode_response(response: dict) -> str:
+    """One response as one line of ASCII JSON (a NaN or an odd value becomes an
+    ``internal_error`` rather than invalid JSON)."""
+    try:
+        return json.dumps(response, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        log.exception("cannot encode a response")
+        fallback = error_response(response.get("id"), "internal_error", _short(f"response not encodable: {exc}"))
+        return json.dumps(fallback, separators=(",", ":"))
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(value: float) -> float | None:
+    """Values go out as numbers; a non-finite one (no such value) as null."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _plain_json(value: Any) -> Any:
+    """Decision details and option values as plain JSON (tuples -> lists, numpy scalars ->
+    numbers, non-finite floats -> null)."""
+    value = _jsonable(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_json(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float):
+        return _finite(value)
+    if hasattr(value, "item"):  # numpy scalar
+        return _plain_json(value.item())
+    return str(value)
+
+
+# ----------------------------------------------------------------------------------------
+# Transports
+# ----------------------------------------------------------------------------------------
+def serve_stdio(seat: Seat, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Answer one request line after another until ``quit`` or end of input.
+
+    Blank lines are skipped without an answer. A line longer than
+    :data:`MAX_LINE_BYTES` is read to its end and answered with ``invalid_request``.
+    """
+    while True:
+        line = stdin.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while True:  # skip the rest of the oversized line
+                rest = stdin.readline(MAX_LINE_BYTES)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            answer = encode_response(error_response(None, "invalid_request", f"request line longer than {MAX_LINE_BYTES} bytes"))
+        elif not line.strip():
+            continue
+        else:
+            answer = seat.handle_line(line)
+        stdout.write(answer.encode("ascii") + b"\n")
+        stdout.flush()
+        if seat.quit_requested:
+            return
+
+
+class _SeatHTTPHandler(BaseHTTPRequestHandler):
+    """``POST /`` with one request as the body; ``GET /`` is ``hello``."""
+
+    server: "SeatHTTPServer"
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        if self.path not in ("/", "/seat"):
+            self._send(404, error_response(None, "invalid_request", f"no endpoint {self.path!r}; POST requests to /"))
+            return
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self._send(411, error_response(None, "invalid_request", "a Content-Length header is required"))
+            return
+        if int(length) > MAX_LINE_BYTES:
+            self.close_connection = True
+            self._send(413, error_response(None, "invalid_request", f"request body longer than {MAX_LINE_BYTES} bytes"))
+            return
+        body = self.rfile.read(int(length))
+        with self.server.lock:
+            answer = self.server.seat.handle_line(body)
+            quitting = self.server.seat.quit_requested
+        self._send(200, answer)
+        if quitting:
+            threading.Thread(target=self.server.shutdown, daemon=True).start()
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path not in ("/", "/seat", "/hello"):
+            self._send(404, error_response(None, "invalid_request", f"no endpoint {self.path!r}; GET / is hello"))
+            return
+        with self.server.lock:
+            answer = self.server.seat.handle({"id": None, "method": "hello"})
+        self._send(200, answer)
+
+    def _send(self, status: int, body: dict | str) -> None:
+        data = (body if isinstance(body, str) else encode_response(body)).encode("ascii")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
+        log.debug("http %s - %s", self.address_string(), format % args)
+
+
+class SeatHTTPServer(ThreadingHTTPServer):
+    """The seat over HTTP: connections are served in threads, requests one at a time
+    (agents reseed per request, so they must not interleave)."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], seat: Seat) -> None:
+        super().__init__(address, _SeatHTTPHandler)
+        self.seat = seat
+        self.lock = threading.Lock()
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``"127.0.0.1:8765"`` -> ``("127.0.0.1", 8765)``; port 0 picks a free port."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"--http needs HOST:PORT, e.g. 127.0.0.1:8765, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def make_http_server(seat: Seat, address: str) -> SeatHTTPServer:
+    return SeatHTTPServer(parse_address(address), seat)
+
+
+def run(options: SeatOptions = SeatOptions(), http: str | None = None, log_level: str = "warning") -> int:
+    """Run the seat until ``quit`` or end of input (stdio), or ``quit`` (HTTP); the
+    ``kocka seat`` command. Logs go to stderr; in stdio mode anything an engine might
+    print is diverted to stderr too, so stdout carries responses only."""
+    logging.basicConfig(stream=sys.stderr, level=log_level.upper(), format="kocka seat: %(levelname)s %(message)s")
+    seat = Seat(options)
+    if http is not None:
+        server = make_http_server(seat, http)
+        host, port = server.server_address[:2]
+        print(f"kocka seat: serving {PROTOCOL_VERSION} on http://{host}:{port}/", file=sys.stderr, flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+        return 0
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    print(f"kocka seat: {PROTOCOL_VERSION} ready on stdin/stdout", file=sys.stderr, flush=True)
+    try:
+        serve_stdio(seat, sys.stdin.buffer, protocol_out)
+    except (BrokenPipeError, KeyboardInterrupt):  # the frontend went away
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    from kocka.agents.cli import main
+
+    main(["seat", *sys.argv[1:]], prog_name="python -m kocka.agents.seat")
