@@ -312,7 +312,7 @@ def test_kocka_series_take_all_then_name_a_joker():
 # Scorecard heuristic: par values checked against independent computations
 # ----------------------------------------------------------------------------------------
 def _yahtzee_in_three_throws() -> Fraction:
-    """P(five of a kind within three throws, keeping the most common face), by a Markov
+    """P(five of a kind within three throws, always keeping the most common face), by a Markov
     chain on how many dice match, with transitions counted over all 6^n ordered rolls."""
     def after_roll(have: int) -> dict[int, Fraction]:
         n = 5 - have
@@ -320,8 +320,8 @@ def _yahtzee_in_three_throws() -> Fraction:
         for roll in product(range(1, 7), repeat=n):
             if have == 0:  # nothing kept yet: the best face of the roll
                 best = max(roll.count(f) for f in range(1, 7))
-            else:  # keep face 1 by symmetry
-                best = have + roll.count(1)
+            else:  # keep face 1 by symmetry; switch if the roll shows more of another face
+                best = max(have + roll.count(1), *(roll.count(f) for f in range(2, 7)))
             dist[best] = dist.get(best, Fraction(0)) + Fraction(1, 6**n)
         return dist
 
