@@ -43,6 +43,8 @@ SOLITAIRE_GAMES = frozenset({"kockapoker", "slovak", "yahtzee", "yatzy", "polish
 """Games where each player's card is independent of the others (within a game's rules),
 so agents are compared on their own cards with common dice."""
 
+BLUFF_GAMES = frozenset({"abazs", "bidding-bluff", "liars-poker"})
+
 MAX_STEPS = 1_000_000
 """Actions plus rolls one game may take before the arena gives up on it (a random agent
 in the basic Polish game can take very long to record its eight combinations)."""
@@ -84,10 +86,13 @@ def play_match(game: Game, seat_agents: Sequence[Agent], sampler: ChanceSampler,
 
 
 def final_scores(game: Game, state: Any) -> tuple[float, ...]:
-    """Each seat's score at the end: the banked score in Kocka (whose returns are win
-    shares), the game's returns elsewhere."""
+    """Each seat's score at the end: the banked score in Kocka and the chips held in the
+    bluff games (their returns are win shares), the game's returns elsewhere (card
+    totals, net chips of the chip-bidding game)."""
     if game.NAME == "kocka":
         return tuple(float(s) for s in state.scores)
+    if game.NAME in BLUFF_GAMES:
+        return tuple(float(c) for c in state.chips)
     return tuple(float(r) for r in game.returns(state))
 
 

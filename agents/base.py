@@ -141,12 +141,17 @@ def _polish_key(state: Any) -> Hashable:
     return ("turn", state.player, state.stage, filled, state.throws)
 
 
+def _chip_bidding_key(state: Any) -> Hashable:
+    return _scorecard_key(state.card)
+
+
 TURN_KEYS: dict[str, Callable[[Any], Hashable]] = {
     "kockapoker": _scorecard_key,
     "slovak": _scorecard_key,
     "yahtzee": _scorecard_key,
     "yatzy": _scorecard_key,
     "polish": _polish_key,
+    "kockapoker-bid": _chip_bidding_key,
 }
 """Games whose states say which turn and throw a roll belongs to. Their rolls are keyed
 by (seat, turn, throw), so two agents playing the same dice seed on their own cards see
@@ -165,9 +170,10 @@ class ChanceSampler:
     otherwise one uniform number picks the outcome by inverse CDF.
     """
 
+    _multiset_checked: ClassVar[dict[tuple, bool]] = {}  # shared: outcome lists are per game class
+
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._multiset_checked: dict[tuple, bool] = {}
 
     def key(self, game: Game, state: Any, counter: int) -> Hashable:
         turn_key = TURN_KEYS.get(game.NAME)

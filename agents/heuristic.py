@@ -69,9 +69,14 @@ class BoxTargets:
         self.par = after_first @ tables.probs
         self.tables = tables
 
-    def keep_value(self, box: int, kept: Sequence[int], throws_left: int) -> float:
-        """Expected entry of ``box`` when keeping ``kept`` with ``throws_left`` (1 or 2)."""
-        return float(self.keep_values[min(throws_left, 2)][box, self.tables.keep_index(kept)])
+    def best_keep_over_par(self, boxes: Sequence[int], keeps: Sequence[tuple[int, ...]], throws_left: int) -> np.ndarray:
+        """For each keep (sorted dice tuples), the best over ``boxes`` of its keep value
+        minus the box's par; -inf when ``boxes`` is empty."""
+        if not boxes:
+            return np.full(len(keeps), -np.inf)
+        rows = [self.tables._keep_lookup[k] for k in keeps]
+        values = self.keep_values[min(throws_left, 2)][np.ix_(list(boxes), rows)] - self.par[list(boxes), None]
+        return values.max(axis=0)
 
     def best_now(self, box: int, dice: Sequence[int], throws_left: int, stop_value: float) -> float:
         """Value of aiming at ``box`` from these dice: stop now, or the best keep."""
@@ -124,8 +129,14 @@ class ScorecardHeuristic(Agent):
       expected entry of aiming at that box after keeping k, minus its par.
     * **Declare** b (Slovak option): the value of aiming at b from these dice, minus par.
 
+    * **The upper section** (HU house, SK part-1 bonus, Yahtzee/Yatzy bonus): like most
+      players it counts on three of each face. Writing a face box also adds the change in
+      the bonus that the card would get if every other open face box took exactly three
+      (``final_bonus`` of the engine, before and after): two 6s that break the house cost
+      their entry and the house.
+
     It plays the highest of these; equal values keep the engine's order (keeps before
-    boxes). It ignores the upper-section bonus and the house, as a casual player does.
+    boxes).
     """
 
     name = "heuristic"
@@ -145,21 +156,45 @@ class ScorecardHeuristic(Agent):
         par = self.targets.par
         fill_boxes = [game.box_index(a.box) for a in actions if type(a).__name__ == "Fill"]
         throws_left = 3 - state.throw
+        keeps = [a.dice for a in actions if type(a).__name__ == "Keep"]
+        keep_values = dict(zip(keeps, self.targets.best_keep_over_par(fill_boxes, keeps, throws_left))) if keeps else {}
         decisions = []
         for a in actions:
             kind = type(a).__name__
             if kind == "Fill":
                 b = game.box_index(a.box)
                 s = game.fill_score(b, state.dice, state.throw == 1, card.filled_mask, yahtzee_entry)
-                value = s.entry + s.bonus - par[b]
+                value = s.entry + s.bonus - par[b] + self._bonus_change(card, b, state.dice)
             elif kind == "Keep":
-                value = max((self.targets.keep_value(b, a.dice, throws_left) - par[b] for b in fill_boxes), default=-1e9)
+                value = keep_values[a.dice]
             else:  # Declare: aim at the declared face box from here
                 b = game.box_index(a.box)
                 now = game.box_score(b, state.dice, state.throw == 1)
                 value = self.targets.best_now(b, state.dice, throws_left, now) - par[b]
             decisions.append(Decision(a, float(value), _label(a, game, state)))
         return ranked(decisions)
+
+
+    def _bonus_change(self, card: Any, box: int, dice: Sequence[int]) -> float:
+        """Bonus of the card if every other open face box gets exactly three of its face,
+        after writing ``dice`` into ``box`` minus before it (0 for a lower box)."""
+        game = self.game
+        if box not in game.upper_boxes:
+            return 0.0
+        tracker = game.tracker_of(card)
+        others = [b for b in game.upper_boxes if card.entries[b] is None and b != box]
+        after = game.tracker_after(tracker, box, dice)
+        before = game.tracker_after(tracker, box, _three_of(game.upper_face(box)))
+        for b in others:
+            three = _three_of(game.upper_face(b))
+            after, before = game.tracker_after(after, b, three), game.tracker_after(before, b, three)
+        return float(game.final_bonus(after) - game.final_bonus(before))
+
+
+def _three_of(face: int) -> tuple[int, ...]:
+    """Five dice with exactly three of ``face``."""
+    other = face % 6 + 1
+    return tuple(sorted((face, face, face, other, other)))
 
 
 FENCE_VALUE = 2.0
@@ -197,7 +232,9 @@ class PolishHeuristic(Agent):
         par = self.targets.par
         t = state.throws
         budget = game.budget(state)
-        fillable = [self.index[a.box] for a in actions if type(a).__name__ in ("Write", "Scratch")]
+        fillable = list(dict.fromkeys(self.index[a.box] for a in actions if type(a).__name__ in ("Write", "Scratch")))
+        keeps = [a.dice for a in actions if type(a).__name__ == "Keep" and state.dice is not None]
+        keep_values = dict(zip(keeps, self.targets.best_keep_over_par(fillable, keeps, budget - t))) if keeps else {}
         decisions = []
         for a in actions:
             kind = type(a).__name__
@@ -213,9 +250,7 @@ class PolishHeuristic(Agent):
                 if state.dice is None:  # the first throw: a whole turn for the best box lies ahead
                     value = fences_after
                 else:
-                    left = budget - t
-                    value = max((self.targets.keep_value(b, a.dice, left) - par[b] for b in fillable), default=-1e9)
-                    value += fences_after
+                    value = keep_values[a.dice] + fences_after
             else:  # Declare
                 b = self.index[a.box]
                 now = box_value(a.box, state.dice, t == 1, game.rules)
@@ -252,6 +287,8 @@ class PolishBasicHeuristic(Agent):
         actions = self.decision_actions(state)
         par = self.targets.par
         open_combos = [self.index[c] for c, v in zip(COMBINATIONS, state.records[state.player]) if v is None]
+        keeps = [a.dice for a in actions if type(a).__name__ == "Keep" and state.dice is not None]
+        keep_values = dict(zip(keeps, self.targets.best_keep_over_par(open_combos, keeps, 3 - state.throws))) if keeps else {}
         decisions = []
         for a in actions:
             kind = type(a).__name__
@@ -262,8 +299,7 @@ class PolishBasicHeuristic(Agent):
             elif state.dice is None:  # the first throw
                 value = 0.0
             else:
-                left = 3 - state.throws
-                value = max((self.targets.keep_value(c, a.dice, left) - par[c] for c in open_combos), default=-1e9)
+                value = keep_values[a.dice]
             decisions.append(Decision(a, float(value), _label(a, game, state)))
         return ranked(decisions)
 
@@ -501,6 +537,45 @@ class BluffHeuristic(Agent):
 
 
 # ----------------------------------------------------------------------------------------
+# Chip bidding over the Hungarian card
+# ----------------------------------------------------------------------------------------
+class ChipBiddingHeuristic(Agent):
+    """Hungarian kockapóker with chip bidding (HU-10..HU-19): the card is played by
+    :class:`ScorecardHeuristic`; the betting by the totals written so far.
+
+    * **Raise** when its total leads every player still in (not passed) by at least
+      :attr:`RAISE_LEAD` points; otherwise decline.
+    * **Answer** a raise by holding when its total is within :attr:`HOLD_GAP` points of the
+      best total still in, else pass; it never re-raises.
+    """
+
+    name = "heuristic"
+    description = "plays the card by par; raises with a 20-point lead, holds within 10"
+    value_name = "points over par / rule choice"
+    RAISE_LEAD = 20
+    HOLD_GAP = 10
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.card_agent = ScorecardHeuristic(game.card_game, seed)
+
+    def rank(self, state: Any) -> list[Decision]:
+        actions = self.decision_actions(state)
+        if state.phase == "play":
+            return self.card_agent.rank(state.card)
+        me = self.game.current_player(state)
+        totals = self.game.totals(state)
+        rivals = [t for p, t in enumerate(totals) if p != me and not state.passed[p]]
+        lead = totals[me] - max(rivals, default=totals[me])
+        kinds = {type(a).__name__: a for a in actions}
+        if state.phase == "raise":
+            choice = kinds["Raise"] if lead >= self.RAISE_LEAD and "Raise" in kinds else kinds.get("Decline", actions[-1])
+        else:
+            choice = kinds["Hold"] if lead >= -self.HOLD_GAP and "Hold" in kinds else kinds.get("Pass", actions[-1])
+        return ranked([Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions])
+
+
+# ----------------------------------------------------------------------------------------
 # Factories (registered in kocka.agents.registry)
 # ----------------------------------------------------------------------------------------
 HEURISTICS: dict[str, Callable[[Game, int], Agent]] = {
@@ -514,6 +589,7 @@ HEURISTICS: dict[str, Callable[[Game, int], Agent]] = {
     "abazs": BluffHeuristic,
     "bidding-bluff": BluffHeuristic,
     "liars-poker": BluffHeuristic,
+    "kockapoker-bid": ChipBiddingHeuristic,
 }
 
 

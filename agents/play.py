@@ -304,7 +304,7 @@ def _construct(wanted: str, game: Game, state: Any) -> Any:
             return kinds["StartSeries"](digits[0], len(digits))
         if verb == "joker" and "NameJoker" in kinds and len(digits) == 1:
             return kinds["NameJoker"](digits[0])
-        for name in ("Bank", "Roll", "EndTurn", "Accept", "Challenge", "Pass", "Bet"):
+        for name in ("Bank", "Roll", "EndTurn", "Accept", "Challenge", "Pass", "Bet", "Hold", "Raise", "Decline"):
             if name in kinds and wanted in (name.lower(), _snake(name).replace("_", " ")):
                 return kinds[name]()
         box_kind = {"box": "Fill", "fill": "Fill", "write": "Write", "record": "Record",
@@ -370,11 +370,13 @@ def render_state(game: Game, state: Any, seat_names: Sequence[str], viewer: int)
     return _render_observation(game, state, seat_names, viewer)
 
 
-def _render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+def _render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: int, show_turn: bool = True) -> str:
     player = state.player
-    lines = [f"{seat_names[player]} to play, throw {state.throw} of 3"]
-    if state.declared:
-        lines[0] += f", declared box: {box_label(game, state.declared)}"
+    lines = []
+    if show_turn and not game.is_terminal(state):
+        lines.append(f"{seat_names[player]} to play, throw {state.throw} of 3")
+        if state.declared:
+            lines[0] += f", declared box: {box_label(game, state.declared)}"
     if state.dice is not None:
         lines += ["", draw_dice(state.dice), ""]
     previews: dict[str, int] = {}
@@ -406,6 +408,19 @@ def _render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: 
     return "\n".join(lines)
 
 
+def _render_chip_bidding(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    """The Hungarian card (HU-1..HU-8) and the betting (HU-10..HU-19)."""
+    lines = [_render_scorecard(game.card_game, state.card, seat_names, viewer, show_turn=state.phase == "play"), ""]
+    lines.append(f"bank {state.bank}, stake {state.stake}; paid: " + ", ".join(
+        f"{n} {p}" + (" (passed)" if passed else "") for n, p, passed in zip(seat_names, state.paid, state.passed)))
+    if state.phase == "raise":
+        lines.append(f"{seat_names[state.actor]} may raise: pay {state.stake + 1} ('raise') or 'decline'")
+    elif state.phase == "respond":
+        lines.append(f"{seat_names[state.actor]} raised to {state.stake}: "
+                     f"{seat_names[state.pending[0]]} answers 'hold' ({state.stake}), 'raise' ({state.stake + 1}) or 'pass'")
+    return "\n".join(lines)
+
+
 def _upper_summary(game: Any, card: Any) -> str:
     """Net upper score (HU, SK) or upper total (Yahtzee, Yatzy) so far."""
     entries = [card.entries[i] or 0 for i in game.upper_boxes]
@@ -422,7 +437,7 @@ def _render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int
         ", ".join(f"{n} {f}" for n, f in zip(seat_names, state.fences)) + ")"
     if state.declared:
         head += f", declared box: {box_label(game, state.declared)}"
-    lines = [head]
+    lines = [] if game.is_terminal(state) else [head]
     if state.dice is not None:
         lines += ["", draw_dice(state.dice), ""]
     previews: dict[str, int] = {}
@@ -450,7 +465,7 @@ def _render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewe
     from kocka.solver.rules.polish import COMBINATIONS, basic_value
 
     player = state.player
-    lines = [f"{seat_names[player]} to play, throw {state.throws} of 3"]
+    lines = [] if game.is_terminal(state) else [f"{seat_names[player]} to play, throw {state.throws} of 3"]
     if state.dice is not None:
         lines += ["", draw_dice(state.dice), ""]
     previews: dict[str, int] = {}
@@ -520,6 +535,7 @@ _VIEWS: dict[str, Callable[..., str]] = {
     "polish": _render_polish,
     "polish-basic": _render_polish_basic,
     "kocka": _render_kocka,
+    "kockapoker-bid": _render_chip_bidding,
 }
 
 
@@ -550,10 +566,16 @@ class Mistake:
 
 @dataclass
 class _Snapshot:
+    """Everything a human decision may be undone to."""
+
     state: Any
     rolls: int
     events: int
     mistakes: int
+
+
+class _Quit(Exception):
+    """The human asked to stop (``quit`` or end of input)."""
 
 
 @dataclass
@@ -574,7 +596,10 @@ class PlaySession:
     judge: Agent | None = None
     judge_error: str | None = None
     mistakes: list[Mistake] = field(default_factory=list)
-    decisions: dict[int, int] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    snapshots: list[_Snapshot] = field(default_factory=list)
+    state: Any = None
+    rolls: int = 0
 
     @classmethod
     def create(cls, game: Game, seats: Sequence[str], seed: int, options: AgentOptions,
@@ -592,10 +617,7 @@ class PlaySession:
             if name != HUMAN:
                 session.agents[seat] = make_agent(name, game, derive_seed("play", seed, seat), options)
         if HUMAN in seats:
-            try:
-                session.judge = make_agent("optimal", game, 0, options)
-            except (AgentUnavailable, TableError) as exc:
-                session.judge_error = str(exc)
+            session.judge, session.judge_error = _judge_for(game, options)
         return session
 
     @property
@@ -610,115 +632,114 @@ class PlaySession:
         return names
 
     def run(self) -> int:
+        """Play to the end; 0 when the game ends or the human quits, 130 on Ctrl-C."""
         try:
-            finished = self._loop()
+            self._play()
+        except _Quit:
+            self.write("the game is abandoned.")
+            self._summary(final=False)
         except KeyboardInterrupt:
             self.write("\ninterrupted; the game is abandoned.")
             self._summary(final=False)
             return 130
-        if not finished:
-            self.write("the game is abandoned.")
-            self._summary(final=False)
-            return 0
         return 0
 
-    # ----- the loop -----
-    def _loop(self) -> bool:
-        game = self.game
+    # ----- the game loop -----
+    def _play(self) -> None:
+        game, names = self.game, self.seat_names
         sampler = ChanceSampler(derive_seed("play-chance", self.seed))
-        state, rolls = game.new_initial_state(), 0
-        events: list[Event] = []
-        snapshots: list[_Snapshot] = []
         hidden = hides_information(game)
-        names = self.seat_names
+        self.state, self.rolls = game.new_initial_state(), 0
         self.write(f"{game.NAME}: {', '.join(names)} (seed {self.seed}). Type 'help' for the commands.")
-        while not game.is_terminal(state):
-            player = game.current_player(state)
+        while not game.is_terminal(self.state):
+            before = self.state
+            player = game.current_player(before)
             if player == CHANCE:
-                outcome = sampler.sample(game, state, rolls)
-                rolls += 1
-                before = state
-                state = game.apply(state, outcome)
-                self._deliver(events, Event(CHANCE, None, state))
+                outcome = sampler.sample(game, before, self.rolls)
+                self.rolls += 1
+                self._advance(CHANCE, outcome)
                 if not hidden:
-                    self._narrate_roll(before, outcome, state)
-                continue
-            if self.seats[player] != HUMAN:
-                action = self.agents[player].choose(state)
-                self.write(f"  {names[player]}: {format_action(action, game, state)}")
-                state = game.apply(state, action)
-                self._deliver(events, Event(player, action, state))
-                self._narrate_after(state)
-                continue
-            self.write("\n" + render_state(game, state, names, player))
-            while True:
-                line = self.read(f"{names[player]}> ")
-                if line is None:
-                    self.write("")
-                    return False
-                parsed = parse_input(line, game, state)
-                if parsed.command == "quit":
-                    return False
-                if parsed.command == "help":
-                    self.write(HELP)
-                    continue
-                if parsed.command == "show":
-                    self.write(render_state(game, state, names, player))
-                    continue
-                if parsed.command == "moves":
-                    for i, a in enumerate(game.legal_actions(state), start=1):
-                        self.write(f"  #{i:<3} {format_action(a, game, state)}")
-                    continue
-                if parsed.command == "hint":
-                    self.write(self._hint(state, parsed.argument))
-                    continue
-                if parsed.command == "undo":
-                    if not snapshots:
-                        self.write("nothing to undo yet.")
-                        continue
-                    snap = snapshots.pop()
-                    state, rolls = snap.state, snap.rolls
-                    del self.mistakes[snap.mistakes:]
-                    self.decisions[game.current_player(state)] -= 1
-                    self._rewind(events, snap.events)
-                    self.write("undone: back to your last decision.")
-                    self.write("\n" + render_state(game, state, names, game.current_player(state)))
-                    player = game.current_player(state)
-                    continue
-                if parsed.error:
-                    self.write(parsed.error)
-                    continue
-                break
-            snapshots.append(_Snapshot(state, rolls, len(events), len(self.mistakes)))
-            self._judge(state, player, parsed.action)
-            self.decisions[player] = self.decisions.get(player, 0) + 1
-            state = game.apply(state, parsed.action)
-            self._deliver(events, Event(player, parsed.action, state))
-            self._narrate_after(state)
+                    self._narrate_roll(before, outcome, self.state)
+            elif self.seats[player] != HUMAN:
+                action = self.agents[player].choose(before)
+                self.write(f"  {names[player]}: {format_action(action, game, before)}")
+                self._advance(player, action)
+                self._narrate_after(self.state)
+            else:
+                action = self._ask(player)
+                self.snapshots.append(_Snapshot(self.state, self.rolls, len(self.events), len(self.mistakes)))
+                self._judge(self.state, self.game.current_player(self.state), action)
+                self._advance(self.game.current_player(self.state), action)
+                self._narrate_after(self.state)
         self.write("\ngame over.")
-        self.write(render_state(game, state, names, 0) if game.NAME in _VIEWS and game.NAME != "kocka" else "")
-        self.write(final_scores_text(game, state, names))
+        if game.NAME in _VIEWS and game.NAME != "kocka":
+            self.write(render_state(game, self.state, names, 0))
+        self.write(final_scores_text(game, self.state, names))
         self._summary(final=True)
-        return True
 
-    def _deliver(self, events: list[Event], event: Event) -> None:
-        events.append(event)
+    def _advance(self, player: int, action: Any) -> None:
+        self.state = self.game.apply(self.state, action)
+        self._deliver(Event(player, None if player == CHANCE else action, self.state))
+
+    def _ask(self, player: int) -> Any:
+        """Read lines until one is a legal move of the human to play (``undo`` may move the
+        game back to an earlier human decision); raise :class:`_Quit` to stop."""
+        game, names = self.game, self.seat_names
+        self.write("\n" + render_state(game, self.state, names, player))
+        while True:
+            line = self.read(f"{names[player]}> ")
+            if line is None:
+                self.write("")
+                raise _Quit
+            parsed = parse_input(line, game, self.state)
+            if parsed.action is not None:
+                return parsed.action
+            if parsed.error:
+                self.write(parsed.error)
+            elif parsed.command == "quit":
+                raise _Quit
+            elif parsed.command == "help":
+                self.write(HELP)
+            elif parsed.command == "show":
+                self.write(render_state(game, self.state, names, player))
+            elif parsed.command == "moves":
+                for i, a in enumerate(game.legal_actions(self.state), start=1):
+                    self.write(f"  #{i:<3} {format_action(a, game, self.state)}")
+            elif parsed.command == "hint":
+                self.write(self._hint(self.state, parsed.argument))
+            elif parsed.command == "undo":
+                if not self.snapshots:
+                    self.write("nothing to undo yet.")
+                    continue
+                self._undo()
+                player = game.current_player(self.state)
+                self.write("undone: back to your last decision.")
+                self.write("\n" + render_state(game, self.state, names, player))
+
+    def _undo(self) -> None:
+        """Back to the state before the last human decision. The rolls after it are keyed
+        by position, so the same dice come again; memory agents forget what followed."""
+        snap = self.snapshots.pop()
+        self.state, self.rolls = snap.state, snap.rolls
+        del self.mistakes[snap.mistakes:]
+        del self.events[snap.events:]
+        for agent in self.agents.values():
+            if agent.has_memory:
+                agent.reset()
+                for event in self.events:
+                    agent.observe(event)
+
+    def _deliver(self, event: Event) -> None:
+        self.events.append(event)
         for agent in self.agents.values():
             if agent.has_memory:
                 agent.observe(event)
 
-    def _rewind(self, events: list[Event], keep: int) -> None:
-        """Forget events after an undo: memory agents start over and relearn the rest."""
-        del events[keep:]
-        for agent in self.agents.values():
-            if agent.has_memory:
-                agent.reset()
-                for event in events:
-                    agent.observe(event)
-
     def _narrate_roll(self, before: Any, outcome: Any, after: Any) -> None:
         """Rolls made for agents are printed; a human sees his in the next view."""
         player = getattr(before, "player", None)
+        if player is None and hasattr(before, "card"):  # chip bidding: the card's roller
+            player = before.card.player
         if player is None or self.seats[player] == HUMAN and self.game.current_player(after) == player:
             return
         name = self.seat_names[player]
@@ -746,15 +767,22 @@ class PlaySession:
 
         if self.judge is None:
             return f"no hint here: {self.judge_error}"
-        decisions = [Decision(d.action, d.value, format_action(d.action, self.game, state), d.detail)
-                     for d in self.judge.rank(state)]
+        try:
+            ranking = self.judge.rank(state)
+        except (AgentUnavailable, KockaError, TableError) as exc:
+            return f"no hint here: {exc}"
+        decisions = [Decision(d.action, d.value, _hint_label(d, self.game, state), d.detail) for d in ranking]
         report = HintReport(position=self.game.describe_state(state), value_name=self.judge.value_name, decisions=decisions)
         return render(report, top=0 if argument.strip() == "all" else 8)
 
     def _judge(self, state: Any, seat: int, action: Any) -> None:
         if self.judge is None:
             return
-        ranked = self.judge.rank(state)
+        try:
+            ranked = self.judge.rank(state)
+        except (AgentUnavailable, KockaError, TableError) as exc:
+            self.judge, self.judge_error = None, str(exc)
+            return
         best = ranked[0]
         played = next((d for d in ranked if d.action == action), None)
         if played is None:
@@ -781,6 +809,33 @@ class PlaySession:
             )
             for m in costly[:3]:
                 self.write(f"    played '{m.played}' instead of '{m.best}': cost {m.loss:.4f}")
+
+
+def _hint_label(decision: Decision, game: Game, state: Any) -> str:
+    """The move as the player types it, plus the plan the solver attaches (Kocka: "then
+    bank" / "then roll on")."""
+    label = format_action(decision.action, game, state)
+    then = decision.detail.get("then") if decision.detail else None
+    return f"{label}, then {then}" if then else label
+
+
+JUDGES = ("optimal", "ev")
+"""Agents whose ranking judges the humans' moves (hints, cost of mistakes), first that plays."""
+
+
+def _judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:
+    """The first of :data:`JUDGES` available for ``game``, or None and why not."""
+    from kocka.agents.registry import agent_names
+
+    reasons = []
+    for name in JUDGES:
+        if name not in agent_names(game.NAME):
+            continue
+        try:
+            return make_agent(name, game, 0, options), None
+        except (AgentUnavailable, TableError) as exc:
+            reasons.append(str(exc))
+    return None, "; ".join(reasons) or f"no table agent plays {game.NAME!r}"
 
 
 HELP = """moves: keep 1 1 5 | box full (or: write full, full) | roll | bank | take 1 5 | series 6 6 |

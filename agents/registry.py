@@ -81,6 +81,8 @@ class TableBackend:
     rank: str
     value_name: str
     solver_issue: str
+    min_players: int = 1
+    alternative: str = ""
 
 
 _SCORECARD = TableBackend(None, "kocka.solver.scorecard_solver:rank", "expected final score", "the scorecard solver")
@@ -89,7 +91,8 @@ OPTIMAL_BACKENDS: dict[str, TableBackend] = {
     "slovak": _SCORECARD,
     "yahtzee": _SCORECARD,
     "yatzy": _SCORECARD,
-    "kocka": TableBackend("winprob", "kocka.solver.kocka_solver:rank", "P(win)", "the Kocka solver"),
+    "kocka": TableBackend("winprob", "kocka.solver.kocka_solver:rank", "P(win)", "the Kocka solver", min_players=2,
+                          alternative="for one player use 'ev' (expected points banked per turn)"),
     "polish": TableBackend(None, "kocka.solver.polish_solver:rank", "expected final score", "the Polish solver"),
     "polish-basic": TableBackend(None, "kocka.solver.polish_solver:rank", "expected final score", "the Polish solver"),
 }
@@ -153,6 +156,11 @@ def _table_factory(backends: dict[str, TableBackend], name: str) -> Callable[[Ga
                 f"no {name!r} agent for {game.NAME!r}: no table solver covers it yet; "
                 f"{name!r} plays {sorted(backends)!r}"
             )
+        if game.num_players < backend.min_players:
+            raise AgentUnavailable(
+                f"{name!r} plays {game.NAME!r} with {backend.min_players}+ players (its table is a "
+                f"{backend.value_name} table), got {game.num_players}; {backend.alternative}".rstrip("; ")
+            )
         return TableAgent(game, seed, options, backend, name)
 
     return factory
@@ -189,6 +197,14 @@ for _spec in (
     AgentSpec("ev", "Kocka: maximises the expected points banked this turn (turn EV table)",
               "kocka.agents.registry:ev_factory", ("kocka",)),
     AgentSpec("random", "uniform over the legal actions (seeded)", "kocka.agents.registry:random_factory"),
+    AgentSpec("bayes", "bluff games: Bayesian posterior over the claimant's dice, learns lie and call rates",
+              "kocka.agents.bluff_bots:bayes_factory", ("abazs", "bidding-bluff", "liars-poker")),
+    AgentSpec("truthful", "bluff games: claims the truth (else the smallest lie), believes every claim",
+              "kocka.agents.bluff_bots:truthful_factory", ("abazs", "bidding-bluff", "liars-poker")),
+    AgentSpec("threshold", "bluff games: claims like 'truthful', challenges every claim at or above a fixed claim",
+              "kocka.agents.bluff_bots:threshold_factory", ("abazs", "bidding-bluff", "liars-poker")),
+    AgentSpec("equilibrium", "two-player Abázs: the exact round equilibrium (table), mixed strategies",
+              "kocka.agents.bluff_bots:equilibrium_factory", ("abazs",)),
 ):
     register_agent(_spec)
 

@@ -34,6 +34,7 @@ from typing import Any, BinaryIO, Callable, ClassVar, Mapping
 
 from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
 from kocka.agents.registry import AGENTS, AgentOptions, agent_names, make_agent
+from kocka.solver.dice import validate_dice
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError, TableError
 from kocka.solver.rules import CHANCE, GAME_NAMES, TERMINAL, Game, game_class, get_game
 from kocka.solver.rules.base import STATE_SCHEMA, _jsonable, _tuplify
@@ -282,13 +283,21 @@ class Seat:
         name = request.get("game", doc.get("game"))
         if not isinstance(name, str):
             raise InvalidStateError(f"state document must name its game as a string, got {_show(doc.get('game'))}")
+        if "game" in request and "game" in doc and doc["game"] != name:
+            raise InvalidStateError(f"state document is for game {_show(doc['game'])}, the request for {name!r}")
         rules = request.get("rules", doc.get("rules"))
         if rules is not None and not isinstance(rules, dict):
             raise InvalidStateError(f"state document 'rules' must be an object, got {_show(rules)}")
         players = request.get("players", doc.get("players"))
         if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
             raise InvalidStateError(f"state document 'players' must be an integer, got {_show(players)}")
-        game = self.game(name, rules, players)
+        try:
+            game = self.game(name, rules, players)
+        except RulesError as exc:
+            if "rules" in request or "players" in request:
+                raise
+            # the document's own rules or player count do not fit its game
+            raise InvalidStateError(f"state document does not fit game {name!r}: {exc}") from None
         if "players" in doc and doc["players"] != game.num_players:
             raise InvalidStateError(f"state document is for {_show(doc['players'])} players, the request for {game.num_players}")
         try:
@@ -340,7 +349,9 @@ class Seat:
         game, state = self.game_and_state(request)
         result = node_info(game, state)
         if result["node"] == "decision":
-            result["actions"] = [{"action": game.action_to_json(a), "label": action_label(game, state, a)} for a in game.legal_actions(state)]
+            result["actions"] = [
+                {"action": game.action_to_json(a), "label": action_label(game, state, a)} for a in game.legal_actions(state)
+            ]
         elif result["node"] == "chance":
             result["outcomes"] = [{"outcome": _jsonable(o), "probability": p} for o, p in game.chance_outcomes(state)]
         return result
@@ -399,8 +410,6 @@ class Seat:
         dice = request["dice"]
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in dice):
             raise DiceError(f"dice must be 5 integers in 1..6, got {_show(dice)}")
-        from kocka.solver.dice import validate_dice
-
         dice = validate_dice(dice, 5)
         if "box" in request and request["box"] not in boxes:
             raise ProtocolError("unknown_box", f"{game.NAME}: no box {_show(request['box'])} on this card; boxes: {', '.join(boxes)}")
@@ -459,7 +468,7 @@ def chance_outcome(game: Game, state: Any, doc: list) -> Any:
     outcomes = [o for o, _ in game.chance_outcomes(state)]
     if outcome not in outcomes:
         sizes = sorted({len(o) for o in outcomes if isinstance(o, tuple)})
-        need = f"; this roll throws {' or '.join(map(str, sizes))} dice" if sizes else ""
+        need = f"; this roll throws {' or '.join(map(str, sizes))} {'die' if sizes == [1] else 'dice'}" if sizes else ""
         raise IllegalActionError(f"{game.NAME}: impossible roll outcome {_show(doc)} here{need}")
     return outcome
 

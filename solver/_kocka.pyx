@@ -26,6 +26,10 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 
+cdef enum:
+    MAX_GROUP = 64  # most choices one roll can offer (checked when a model is passed in)
+
+
 cdef struct Model:
     int n_kinds
     int n_cols
@@ -37,6 +41,9 @@ cdef struct Model:
     const double* entry_q     # (E,) completion probability (1 for an ordinary set-aside)
     const double* bust_prob   # (K,)
     const unsigned char* opening_only  # (K,) kinds rolled only at turn total 0
+    const int* entry_offset   # (E,) points * n_cols + slot
+    const unsigned char* plain  # (K,) no lotteries and no entry beyond plain_reach
+    int plain_reach           # most points of an entry of a plain kind
 
 
 cdef struct Phase:
@@ -59,10 +66,12 @@ cdef inline void _narrow(double gap, double dslope, double* margin) noexcept nog
 
 cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, double x,
                    const double* bank, double* val, double* slope, double* margin) noexcept nogil:
-    """Fill rows ``cap-1 .. 0`` of ``val``/``slope``; rows ``>= cap`` are given.
+    """Fill rows ``cap-1 .. 0`` of ``val``/``slope``; rows ``cap .. cap + plain_reach``
+    (at least) are given.
 
     ``bank[t]`` is the value of banking turn total ``t`` (slope 0: it never depends on
-    the bust value); reads of rows beyond ``clamp_row`` read ``clamp_row``.
+    the bust value). Plain kinds read rows directly (the fast path: no lottery, no
+    clamping); the others read rows beyond ``clamp_row`` as ``clamp_row``.
 
     With ``margin`` (not NULL, holding two large numbers) the kernel also narrows it to
     the bust values ``[x - margin[0], x + margin[1]]`` over which every choice made stays
@@ -70,8 +79,11 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
     comparison is between functions that are linear there, by induction from the top row.
     """
     cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
-    cdef int t, ki, k, g, e, e0, e1, r, idx, best_idx
+    cdef int t, ki, k, g, e, e0, e1, r, idx, best_idx, i, best_i, base
+    cdef bint plain
     cdef double rv, rb, best, v, q, best_q, best_slope, p
+    cdef double cand_val[MAX_GROUP]
+    cdef double cand_slope[MAX_GROUP]
     cdef Py_ssize_t row
     for t in range(cap - 1, -1, -1):
         row = <Py_ssize_t>t * ncol
@@ -83,35 +95,69 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                 continue
             rv = 0.0
             rb = 0.0
+            plain = m.plain[k]
+            base = t * ncol
             for g in range(m.group_ptr[k], m.group_ptr[k + 1]):
-                best = -1e300
-                best_idx = 0
-                best_q = 1.0
                 e0 = m.entry_ptr[g]
                 e1 = m.entry_ptr[g + 1]
-                for e in range(e0, e1):
-                    r = t + m.entry_points[e]
-                    if r > clamp_row:
-                        r = clamp_row
-                    idx = r * ncol + m.entry_slot[e]
-                    q = m.entry_q[e]
-                    v = q * val[idx] + (1.0 - q) * x
-                    if v > best:
-                        best = v
-                        best_idx = idx
-                        best_q = q
-                best_slope = best_q * slope[best_idx] + (1.0 - best_q)
-                if margin != NULL and e1 - e0 > 1:
+                if plain and (margin == NULL or e1 - e0 == 1):
+                    best_idx = base + m.entry_offset[e0]
+                    best = val[best_idx]
+                    for e in range(e0 + 1, e1):
+                        idx = base + m.entry_offset[e]
+                        v = val[idx]
+                        if v > best:
+                            best = v
+                            best_idx = idx
+                    best_slope = slope[best_idx]
+                elif plain:
+                    best_i = 0
+                    for i in range(e1 - e0):
+                        idx = base + m.entry_offset[e0 + i]
+                        cand_val[i] = val[idx]
+                        cand_slope[i] = slope[idx]
+                        if cand_val[i] > cand_val[best_i]:
+                            best_i = i
+                    best = cand_val[best_i]
+                    best_slope = cand_slope[best_i]
+                    for i in range(e1 - e0):
+                        if i != best_i:
+                            _narrow(best - cand_val[i], best_slope - cand_slope[i], margin)
+                elif margin == NULL or e1 - e0 == 1:
+                    best = -1e300
+                    best_idx = 0
+                    best_q = 1.0
                     for e in range(e0, e1):
                         r = t + m.entry_points[e]
                         if r > clamp_row:
                             r = clamp_row
                         idx = r * ncol + m.entry_slot[e]
-                        if idx == best_idx:
-                            continue
                         q = m.entry_q[e]
-                        _narrow(best - (q * val[idx] + (1.0 - q) * x),
-                                best_slope - (q * slope[idx] + (1.0 - q)), margin)
+                        v = q * val[idx] + (1.0 - q) * x
+                        if v > best:
+                            best = v
+                            best_idx = idx
+                            best_q = q
+                    best_slope = best_q * slope[best_idx] + (1.0 - best_q)
+                else:
+                    # keep every candidate (value, slope) for the margins
+                    best_i = 0
+                    for i in range(e1 - e0):
+                        e = e0 + i
+                        r = t + m.entry_points[e]
+                        if r > clamp_row:
+                            r = clamp_row
+                        idx = r * ncol + m.entry_slot[e]
+                        q = m.entry_q[e]
+                        cand_val[i] = q * val[idx] + (1.0 - q) * x
+                        cand_slope[i] = q * slope[idx] + (1.0 - q)
+                        if cand_val[i] > cand_val[best_i]:
+                            best_i = i
+                    best = cand_val[best_i]
+                    best_slope = cand_slope[best_i]
+                    for i in range(e1 - e0):
+                        if i != best_i:
+                            _narrow(best - cand_val[i], best_slope - cand_slope[i], margin)
                 p = m.group_prob[g]
                 rv += p * best
                 rb += p * best_slope
@@ -135,8 +181,13 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
 
 cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
                   const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
-                  const double[::1] bust_prob, const unsigned char[::1] opening_only):
+                  const double[::1] bust_prob, const unsigned char[::1] opening_only,
+                  const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach):
     cdef Model m
+    cdef int g
+    for g in range(entry_ptr.shape[0] - 1):
+        if entry_ptr[g + 1] - entry_ptr[g] > MAX_GROUP:
+            raise ValueError(f"a roll offers {entry_ptr[g + 1] - entry_ptr[g]} choices, the kernel takes {MAX_GROUP}")
     m.n_kinds = bust_prob.shape[0]
     m.n_cols = 2 * m.n_kinds + 1
     m.group_ptr = &group_ptr[0]
@@ -147,25 +198,30 @@ cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const 
     m.entry_q = &entry_q[0]
     m.bust_prob = &bust_prob[0]
     m.opening_only = &opening_only[0]
+    m.entry_offset = &entry_offset[0]
+    m.plain = &plain[0]
+    m.plain_reach = plain_reach
     return m
 
 
 def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
                 const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
                 const double[::1] bust_prob, const unsigned char[::1] opening_only,
+                const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
                 const int[::1] phase_kinds, int opening_kind, int min_bank,
                 int cap, int clamp_row, double x, const double[::1] bank,
                 double[:, ::1] val, double[:, ::1] slope):
     """One turn's values for every turn total below ``cap`` (rows ``>= cap`` of
     ``val``/``slope`` are the caller's boundary values); see the module docstring."""
     cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
-                          bust_prob, opening_only)
+                          bust_prob, opening_only, entry_offset, plain, plain_reach)
     cdef Phase ph
     if val.shape[1] != m.n_cols or slope.shape[1] != m.n_cols:
         raise ValueError(f"value arrays need {m.n_cols} columns, got {val.shape[1]!r}")
-    if not 0 < cap <= clamp_row < val.shape[0] or bank.shape[0] < cap:
-        raise ValueError(f"need 0 < cap <= clamp_row < rows and bank rows >= cap; got cap={cap!r}, "
-                         f"clamp_row={clamp_row!r}, rows={val.shape[0]!r}, bank rows={bank.shape[0]!r}")
+    if not (0 < cap <= clamp_row < val.shape[0] and cap + plain_reach < val.shape[0]) or bank.shape[0] < cap:
+        raise ValueError(f"need 0 < cap <= clamp_row < rows, cap + plain_reach < rows and bank rows >= cap; "
+                         f"got cap={cap!r}, clamp_row={clamp_row!r}, plain_reach={plain_reach!r}, "
+                         f"rows={val.shape[0]!r}, bank rows={bank.shape[0]!r}")
     ph.kinds = &phase_kinds[0]
     ph.n_kinds = phase_kinds.shape[0]
     ph.opening_kind = opening_kind
@@ -196,14 +252,15 @@ cdef void _pair_values(const Model* m, const Phase* phases, const Race* race, in
     for t in range(cap):
         bank[t] = 1.0 if a + t >= goal else 1.0 - race.win[<Py_ssize_t>b * goal + a + t]
     # beyond the target any bank wins, so a roll there is worth P(some bank) of a win
-    row = <Py_ssize_t>cap * ncol
-    for k in range(K):
-        val[row + k] = 1.0
-        slope[row + k] = 0.0
-        val[row + K + k] = race.tail_success[k] + (1.0 - race.tail_success[k]) * x
-        slope[row + K + k] = 1.0 - race.tail_success[k]
-    val[row + 2 * K] = 1.0
-    slope[row + 2 * K] = 0.0
+    for t in range(cap, cap + m.plain_reach + 1):
+        row = <Py_ssize_t>t * ncol
+        for k in range(K):
+            val[row + k] = 1.0
+            slope[row + k] = 0.0
+            val[row + K + k] = race.tail_success[k] + (1.0 - race.tail_success[k]) * x
+            slope[row + K + k] = 1.0 - race.tail_success[k]
+        val[row + 2 * K] = 1.0
+        slope[row + 2 * K] = 0.0
     margin[0] = 1e300
     margin[1] = 1e300
     _turn_dp(m, ph, cap, cap, x, bank, val, slope, margin)
@@ -272,6 +329,7 @@ cdef int _solve_pair(const Model* m, const Phase* phases, const Race* race, int 
 def solve_race(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
                const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
                const double[::1] bust_prob, const unsigned char[::1] opening_only,
+               const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
                const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds, const int[::1] phase_opening,
                const int[::1] phase_min_bank, int threshold, const double[::1] tail_success,
                double[:, ::1] win, double tol=1e-13, int num_threads=1):
@@ -282,7 +340,7 @@ def solve_race(const int[::1] group_ptr, const double[::1] group_prob, const int
     Returns ``(turn evaluations, turn rows evaluated, unconverged pairs)``.
     """
     cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
-                          bust_prob, opening_only)
+                          bust_prob, opening_only, entry_offset, plain, plain_reach)
     cdef Phase phases[2]
     cdef Race race
     cdef int goal = win.shape[0], p, s, a, a_lo, a_hi, evals
@@ -299,7 +357,7 @@ def solve_race(const int[::1] group_ptr, const double[::1] group_prob, const int
         phases[p].min_bank = phase_min_bank[p]
     race.goal = goal
     race.threshold = threshold
-    race.rows = max(goal, phase_min_bank[0], phase_min_bank[1]) + 1
+    race.rows = max(goal, phase_min_bank[0], phase_min_bank[1]) + plain_reach + 1
     race.tail_success = &tail_success[0]
     race.win = &win[0, 0]
     for s in range(2 * (goal - 1), -1, -1):

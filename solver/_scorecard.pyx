@@ -103,9 +103,16 @@ cdef inline int _popcount(unsigned int x) noexcept nogil:
 
 
 cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* F0,
-                             double* F1) noexcept nogil:
-    """Best fill of each outcome (first throw or later) among the boxes in ``bits``."""
-    cdef int o, b, m2, nf2, cls2, upper_open, n_open_upper
+                             double* F1, int* A0, int* A1, i64* S0, i64* S1, double* R0,
+                             double* R1) noexcept nogil:
+    """Best fill of each outcome (first throw or later) among the boxes in ``bits``; with
+    ``A0``/``A1`` not NULL also the box of that fill (ties: the first box), the state it
+    leads to (``S0``/``S1``) and the points the score moves by (``R0``/``R1``)."""
+    cdef double Q[N_OUT]
+    cdef double T[N_OUT]
+    cdef i64 S[N_OUT]
+    cdef bint better
+    cdef int o, b, m2, nf2, n_open_upper
     cdef i64 b2, row
     cdef double v
     cdef const double* r0
@@ -129,7 +136,34 @@ cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* 
         r0 = P.rewards + ((<i64> ctx * P.n_boxes + b) * P.n_ft) * N_OUT
         r1 = r0 + (P.n_ft - 1) * N_OUT
         fn = P.fnext + (b * 2 + f) * N_OUT
-        if b < P.n_upper:
+        if A0 != NULL:  # forward pass: the same values, which box, and where it leads
+            if b < P.n_upper:
+                row = P.tbase[m] + <i64> c * n_open_upper + P.uprank[U * P.n_upper + b]
+                tn = P.tnext + row * N_OUT
+                to = P.toff + row * N_OUT
+                for o in range(N_OUT):
+                    S[o] = b2 + <i64> tn[o] * nf2 + fn[o]
+                    T[o] = to[o]
+                    Q[o] = P.W[S[o]] + to[o]
+            else:
+                for o in range(N_OUT):
+                    S[o] = b2 + <i64> c * nf2 + fn[o]
+                    T[o] = 0.0
+                    Q[o] = P.W[S[o]]
+            # branch-free selects (the compiler turns them into blends)
+            for o in range(N_OUT):
+                better = r0[o] + Q[o] > F0[o]
+                F0[o] = r0[o] + Q[o] if better else F0[o]
+                A0[o] = b if better else A0[o]
+                S0[o] = S[o] if better else S0[o]
+                R0[o] = r0[o] + T[o] if better else R0[o]
+            for o in range(N_OUT if two else 0):
+                better = r1[o] + Q[o] > F1[o]
+                F1[o] = r1[o] + Q[o] if better else F1[o]
+                A1[o] = b if better else A1[o]
+                S1[o] = S[o] if better else S1[o]
+                R1[o] = r1[o] + T[o] if better else R1[o]
+        elif b < P.n_upper:
             row = P.tbase[m] + <i64> c * n_open_upper + P.uprank[U * P.n_upper + b]
             tn = P.tnext + row * N_OUT
             to = P.toff + row * N_OUT
@@ -154,6 +188,11 @@ cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* 
     if not two:
         for o in range(N_OUT):
             F1[o] = F0[o]
+        if A0 != NULL:
+            for o in range(N_OUT):
+                A1[o] = A0[o]
+                S1[o] = S0[o]
+                R1[o] = R0[o]
 
 
 cdef Lattice _lattice(const int[:, ::1] child, const int[:, ::1] parent):
@@ -226,7 +265,7 @@ def solve_masks(
                     for o in range(N_OUT):
                         best[o] = -INFINITY
                     for g in range(P.grp_ptr[m], P.grp_ptr[m + 1]):
-                        group_fills(&P, m, c, f, P.grp_bits[g], F0, F1)
+                        group_fills(&P, m, c, f, P.grp_bits[g], F0, F1, NULL, NULL, NULL, NULL, NULL, NULL)
                         turn_from_fills(F0, F1, V2, V1, K, Mx, proper, lat)
                         for o in range(N_OUT):
                             if V1[o] > best[o]:
@@ -238,59 +277,17 @@ def solve_masks(
     free(buf)
 
 
-def turn_values(const double[::1] F0, const double[::1] F1, double[::1] K3, double[::1] V2,
-                double[::1] K2, double[::1] V1,
-                const int[:, ::1] child, const int[:, ::1] parent):
-    """One turn from its fill values, for hints: ``K3``/``K2`` (462,) are the values of
-    every keep before the third/second throw, ``V2``/``V1`` (252,) the values after the
-    second/first throw shows each outcome. Same arithmetic as :func:`solve_masks`."""
-    cdef Lattice lat = _lattice(child, parent)
-    cdef double Mx[N_KEEP + 1]
-    cdef double proper[N_OUT]
-    cdef int o
-    with nogil:
-        keep_stage(&F0[0], &K3[0], Mx, proper, lat)
-        for o in range(N_OUT):
-            V2[o] = F0[o] if F0[o] > proper[o] else proper[o]
-        keep_stage(&V2[0], &K2[0], Mx, proper, lat)
-        for o in range(N_OUT):
-            V1[o] = F1[o] if F1[o] > proper[o] else proper[o]
-
-
 # ------------------------------------------------------------------------------------------
 # Forward propagation of the score under the optimal policy
 # ------------------------------------------------------------------------------------------
-cdef inline double fill_target(Problem* P, int m, int c, int f, int b, int o, int ft,
-                               i64* succ, double* reward) noexcept nogil:
-    """Value of writing outcome ``o`` into box ``b`` (same arithmetic as group_fills), with
-    the successor state and the points the score moves by (fill + tracker offset)."""
-    cdef int m2 = m | (1 << b)
-    cdef int nf2 = P.nflag[m2]
-    cdef int ctx = P.ctx_of[2 * m + f]
-    cdef int U = m & ((1 << P.n_upper) - 1)
-    cdef double r = P.rewards[(((<i64> ctx * P.n_boxes + b) * P.n_ft) + (ft if P.n_ft == 2 else 0)) * N_OUT + o]
-    cdef int f2 = P.fnext[(b * 2 + f) * N_OUT + o]
-    cdef i64 row
-    cdef double v, to
-    if b < P.n_upper:
-        row = P.tbase[m] + <i64> c * (P.n_upper - _popcount(U)) + P.uprank[U * P.n_upper + b]
-        succ[0] = P.base[m2] + <i64> P.tnext[row * N_OUT + o] * nf2 + f2
-        to = P.toff[row * N_OUT + o]
-        v = P.W[succ[0]] + to
-        reward[0] = r + to
-    else:
-        succ[0] = P.base[m2] + <i64> c * nf2 + f2
-        v = P.W[succ[0]]
-        reward[0] = r
-    return r + v
-
-
 cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, double* proper,
                          int* arg, Lattice lat) noexcept nogil:
-    """:func:`keep_stage` that also returns the best keep inside each outcome (ties: the
-    larger keep)."""
-    cdef int k, j, p
+    """:func:`keep_stage` that also gives the best keep strictly inside each outcome
+    (``arg``; ties: the larger keep, then the first parent). Same values as keep_stage."""
+    cdef int k, j, p, a
+    cdef double m
     cdef const int* ch
+    cdef const int* pa
     for k in range(N_OUT):
         K[N_SMALL + k] = top[k]
     for k in range(N_SMALL - 1, -1, -1):
@@ -299,21 +296,25 @@ cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, dou
     M[N_KEEP] = -INFINITY
     Marg[N_KEEP] = -1
     for k in range(N_SMALL):
-        M[k] = K[k]
-        Marg[k] = k
+        m = K[k]
+        a = k
+        pa = lat.parent + N_PAR * k
         for j in range(N_PAR):
-            p = lat.parent[N_PAR * k + j]
-            if M[p] > M[k]:
-                M[k] = M[p]
-                Marg[k] = Marg[p]
+            p = pa[j]
+            a = Marg[p] if M[p] > m else a
+            m = M[p] if M[p] > m else m
+        M[k] = m
+        Marg[k] = a
     for k in range(N_OUT):
-        proper[k] = -INFINITY
-        arg[k] = -1
+        m = -INFINITY
+        a = -1
+        pa = lat.parent + N_PAR * (N_SMALL + k)
         for j in range(N_PAR):
-            p = lat.parent[N_PAR * (N_SMALL + k) + j]
-            if M[p] > proper[k]:
-                proper[k] = M[p]
-                arg[k] = Marg[p]
+            p = pa[j]
+            a = Marg[p] if M[p] > m else a
+            m = M[p] if M[p] > m else m
+        proper[k] = m
+        arg[k] = a
 
 
 cdef inline void roll_keeps(double* KM, Lattice lat) noexcept nogil:
@@ -379,9 +380,11 @@ def turn_transitions(
             max_groups = grp_ptr[i + 1] - grp_ptr[i]
     max_groups = max(max_groups, 1)
     cdef double* dbuf = <double*> malloc(sizeof(double) * (
-        (12 + max_groups) * N_OUT + 3 * (N_KEEP + 1) + <i64> N_SLOTS * rew_span))
-    cdef int* ibuf = <int*> malloc(sizeof(int) * (2 * (N_KEEP + 1) + N_OUT * 3 + 3 * N_SLOTS))
-    cdef i64* slot_succ = <i64*> malloc(sizeof(i64) * N_SLOTS)
+        (14 + max_groups) * N_OUT + 3 * (N_KEEP + 1) + <i64> N_SLOTS * rew_span))
+    cdef int* ibuf = <int*> malloc(sizeof(int) * ((N_KEEP + 1) + N_OUT * 5 + 3 * N_SLOTS))
+    cdef i64* slot_succ = <i64*> malloc(sizeof(i64) * (N_SLOTS + 2 * N_OUT))
+    cdef i64* S0 = slot_succ + N_SLOTS
+    cdef i64* S1 = S0 + N_OUT
     if dbuf == NULL or ibuf == NULL or slot_succ == NULL:
         free(dbuf); free(ibuf); free(slot_succ)
         raise MemoryError()
@@ -401,17 +404,21 @@ def turn_transitions(
     cdef double* K = gV1 + max_groups * N_OUT
     cdef double* Mx = K + (N_KEEP + 1)
     cdef double* KM = Mx + (N_KEEP + 1)
-    cdef double* hist = KM + (N_KEEP + 1)                      # (N_SLOTS, rew_span)
+    cdef double* R0 = KM + (N_KEEP + 1)
+    cdef double* R1 = R0 + N_OUT
+    cdef double* hist = R1 + N_OUT                             # (N_SLOTS, rew_span)
     cdef int* Marg = ibuf
-    cdef int* arg3 = ibuf + (N_KEEP + 1)
-    cdef int* arg2 = arg3 + N_OUT
-    cdef int* gbest = arg2 + N_OUT
+    cdef int* A0 = ibuf + (N_KEEP + 1)
+    cdef int* A1 = A0 + N_OUT
+    cdef int* arg2 = A1 + N_OUT
+    cdef int* arg3 = arg2 + N_OUT
+    cdef int* gbest = arg3 + N_OUT
     cdef int* slot_lo = gbest + N_OUT
     cdef int* slot_hi = slot_lo + N_SLOTS
     cdef int* slot_used = slot_hi + N_SLOTS
     cdef int m, c, f, g, g0, g1, ng, o, ft, b, bits, s, j, n_used, r
     cdef i64 succ, h
-    cdef double rew, q, Fv, p
+    cdef double rew, p
     cdef bint overflow = False
     for s in range(N_SLOTS):
         slot_succ[s] = -1
@@ -435,7 +442,7 @@ def turn_transitions(
                     for o in range(N_OUT):
                         best[o] = -INFINITY
                     for g in range(ng):
-                        group_fills(&P, m, c, f, P.grp_bits[g0 + g], F0, F1)
+                        group_fills(&P, m, c, f, P.grp_bits[g0 + g], F0, F1, NULL, NULL, NULL, NULL, NULL, NULL)
                         turn_from_fills(F0, F1, V2, V1, K, Mx, tmp, lat)
                         for o in range(N_OUT):
                             if V1[o] > best[o]:
@@ -466,7 +473,7 @@ def turn_transitions(
                         p += P1[o] + P2[o] + PF0[o]
                 if p == 0.0:
                     continue
-                group_fills(&P, m, c, f, bits, F0, F1)
+                group_fills(&P, m, c, f, bits, F0, F1, A0, A1, S0, S1, R0, R1)
                 keep_stage_arg(F0, K, Mx, Marg, proper3, arg3, lat)
                 for o in range(N_OUT):
                     V2[o] = F0[o] if F0[o] > proper3[o] else proper3[o]
@@ -501,12 +508,8 @@ def turn_transitions(
                         p = PF1[o] if ft else PF0[o]
                         if p == 0.0:
                             continue
-                        Fv = F1[o] if ft else F0[o]
-                        for b in range(P.n_boxes):
-                            if (bits >> b) & 1:
-                                q = fill_target(&P, m, c, f, b, o, ft, &succ, &rew)
-                                if q == Fv:
-                                    break
+                        succ = S1[o] if ft else S0[o]
+                        rew = R1[o] if ft else R0[o]
                         r = <int> (rew - rew_lo + 0.5) if rew >= rew_lo else -1
                         if r < 0 or r >= rew_span:
                             overflow = True

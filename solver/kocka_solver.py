@@ -33,20 +33,20 @@ cap is doubled (reaching 100000 points in one turn needs well over a hundred ful
 from __future__ import annotations
 
 import time
-import weakref
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from kocka.solver import _kocka
+from kocka.solver.dice import validate_dice
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, InvalidStateError, RulesError, TableError
 from kocka.solver.registry import BuildOptions, Decision
 from kocka.solver.rules.kocka import (
-    NUM_DICE, PHASE_HIGH, STAGE_BANK_OR_ROLL, STAGE_JOKER, STAGE_SET_ASIDE, Bank, KockaGame,
+    NUM_DICE, STAGE_BANK_OR_ROLL, STAGE_JOKER, STAGE_SET_ASIDE, Bank, KockaGame,
     KockaRules, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries, is_full, scores,
     series_matches, series_starts, series_value, set_aside_value, valid_set_asides,
 )
@@ -100,6 +100,12 @@ class TurnModel:
         the value of a roll once every bank would reach the goal.
     max_points : int
         The most units one choice adds.
+    entry_offset : ndarray (E,), int32
+        ``points * n_cols + slot``: where an entry reads, relative to its row.
+    plain : ndarray (K,), uint8
+        Kinds without lotteries whose entries add at most ``plain_reach`` units (all but
+        the series kinds): the kernel's fast path, which needs the rows up to
+        ``cap + plain_reach`` filled instead of clamping.
     """
 
     unit: int
@@ -116,6 +122,9 @@ class TurnModel:
     threshold: int
     tail_success: np.ndarray
     max_points: int
+    entry_offset: np.ndarray
+    plain: np.ndarray
+    plain_reach: int
 
     @property
     def n_kinds(self) -> int:
@@ -140,7 +149,7 @@ class TurnModel:
 
     def kernel_args(self) -> tuple:
         return (self.group_ptr, self.group_prob, self.entry_ptr, self.entry_points, self.entry_slot,
-                self.entry_q, self.bust_prob, self.opening_only)
+                self.entry_q, self.bust_prob, self.opening_only, self.entry_offset, self.plain, self.plain_reach)
 
     @property
     def entries_per_row(self) -> dict[str, int]:
@@ -173,7 +182,8 @@ class TurnModelBuilder:
         self.unit = unit
         self.expand = expand
         self.keys: dict[Hashable, int] = {}
-        self._specs: list[tuple[str, list[tuple[float, tuple[Entry, ...]]], float, bool]] = []
+        # kind index -> (name, [(group probability, entries)], bust probability, opening only)
+        self._specs: dict[int, tuple[str, list[tuple[float, tuple[Entry, ...]]], float, bool]] = {}
 
     def kind(self, key: Hashable) -> int:
         """Index of the kind ``key``, expanding it (and the kinds it leads to) if new."""
@@ -181,7 +191,6 @@ class TurnModelBuilder:
             return self.keys[key]
         pending = deque([key])
         self.keys[key] = len(self.keys)
-        self._specs.append(None)  # type: ignore[arg-type]
         while pending:
             k = pending.popleft()
             name, outcomes, opening_only = self.expand(k)
@@ -196,7 +205,6 @@ class TurnModelBuilder:
                 for _, slot, _ in entries:
                     if slot[0] != "bank" and slot[1] not in self.keys:
                         self.keys[slot[1]] = len(self.keys)
-                        self._specs.append(None)  # type: ignore[arg-type]
                         pending.append(slot[1])
             self._specs[self.keys[k]] = (name, [(p, e) for e, p in groups.items()], bust, opening_only)
         return self.keys[key]
@@ -204,11 +212,12 @@ class TurnModelBuilder:
     def build(self, phases: Sequence[tuple[str, Hashable, int]], threshold: int) -> TurnModel:
         """``phases``: ``(name, opening kind key, min_bank units)``, one or two."""
         openings = [self.kind(key) for _, key, _ in phases]
-        n = len(self._specs)
+        specs = [self._specs[k] for k in range(len(self._specs))]
+        n = len(specs)
         group_ptr, group_prob, entry_ptr = [0], [], [0]
         points, slots, qs = [], [], []
         successors: list[set[int]] = []
-        for name, groups, bust, _ in self._specs:
+        for name, groups, bust, _ in specs:
             succ = set()
             for prob, entries in groups:
                 group_prob.append(prob)
@@ -236,21 +245,30 @@ class TurnModelBuilder:
             built.append(TurnPhase(name, tuple(sorted(seen)), root, min_bank))
         if len(built) == 1:
             built.append(built[0])
+        n_cols = 2 * n + 1
+        qs_arr, pts_arr = np.asarray(qs, dtype=np.float64), np.asarray(points, dtype=np.int32)
+        kind_of_entry = np.repeat(np.arange(n), np.diff(np.asarray(entry_ptr)[np.asarray(group_ptr)]))
+        lottery = np.zeros(n, dtype=bool)
+        np.logical_or.at(lottery, kind_of_entry, qs_arr < 1.0)
+        plain_points = pts_arr[~lottery[kind_of_entry]]
         model = TurnModel(
             unit=self.unit,
-            kind_names=tuple(spec[0] for spec in self._specs),
+            kind_names=tuple(spec[0] for spec in specs),
             group_ptr=np.asarray(group_ptr, dtype=np.int32),
             group_prob=np.asarray(group_prob, dtype=np.float64),
             entry_ptr=np.asarray(entry_ptr, dtype=np.int32),
             entry_points=np.asarray(points, dtype=np.int32),
             entry_slot=np.asarray(slots, dtype=np.int32),
             entry_q=np.asarray(qs, dtype=np.float64),
-            bust_prob=np.asarray([spec[2] for spec in self._specs], dtype=np.float64),
-            opening_only=np.asarray([spec[3] for spec in self._specs], dtype=np.uint8),
+            bust_prob=np.asarray([spec[2] for spec in specs], dtype=np.float64),
+            opening_only=np.asarray([spec[3] for spec in specs], dtype=np.uint8),
             phases=(built[0], built[1]),
             threshold=threshold,
             tail_success=np.zeros(n),
             max_points=int(max(points)),
+            entry_offset=(pts_arr * n_cols + np.asarray(slots, dtype=np.int32)).astype(np.int32),
+            plain=(~lottery).astype(np.uint8),
+            plain_reach=int(plain_points.max()) if len(plain_points) else 0,
         )
         if min(points) < 0 or any(p == 0 and s != 2 * n for p, s in zip(points, slots)):
             raise RulesError("every choice must add points, except an immediate bank")
@@ -331,7 +349,7 @@ def solve_turn(model: TurnModel, phase: int, bank: np.ndarray, cap: int, *, bust
     ph = model.phases[phase]
     if boundary == "goal":
         cap = max(cap, ph.min_bank, 1)
-        rows, clamp = cap + 1, cap
+        rows, clamp = cap + model.plain_reach + 1, cap
     elif boundary == "ev":
         rows = cap + model.max_points + 1
         clamp = rows - 1
@@ -373,8 +391,9 @@ class RaceSolution:
         return float(self.win[0, 0])
 
     @property
-    def turn_states(self) -> int:
-        """Distinct (scores, turn total) states of the race (each with a few roll kinds)."""
+    def positions(self) -> int:
+        """Distinct (banked scores, turn total) positions of the race; each holds one state
+        per roll kind of its phase (seven or eight in Kocka)."""
         g = self.win.shape[0]
         return int(g * g * (g + 1) // 2)
 
@@ -697,7 +716,7 @@ class KockaWinProbSolver:
             raise TableError(f"{sol.unconverged} score pairs did not converge")
         return {"win": sol.win}, {
             "first_player_win": sol.first_player, "score_pairs": model.goal ** 2,
-            "turn_states": sol.turn_states, "turn_evaluations": sol.turn_evaluations,
+            "positions": sol.positions, "turn_evaluations": sol.turn_evaluations,
             "turn_rows_evaluated": sol.turn_rows, "solve_seconds": round(sol.seconds, 3),
             "threads": options.jobs,
         }
@@ -705,7 +724,8 @@ class KockaWinProbSolver:
     def summary(self, table: Table) -> dict[str, Any]:
         extra = table.meta.extra
         return {"P(first player wins)": round(float(table["win"][0, 0]), 6),
-                "score pairs": extra.get("score_pairs"), "turn states": extra.get("turn_states"),
+                "score pairs": extra.get("score_pairs"),
+                "(scores, turn total) positions": extra.get("positions"),
                 "solve seconds": extra.get("solve_seconds")}
 
     def check(self, game: Any, table: Table) -> list[str]:
@@ -822,7 +842,8 @@ def _decisions(game: KockaGame, state: KockaState, primary: TurnValues, others: 
     return decisions
 
 
-_RACE_VALUES: "weakref.WeakKeyDictionary[np.ndarray, dict[tuple[int, int], TurnValues]]" = weakref.WeakKeyDictionary()
+# id(win table) -> (the table, kept alive so the id stays its own; turn values by score pair)
+_RACE_VALUES: dict[int, tuple[np.ndarray, dict[tuple[int, int], TurnValues]]] = {}
 
 
 def win_turn_values(game: KockaGame, table: Table, state: KockaState) -> TurnValues:
@@ -840,9 +861,13 @@ def win_turn_values(game: KockaGame, table: Table, state: KockaState) -> TurnVal
     if not others:
         raise RulesError("win probabilities need at least two players; use the turn_ev table for one")
     pair = (min(me, model.goal - 1), min(_units(max(others)), model.goal - 1))
-    cache = _RACE_VALUES.setdefault(win, {})
+    if id(win) not in _RACE_VALUES:
+        if len(_RACE_VALUES) >= 4:
+            _RACE_VALUES.clear()
+        _RACE_VALUES[id(win)] = (win, {})
+    cache = _RACE_VALUES[id(win)][1]
     if pair not in cache:
-        if len(cache) > 4096:
+        if len(cache) >= 4096:
             cache.clear()
         cache[pair] = race_turn_values(model.turn, win, *pair)
     return cache[pair]
@@ -949,7 +974,7 @@ def _hint_state(game: KockaGame, params: Any) -> KockaState:
         state = KockaState(scores=(score, opponent), stage=STAGE_BANK_OR_ROLL, turn_total=total,
                            dice_in_play=params.dice_left, last_event="set_aside")
     else:
-        dice = tuple(sorted(params.dice))
+        dice = validate_dice(params.dice)
         if params.dice_left is not None and params.dice_left != len(dice):
             raise DiceError(f"--dice-left {params.dice_left!r} must equal the number of dice rolled, got {list(params.dice)!r}")
         if not 1 <= len(dice) <= NUM_DICE:

@@ -69,6 +69,7 @@ SOLVERS: dict[str, list[str]] = {
         "kocka.solver.kocka_solver:KOCKA_TURN_EV",
         "kocka.solver.kocka_solver:KOCKA_TURN_REACH",
     ],
+    "abazs": ["kocka.solver.bluff_equilibrium:ABAZS_EQUILIBRIUM"],
 }
 
 
@@ -173,8 +174,9 @@ def _cli_value(v: Any) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
-def game_from_cli(name: str, rule_pairs: Sequence[str], num_players: int = 1) -> Game:
-    """``-r key=value`` pairs (comma lists become tuples) -> a Game."""
+def game_from_cli(name: str, rule_pairs: Sequence[str], num_players: int | None = None) -> Game:
+    """``-r key=value`` pairs (comma lists become tuples) -> a Game (``num_players``
+    default: the fewest the game takes, 1, or 2 for the bluff and chip-bidding games)."""
     options: dict[str, Any] = {}
     for pair in rule_pairs:
         if "=" not in pair:
@@ -183,4 +185,9 @@ def game_from_cli(name: str, rule_pairs: Sequence[str], num_players: int = 1) ->
             raise RulesError(f"rule option must look like key=value, got {pair!r}")
         key, value = pair.split("=", 1)
         options[key.strip()] = tuple(value.split(",")) if "," in value else value.strip()
+    if num_players is None:
+        from kocka.solver.rules import game_class
+
+        cls = game_class(name)
+        num_players = cls.player_range(cls.__new__(cls))[0]  # player_range reads no instance state
     return get_game(name, options, num_players=num_players)

@@ -494,15 +494,9 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
     W = np.zeros(model.n_states, dtype=np.float64)
     args = model.kernel_args()
     jobs = max(int(options.jobs), 1)
-    todo = model.n_states - int(model.state_start[model.n_boxes])
+    todo = int(model.state_start[model.n_boxes])  # every state but the full cards
     progress = Progress(todo, f"{model.game.NAME} values", enabled=options.progress)
-    parallel = None
-    if jobs > 1:
-        from joblib import Parallel, delayed
-
-        parallel = Parallel(n_jobs=jobs, backend=options.backend)
-        parallel.__enter__()
-    try:
+    with _pool(options) as parallel:
         for layer in range(model.n_boxes - 1, -1, -1):
             chunks = _chunks(model, layer, 1 if parallel is None else 4 * jobs)
             if parallel is None:
@@ -510,13 +504,12 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
                     _scorecard.solve_masks(masks, s0, W[s0:s0 + cnt], W, *args)
                     progress.advance(cnt)
                 continue
+            from joblib import delayed
+
             results = parallel(delayed(_solve_chunk)(masks, s0, cnt, W, args) for masks, s0, cnt in chunks)
             for (masks, s0, cnt), out in zip(chunks, results):
                 W[s0:s0 + cnt] = out
                 progress.advance(cnt)
-    finally:
-        if parallel is not None:
-            parallel.__exit__(None, None, None)
     progress.close()
     return W
 
@@ -557,41 +550,76 @@ def _decode(model: ScorecardModel, states: np.ndarray) -> tuple[np.ndarray, np.n
     return masks.astype(np.int32), (local // nf).astype(np.int32), (local % nf).astype(np.int8)
 
 
-def _transitions(model: ScorecardModel, W: np.ndarray, states: np.ndarray, root: tuple | None):
+def _transition_chunk(states, masks, cls, flags, root, rew_lo, rew_span, W, args, per_state):
+    stage, mass, group = root
+    cap = per_state * len(states)
+    e = [np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap)]
+    n = _scorecard.turn_transitions(states, masks, cls, flags, stage, mass, group, rew_lo, rew_span, *e, W, *args)
+    if n < 0:  # cannot happen: cap is the bound of distinct (next state, points) per state
+        raise TableError("turn_transitions: entry buffer too small")
+    return [x[:n] for x in e]
+
+
+def _transitions(model: ScorecardModel, W: np.ndarray, states: np.ndarray, root: tuple | None,
+                 parallel=None, n_jobs: int = 1):
     """Entries (source position, next state, points, probability) of one turn from each
-    state under the optimal policy (:func:`_scorecard.turn_transitions`)."""
+    state under the optimal policy (:func:`_scorecard.turn_transitions`), in chunks that
+    ``parallel`` (a joblib Parallel) may run side by side."""
     masks, cls, flags = _decode(model, states)
     rew_lo, rew_span = _reward_bounds(model)
-    stage, mass, group = root if root is not None else (0, np.zeros(N_OUT), -1)
+    root = root if root is not None else (0, np.zeros(N_OUT), -1)
     args = model.kernel_args()
     per_state = 2 * N_OUT * max(int(np.diff(model.grp_ptr).max()), 1)
-    step = max(1, 400_000 // per_state)
-    parts = []
-    for a in range(0, len(states), step):
-        b = min(a + step, len(states))
-        cap = per_state * (b - a)
-        e = [np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap)]
-        n = _scorecard.turn_transitions(
-            states[a:b], masks[a:b], cls[a:b], flags[a:b], stage, mass, group, rew_lo, rew_span,
-            *e, W, *args,
-        )
-        if n < 0:
-            raise TableError("turn_transitions: entry buffer too small")  # cannot happen: cap is the bound
-        e[0][:n] += a
-        parts.append([x[:n] for x in e])
+    step = max(1, min(400_000 // per_state, -(-len(states) // (4 * n_jobs))))
+    starts = list(range(0, len(states), step))
+    jobs = [(states[a:a + step], masks[a:a + step], cls[a:a + step], flags[a:a + step]) for a in starts]
+    if parallel is None or len(jobs) == 1:
+        parts = [_transition_chunk(*j, root, rew_lo, rew_span, W, args, per_state) for j in jobs]
+    else:
+        from joblib import delayed
+
+        parts = parallel(delayed(_transition_chunk)(*j, root, rew_lo, rew_span, W, args, per_state) for j in jobs)
+    for a, part in zip(starts, parts):
+        part[0] += a
     return [np.concatenate([p[i] for p in parts]) for i in range(4)]
 
 
 def _forward(model: ScorecardModel, W: np.ndarray, mass: _Mass, root: tuple | None = None,
-             progress: Progress | None = None) -> tuple[int, np.ndarray]:
+             progress: Progress | None = None, options: BuildOptions = BuildOptions(progress=False)
+             ) -> tuple[int, np.ndarray]:
     """Push ``mass`` (states of one layer) turn by turn to the full card; return the final
     score distribution as ``(lowest score, probabilities)``."""
+    with _pool(options) as parallel:
+        return _forward_layers(model, W, mass, root, progress, parallel, max(int(options.jobs), 1))
+
+
+class _pool:
+    """``with _pool(options) as parallel``: a joblib Parallel for ``jobs > 1``, else None."""
+
+    def __init__(self, options: BuildOptions) -> None:
+        self.parallel = None
+        if int(options.jobs) > 1:
+            from joblib import Parallel
+
+            self.parallel = Parallel(n_jobs=int(options.jobs), backend=options.backend)
+
+    def __enter__(self):
+        if self.parallel is not None:
+            self.parallel.__enter__()
+        return self.parallel
+
+    def __exit__(self, *exc) -> None:
+        if self.parallel is not None:
+            self.parallel.__exit__(*exc)
+
+
+def _forward_layers(model, W, mass, root, progress, parallel, n_jobs) -> tuple[int, np.ndarray]:
     full = (1 << model.n_boxes) - 1
     while True:
         masks, _, _ = _decode(model, mass.states)
         if (masks == full).all():
             break
-        src, succ, rew, p = _transitions(model, W, mass.states, root)
+        src, succ, rew, p = _transitions(model, W, mass.states, root, parallel, n_jobs)
         root = None
         targets, tgt = np.unique(succ, return_inverse=True)
         width = np.diff(mass.off)
@@ -603,7 +631,7 @@ def _forward(model: ScorecardModel, W: np.ndarray, mass: _Mass, root: tuple | No
         buf = np.zeros(int(off[-1]))
         _scorecard.push_mass(src, tgt.astype(np.int64), rew, p, mass.lo, mass.off, mass.buf, lo, off, buf)
         if progress is not None:
-            progress.advance(len(mass.states))
+            progress.advance(1)
         mass = _Mass(targets, lo, off, buf)
     first = int(mass.lo.min())
     last = int((mass.lo + np.diff(mass.off) - 1).max())
@@ -611,3 +639,469 @@ def _forward(model: ScorecardModel, W: np.ndarray, mass: _Mass, root: tuple | No
     for i in range(len(mass.states)):
         probs[mass.lo[i] - first: mass.lo[i] - first + mass.off[i + 1] - mass.off[i]] += mass.buf[mass.off[i]:mass.off[i + 1]]
     return first, probs
+
+
+@dataclass(frozen=True)
+class ScoreDistribution:
+    """Distribution of the final score: ``probs[i]`` is P(score = ``first + i``)."""
+
+    first: int
+    probs: np.ndarray
+
+    @property
+    def scores(self) -> np.ndarray:
+        return np.arange(self.first, self.first + len(self.probs))
+
+    def mean(self) -> float:
+        return float(self.scores @ self.probs)
+
+    def std(self) -> float:
+        return float(np.sqrt(((self.scores - self.mean()) ** 2) @ self.probs))
+
+    def cdf(self, score: int) -> float:
+        """P(final score <= ``score``)."""
+        return float(self.probs[: max(0, score - self.first + 1)].sum())
+
+
+def distribution_from_start(model: ScorecardModel, W: np.ndarray, options: BuildOptions = BuildOptions(progress=False)) -> ScoreDistribution:
+    """Distribution of the final score from the empty card under the optimal policy."""
+    t0 = model.game.initial_tracker
+    start = int(model.base[0] + model.tclass[0, t0])
+    progress = Progress(model.n_boxes, f"{model.game.NAME} distribution", unit="turns", enabled=options.progress)
+    first, probs = _forward(model, W, _Mass.point(start, int(model.toffset[0, t0])), progress=progress, options=options)
+    progress.close()
+    return ScoreDistribution(first, probs)
+
+
+# ----------------------------------------------------------------------------------------
+# Tables
+# ----------------------------------------------------------------------------------------
+def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progress=False)
+                 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Solve ``game`` and return the table arrays and the facts recorded with them.
+
+    Arrays: ``values`` (float64, one per state: expected future score less the tracker
+    offset), ``base``/``nflag`` (per mask), ``tclass``/``toffset`` (per face-box set and
+    tracker), ``dist_first``/``dist_probs`` (final score distribution from the empty card).
+    """
+    t0 = time.perf_counter()
+    model = _model_for(game)
+    t1 = time.perf_counter()
+    W = solve_values(model, options)
+    t2 = time.perf_counter()
+    dist = distribution_from_start(model, W, options)
+    t3 = time.perf_counter()
+    tr = game.initial_tracker
+    expected = float(W[model.base[0] + model.tclass[0, tr]] + model.toffset[0, tr])
+    arrays = {
+        "values": W,
+        "base": model.base,
+        "nflag": model.nflag,
+        "tclass": model.tclass,
+        "toffset": model.toffset,
+        "dist_first": np.array([dist.first], dtype=np.int64),
+        "dist_probs": dist.probs,
+    }
+    extra = {
+        "expected_score": expected,
+        "states": model.n_states,
+        "reachable_states": model.reachable_states,
+        **model.stats,
+        "value_dtype": "float64",
+        "distribution_mean": dist.mean(),
+        "distribution_std": dist.std(),
+        "score_range": [dist.first, dist.first + len(dist.probs) - 1],
+        "seconds_model": round(t1 - t0, 3),
+        "seconds_values": round(t2 - t1, 3),
+        "seconds_distribution": round(t3 - t2, 3),
+    }
+    return arrays, extra
+
+
+@lru_cache(maxsize=8)
+def _model_cached(game_type: type, rules: Any) -> ScorecardModel:
+    return build_model(game_type(rules))
+
+
+def _model_for(game: ScorecardGame) -> ScorecardModel:
+    """The model of ``game``'s rules variant (cached per process)."""
+    return _model_cached(type(game), game.rules)
+
+
+def _check_table(game: ScorecardGame, table: Table) -> None:
+    n, nu = game.num_boxes, len(game.upper_boxes)
+    expected = {"base": (1 << n,), "nflag": (1 << n,), "tclass": (1 << nu, game.tracker_size),
+                "toffset": (1 << nu, game.tracker_size)}
+    for name, shape in expected.items():
+        if name not in table.arrays or table[name].shape != shape:
+            raise TableError(f"{game.NAME} table lacks array {name!r} of shape {shape!r}")
+    if len(table["values"]) != table.meta.extra.get("states"):
+        raise TableError(f"{game.NAME} table has {len(table['values'])!r} values, its metadata says {table.meta.extra.get('states')!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# Values of positions, ranking, hints
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _CardKey:
+    mask: int
+    tracker: int
+    flag: int
+    so_far: int
+    yahtzee_entry: int | None
+
+
+def _card_key(game: ScorecardGame, card: Card) -> _CardKey:
+    """What the table needs of a card; ``so_far`` counts its entries and bonus Yahtzees
+    (the upper bonus is part of the values, through the tracker offset)."""
+    flag_box = _flag_box(game)
+    y_entry = None if flag_box is None else card.entries[flag_box]
+    flag = 0
+    if y_entry is not None:
+        flag = int(game.yahtzee_bonus((6,) * 5, 1 << flag_box, y_entry) > 0)
+    so_far = sum(e for e in card.entries if e is not None) + 100 * card.yahtzee_bonuses
+    return _CardKey(card.filled_mask, game.tracker_of(card), flag, so_far, y_entry)
+
+
+def _state_value(table: Table, game: ScorecardGame, mask: int, tracker: np.ndarray | int, flag) -> np.ndarray:
+    """Expected future score (tracker offset included) of turn-start states."""
+    U = mask & ((1 << len(game.upper_boxes)) - 1)
+    base = int(table["base"][mask])
+    cls = table["tclass"][U, tracker]
+    if base < 0 or np.any(cls < 0):
+        raise InvalidStateError(f"{game.NAME}: card with filled mask {mask:#x} and tracker {tracker!r} cannot occur under these rules")
+    return table["values"][base + cls * int(table["nflag"][mask]) + flag] + table["toffset"][U, tracker]
+
+
+def value_of_card(game: ScorecardGame, table: Table, card: Card) -> float:
+    """Expected final score of ``card`` at the start of its next turn (optimal play)."""
+    key = _card_key(game, card)
+    if card.is_full:
+        return float(game.card_total(card))
+    return float(key.so_far + _state_value(table, game, key.mask, key.tracker, key.flag))
+
+
+def _groups_of(game: ScorecardGame, mask: int) -> list[int]:
+    """The box groups of ``mask`` (see :func:`_box_groups`)."""
+    allowed = np.zeros(mask + 1, dtype=np.int32)
+    for b in game.allowed_boxes(mask):
+        allowed[mask] |= 1 << b
+    ptr, bits = _box_groups(game, np.array([mask], np.int32), allowed)
+    return [int(x) for x in bits[ptr[mask]:ptr[mask + 1]]]
+
+
+@dataclass(frozen=True)
+class _GameFacts:
+    """Per-variant constants of :func:`rank` (computed once per game object)."""
+
+    n_ft: int
+    flag_box: int | None
+    special: tuple[int, ...]
+    flag_after_flag_box: np.ndarray | None  # flag after writing each outcome in the flag box
+    rewards: dict = field(default_factory=dict)  # (mask, Yahtzee entry) -> fill points
+
+
+@lru_cache(maxsize=16)
+def _facts(game: ScorecardGame) -> _GameFacts:
+    st = game.score_table()
+    flag_box = _flag_box(game)
+    flags = None
+    if flag_box is not None:
+        flags = np.array([int(game.yahtzee_bonus((6,) * 5, 1 << flag_box, int(e)) > 0) for e in st[flag_box, :, 0]])
+    return _GameFacts(2 if (st[:, :, 0] != st[:, :, 1]).any() else 1, flag_box,
+                      tuple(_special_outcomes(game, flag_box)), flags)
+
+
+def _fill_values(game: ScorecardGame, table: Table, key: _CardKey, allowed_bits: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``Q[b, ft, o]``: expected final score of writing outcome ``o`` into box ``b`` (after
+    the first throw when ``ft``), -inf where not allowed; and the fill points ``rew``."""
+    n = game.num_boxes
+    facts = _facts(game)
+    n_ft, flag_box = facts.n_ft, facts.flag_box
+    rew = facts.rewards.get((key.mask, key.yahtzee_entry))
+    if rew is None:
+        if len(facts.rewards) > 4096:
+            facts.rewards.clear()
+        rew = facts.rewards[key.mask, key.yahtzee_entry] = _fill_rewards(game, key.mask, key.yahtzee_entry, n_ft, facts.special)
+    Q = np.full((n, 2, N_OUT), -math.inf)
+    after = _tracker_after_table(game)
+    for b in range(n):
+        if not allowed_bits >> b & 1:
+            continue
+        m2 = key.mask | 1 << b
+        if b in game.upper_boxes:
+            future = _state_value(table, game, m2, after[b, key.tracker], key.flag)
+        elif b == flag_box:
+            future = _state_value(table, game, m2, key.tracker, facts.flag_after_flag_box)
+        else:
+            future = np.full(N_OUT, _state_value(table, game, m2, key.tracker, key.flag))
+        Q[b] = key.so_far + rew[b, -1 if n_ft == 1 else slice(None)] + future
+    return Q, rew
+
+
+def _turn_tables(F0: np.ndarray, F1: np.ndarray) -> dict[str, np.ndarray]:
+    """Keep values of one turn through the dense keep -> outcome transitions (an
+    implementation independent of the kernel's lattice): ``K2``/``K3`` (462,) the value of
+    each keep before the second/third throw, ``V2``/``V1`` (252,) after a throw."""
+    dt = dice_tables(5)
+    rows = np.repeat(np.arange(N_KEEP), np.diff(dt.trans_indptr))
+
+    def keep_values(after: np.ndarray) -> np.ndarray:
+        return np.bincount(rows, weights=dt.trans_probs * after[dt.trans_indices], minlength=N_KEEP)
+
+    def best_proper_keep(K: np.ndarray) -> np.ndarray:
+        k = np.where(dt.outcome_keeps >= N_SMALL, -math.inf, K[dt.outcome_keeps])
+        return np.maximum.reduceat(k, dt.outcome_keeps_indptr[:-1])
+
+    K3 = keep_values(F0)
+    V2 = np.maximum(F0, best_proper_keep(K3))
+    K2 = keep_values(V2)
+    V1 = np.maximum(F1, best_proper_keep(K2))
+    return {"K3": K3, "V2": V2, "K2": K2, "V1": V1}
+
+
+def _label(game: ScorecardGame, action: Any) -> str:
+    if isinstance(action, Keep):
+        return "keep " + (" ".join(map(str, action.dice)) if action.dice else "none")
+    if isinstance(action, Fill):
+        return f"write {game.box_labels.get(action.box, action.box)}"
+    if isinstance(action, Declare):
+        return f"declare {game.box_labels.get(action.box, action.box)}"
+    return repr(action)
+
+
+def rank(game: ScorecardGame, table: Table, state: ScorecardState) -> list[Decision]:
+    """Every legal action of the player to move, best first, valued as his expected final
+    score under optimal solitaire play from there on (empty at chance and terminal nodes).
+
+    Ties keep the order fills, declarations, keeps (largest first), as the forward
+    distribution does.
+    """
+    actions = game.legal_actions(state)
+    if not actions:
+        return []
+    card = state.cards[state.player]
+    key = _card_key(game, card)
+    dt = dice_tables(5)
+    o = dt.outcome_index(state.dice)
+    groups = _groups_of(game, key.mask)
+    allowed = 0
+    for g in groups:
+        allowed |= g
+    Q, rew = _fill_values(game, table, key, allowed)
+    turns = {}
+    for g in groups:
+        boxes = [b for b in range(game.num_boxes) if g >> b & 1]
+        turns[g] = _turn_tables(Q[boxes, 0].max(axis=0), Q[boxes, 1].max(axis=0))
+    current = _current_group(game, state, groups)
+    first_throw = int(state.throw == 1)
+    fills, declares, keeps = [], [], []
+    for action in actions:
+        if isinstance(action, Fill):
+            b = game.box_index(action.box)
+            entry = rew[b, -1 if rew.shape[1] == 1 else first_throw, o]
+            value = float(Q[b, first_throw, o])
+            fills.append(Decision(action, value, _label(game, action), {"type": "fill", "box": action.box, "points": int(entry)}))
+        elif isinstance(action, Declare):
+            value = float(turns[1 << game.box_index(action.box)]["V1"][o])
+            declares.append(Decision(action, value, _label(game, action), {"type": "declare", "box": action.box}))
+        elif isinstance(action, Keep):
+            stage = "K2" if state.throw == 1 else "K3"
+            value = float(turns[current][stage][dt.keep_index(action.dice)])
+            keeps.append(Decision(action, value, _label(game, action), {"type": "keep", "dice": list(action.dice)}))
+    keeps.sort(key=lambda d: -len(d.action.dice))
+    return sorted(fills + declares + keeps, key=lambda d: -d.value)
+
+
+def _current_group(game: ScorecardGame, state: ScorecardState, groups: list[int]) -> int:
+    """The box group the turn is played in (SK declaration), for keep values."""
+    if state.declared is not None:
+        return 1 << game.box_index(state.declared)
+    if len(groups) == 1:
+        return groups[0]
+    upper = sum(1 << b for b in game.upper_boxes)
+    rest = [g for g in groups if not g & upper]
+    return rest[0] if rest else groups[0]
+
+
+def _parse_card(game: ScorecardGame, doc: Any) -> Card:
+    """A card from ``--card`` JSON: ``{"pair": 10, "sixes": -6}`` (box ids or labels), or
+    ``{"entries": {...}, "yahtzee_bonuses": 1}``."""
+    if doc is None:
+        return Card(entries=(None,) * game.num_boxes)
+    if not isinstance(doc, Mapping):
+        raise InvalidStateError(f"--card must be a JSON object of box: entry, got {doc!r}")
+    bonuses = doc.get("yahtzee_bonuses", 0)
+    entries_doc = doc.get("entries", {k: v for k, v in doc.items() if k != "yahtzee_bonuses"})
+    by_name = {b: i for i, b in enumerate(game.boxes)}
+    by_name.update({label.lower(): game.box_index(b) for b, label in game.box_labels.items()})
+    entries: list[int | None] = [None] * game.num_boxes
+    for name, entry in entries_doc.items():
+        i = by_name.get(name, by_name.get(str(name).lower()))
+        if i is None:
+            raise InvalidStateError(f"{game.NAME}: no box {name!r} on the card; boxes: {list(game.boxes)!r}")
+        entries[i] = entry
+    return Card(entries=tuple(entries), yahtzee_bonuses=bonuses)
+
+
+def _describe(game: ScorecardGame, state: ScorecardState) -> str:
+    card = state.cards[state.player]
+    key = _card_key(game, card)
+    filled = [f"{game.box_labels[b]} {e}" for b, e in zip(game.boxes, card.entries) if e is not None]
+    dice = " ".join(map(str, state.dice)) if state.dice else "-"
+    declared = f", declared {game.box_labels[state.declared]}" if state.declared else ""
+    card_text = ", ".join(filled) if filled else "empty"
+    return (f"{game.NAME}: throw {state.throw} of 3, dice {dice}{declared}; card ({len(filled)} of "
+            f"{game.num_boxes} filled, {key.so_far} points so far): {card_text}")
+
+
+def hint(game: ScorecardGame, params) -> "HintReport":
+    """``kocka hint`` for the scorecard games: rank every action of the position."""
+    from kocka.agents.hint import HintReport
+
+    if params.state is not None:
+        state = game.state_from_json(params.state)
+    else:
+        if params.dice is None:
+            raise DiceError("give the five dice showing with --dice, e.g. --dice 1 1 3 4 6")
+        dice = validate_dice(params.dice, 5)
+        roll = 1 if params.roll is None else params.roll
+        if isinstance(roll, bool) or roll not in (1, 2, 3):
+            raise InvalidStateError(f"--roll must be 1, 2 or 3 (throws made this turn), got {roll!r}")
+        card = _parse_card(game, params.card)
+        state = ScorecardState(cards=(card,) * game.num_players, throw=roll, dice=dice)
+        game.check_state(state)
+        if card.is_full:
+            raise InvalidStateError(f"{game.NAME}: the card is full; there is nothing to decide")
+    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
+    decisions = rank(game, table, state)
+    notes = [f"values: {VALUE_NAME} of this card under optimal solitaire play "
+             f"(optimum from an empty card: {table.meta.extra['expected_score']:.4f})"]
+    return HintReport(position=_describe(game, state), value_name=VALUE_NAME, decisions=decisions, notes=notes)
+
+
+def score_distribution(game: ScorecardGame, table: Table, state: ScorecardState | Card | None = None) -> ScoreDistribution:
+    """Distribution of the final score of the current player's card under the optimal
+    policy, from ``state`` (a card at the start of a turn, or any position of a turn);
+    ``None``: the empty card, read from the table. Its mean is the table's value."""
+    if state is None:
+        return ScoreDistribution(int(table["dist_first"][0]), table["dist_probs"])
+    if isinstance(state, Card):
+        state = ScorecardState(cards=(state,) * game.num_players)
+    game.check_state(state)
+    card = state.cards[state.player]
+    if card.is_full:
+        return ScoreDistribution(game.card_total(card), np.ones(1))
+    key = _card_key(game, card)
+    model = _model_for(game)
+    W = table["values"]
+    if len(W) != model.n_states:
+        raise TableError(f"{game.NAME} table has {len(W)} states, the rules give {model.n_states}")
+    U = key.mask & ((1 << model.n_upper) - 1)
+    start = int(model.base[key.mask] + model.tclass[U, key.tracker] * model.nflag[key.mask] + key.flag)
+    score = key.so_far + int(model.toffset[U, key.tracker])
+    root = None
+    groups = [int(g) for g in model.grp_bits[model.grp_ptr[key.mask]:model.grp_ptr[key.mask + 1]]]
+    dt = dice_tables(5)
+    group = -1
+    if state.declared is not None or state.throw >= 2 or (state.dice is None and state.throw >= 1):
+        group = groups.index(_current_group(game, state, groups))
+    if state.dice is not None:
+        mass = np.zeros(N_OUT)
+        mass[dt.outcome_index(state.dice)] = 1.0
+        root = (state.throw, mass, group)
+    elif state.throw >= 1:
+        k = dt.keep_index(state.kept)
+        mass = np.zeros(N_OUT)
+        lo, hi = dt.trans_indptr[k], dt.trans_indptr[k + 1]
+        mass[dt.trans_indices[lo:hi]] = dt.trans_probs[lo:hi]
+        root = (state.throw + 1, mass, group)
+    first, probs = _forward(model, W, _Mass.point(start, score), root=root)
+    return ScoreDistribution(first, probs)
+
+
+# ----------------------------------------------------------------------------------------
+# The table solver object (registry.SOLVERS)
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScorecardEV:
+    """Table solver of the scorecard games: exact expected final score of every card."""
+
+    game: str = "kockapoker, slovak, yahtzee, yatzy"
+    kind: str = "ev"
+    description: str = "exact optimal expected final score of every card (solitaire), with the score distribution"
+
+    def build(self, game: Game, options: BuildOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if not isinstance(game, ScorecardGame):
+            raise TableError(f"the scorecard solver cannot solve {game.NAME!r}")
+        return build_arrays(game, options)
+
+    def summary(self, table: Table) -> dict[str, Any]:
+        x = table.meta.extra
+        return {
+            "expected_score": round(x["expected_score"], 6),
+            "states": x["states"],
+            "reachable_states": x["reachable_states"],
+            "score_std": round(x["distribution_std"], 4),
+            "score_range": x["score_range"],
+            "values": x["value_dtype"],
+        }
+
+    def check(self, game: Game, table: Table, samples: int = 12, seed: int = 0) -> list[str]:
+        """Spot checks independent of the kernel: for sampled turn-start cards, the value
+        recomputed from :func:`rank` (engine fill scores, dense keep transitions) must
+        equal the table; the distribution must sum to 1 with the table's mean."""
+        problems: list[str] = []
+        try:
+            _check_table(game, table)
+        except TableError as exc:
+            return [str(exc)]
+        dist = score_distribution(game, table)
+        expected = table.meta.extra["expected_score"]
+        if abs(dist.probs.sum() - 1) > 1e-9:
+            problems.append(f"score distribution sums to {dist.probs.sum()!r}, not 1")
+        if abs(dist.mean() - expected) > 1e-6:
+            problems.append(f"score distribution mean {dist.mean()!r} differs from the expected score {expected!r}")
+        rng = np.random.default_rng(seed)
+        empty = Card(entries=(None,) * game.num_boxes)
+        if abs(value_of_card(game, table, empty) - expected) > 1e-9:
+            problems.append("the empty card's value differs from the recorded expected score")
+        for card in _sample_cards(game, rng, samples):
+            want = value_of_card(game, table, card)
+            got = expected_turn_value(game, table, card)
+            if abs(want - got) > 1e-9 * max(1.0, abs(want)):
+                problems.append(f"card {card.entries!r}: table {want!r}, recomputed {got!r}")
+        return problems
+
+
+def expected_turn_value(game: ScorecardGame, table: Table, card: Card) -> float:
+    """Expected final score of ``card`` at a turn start, recomputed from :func:`rank` over
+    the 252 first throws (a check of the table against the rules engine)."""
+    dt = dice_tables(5)
+    total = 0.0
+    for o, p in enumerate(dt.probs):
+        dice = tuple(int(v) for v in dt.outcomes[o])
+        state = ScorecardState(cards=(card,) * game.num_players, throw=1, dice=dice)
+        total += p * rank(game, table, state)[0].value
+    return total
+
+
+def _sample_cards(game: ScorecardGame, rng: np.random.Generator, count: int) -> list[Card]:
+    """Random reachable cards with 1..3 open boxes, filled by random legal play."""
+    cards = []
+    outcomes = dice_tables(5).outcomes
+    for i in range(count):
+        state = game.new_initial_state()
+        stop = game.num_boxes - 1 - i % 3
+        while state.cards[0].filled_count < stop:
+            state = game.apply(state, tuple(int(v) for v in outcomes[rng.integers(N_OUT)]))
+            if state.declared is None and any(isinstance(a, Declare) for a in game.legal_actions(state)):
+                state = game.apply(state, [a for a in game.legal_actions(state) if isinstance(a, Declare)][0])
+            fills = [a for a in game.legal_actions(state) if isinstance(a, Fill)]
+            state = game.apply(state, fills[rng.integers(len(fills))])
+        cards.append(state.cards[0])
+    return cards
+
+
+SCORECARD_EV = ScorecardEV()

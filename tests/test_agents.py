@@ -101,17 +101,17 @@ def test_every_game_has_a_setup():
 
 
 @pytest.mark.parametrize("setup_index", range(len(GAME_SETUPS)), ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(GAME_SETUPS)])
-def test_agents_only_choose_legal_actions_and_rank_every_legal_action(state_bank, setup_index):
-    """Over 250 random decision states per setup (4500 in all): every rule-based agent
-    that plays the game returns a legal action, and ``rank`` lists each legal action
-    exactly once, best first, with ``choose`` at its head for deterministic agents."""
+def test_agents_only_choose_legal_actions_and_rank_every_legal_action(state_bank, setup_index, tmp_path):
+    """Over 250 random decision states per setup (4500 in all): every registered agent
+    that plays the game without a table returns a legal action, and ``rank`` lists each
+    legal action exactly once, best first, with ``choose`` at its head for the rule
+    agents. (An empty cache makes table agents unavailable; they are tested on tiny
+    tables below.)"""
     game, states = _states(state_bank, setup_index)
     agents = []
     for name in agent_names(game.NAME):
-        if name in ("optimal", "ev"):
-            continue  # table agents: tested on tiny tables in their own tests
         try:
-            agents.append(make_agent(name, game, seed=7))
+            agents.append(make_agent(name, game, seed=7, options=AgentOptions(cache_dir=tmp_path)))
         except AgentUnavailable:
             continue
     assert any(a.name == "random" for a in agents)
@@ -124,7 +124,7 @@ def test_agents_only_choose_legal_actions_and_rank_every_legal_action(state_bank
             assert sorted(map(repr, (d.action for d in ranking))) == sorted(map(repr, legal)), (agent.name, state)
             values = [d.value for d in ranking]
             assert values == sorted(values, reverse=True)
-            if agent.name != "random":
+            if agent.name in ("heuristic", "bold", "cautious"):  # deterministic rule agents
                 assert ranking[0].action == action
 
 
@@ -296,8 +296,6 @@ def test_kocka_agents_below_minimum_must_roll():
 def test_kocka_series_take_all_then_name_a_joker():
     """KOCKA-1.6-6: series of 6s, roll [1, 6] with four 6s aside: take the 6 (the 1 cannot
     be taken), then name a joker (KOCKA-18: agents always name one; the lowest face)."""
-    from kocka.solver.rules.kocka import KockaState
-
     game, state = kocka_roll_state((1, 6), score=3000, dice=2, series=(6, 4))
     for cls in (KockaCautious, KockaHeuristic, KockaBold):
         action = cls(game).choose(state)
@@ -463,3 +461,106 @@ def test_chance_sampler_gives_common_dice_to_equal_positions():
     first_four = [rng.randint(1, 6) for _ in range(4)]
     assert a == tuple(sorted(first_four[:2]))
     assert b == tuple(sorted(first_four))
+
+
+# ----------------------------------------------------------------------------------------
+# Table agents on tiny tables built into a temporary cache
+# ----------------------------------------------------------------------------------------
+TINY_KOCKA = {"target": 1000, "series_threshold": 500}
+
+
+@pytest.fixture(scope="module")
+def tiny_kocka_options(tmp_path_factory):
+    """Kocka to 1000 with series from 500: the winprob and turn_ev tables build in well
+    under a second."""
+    from kocka.solver.registry import get_table
+
+    cache = tmp_path_factory.mktemp("tables")
+    game = get_game("kocka", TINY_KOCKA, num_players=2)
+    try:
+        get_table(game, "winprob", cache, build_missing=True, announce=lambda m: None)
+        get_table(game, "turn_ev", cache, build_missing=True, announce=lambda m: None)
+    except ImportError as exc:
+        pytest.skip(f"no Kocka solver here: {exc}")
+    return AgentOptions(cache_dir=cache)
+
+
+def test_kocka_table_agents_choose_legal_best_ranked_actions(tiny_kocka_options):
+    game = get_game("kocka", TINY_KOCKA, num_players=2)
+    states = random_decision_states(game, 77, 400)
+    for name in ("optimal", "ev"):
+        agent = make_agent(name, game, options=tiny_kocka_options)
+        for state in states:
+            legal = game.legal_actions(state)
+            ranking = agent.rank(state)
+            assert sorted(map(repr, (d.action for d in ranking))) == sorted(map(repr, legal))
+            assert agent.choose(state) == ranking[0].action
+            assert ranking[0].value == max(d.value for d in ranking)
+            if name == "optimal":
+                assert all(-1e-9 <= d.value <= 1 + 1e-9 for d in ranking)  # probabilities
+
+
+def test_kocka_optimal_self_play_matches_the_table(tiny_kocka_options):
+    """Both seats optimal: the first seat's simulated win rate over 3000 seeded games must
+    lie within the 99.9 % Wilson interval (z = 3.2905) of the table's P(first player wins)."""
+    import numpy as np
+
+    from kocka.agents.arena import run_arena, wilson_interval
+    from kocka.solver.registry import get_table
+
+    game = get_game("kocka", TINY_KOCKA, num_players=2)
+    exact = float(get_table(game, "winprob", tiny_kocka_options.cache_dir)["win"][0, 0])
+    result = run_arena(game, ["optimal", "optimal"], games=3000, seed=12, options=tiny_kocka_options)
+    first_seat_wins = float(np.sum(result.wins * (result.seats == 0)))
+    lo, hi = wilson_interval(first_seat_wins, result.games, z=3.2905)
+    assert lo <= exact <= hi, (first_seat_wins / result.games, exact)
+
+
+def test_kocka_optimal_needs_two_players_and_says_what_to_use(tiny_kocka_options):
+    solo = get_game("kocka", TINY_KOCKA, num_players=1)
+    with pytest.raises(AgentUnavailable, match=r"'optimal' plays 'kocka' with 2\+ players.*use 'ev'"):
+        make_agent("optimal", solo, options=tiny_kocka_options)
+
+
+TINY_YAHTZEE = {"boxes": ("chance", "yahtzee")}
+
+
+@pytest.fixture(scope="module")
+def tiny_yahtzee_options(tmp_path_factory):
+    """Yahtzee reduced to chance and yahtzee: its exact table builds in a fraction of a
+    second."""
+    from kocka.solver.registry import get_table
+
+    cache = tmp_path_factory.mktemp("tables")
+    try:
+        get_table(get_game("yahtzee", TINY_YAHTZEE), None, cache, build_missing=True, announce=lambda m: None)
+    except ImportError as exc:
+        pytest.skip(f"no scorecard solver here: {exc}")
+    return AgentOptions(cache_dir=cache)
+
+
+def test_scorecard_optimal_agent_chooses_its_best_ranked_legal_action(tiny_yahtzee_options):
+    game = get_game("yahtzee", TINY_YAHTZEE)
+    agent = make_agent("optimal", game, options=tiny_yahtzee_options)
+    assert agent.value_name == "expected final score"
+    for state in random_decision_states(game, 5, 150):
+        ranking = agent.rank(state)
+        assert sorted(map(repr, (d.action for d in ranking))) == sorted(map(repr, game.legal_actions(state)))
+        assert agent.choose(state) == ranking[0].action
+        assert [d.value for d in ranking] == sorted((d.value for d in ranking), reverse=True)
+
+
+def test_scorecard_optimal_simulated_mean_matches_the_table(tiny_yahtzee_options):
+    """The optimal agent's mean over 400 seeded games lies within 4 standard errors of the
+    table's expected score (the README's strength table makes the same check at scale)."""
+    import math
+
+    from kocka.agents.arena import run_arena
+    from kocka.solver.registry import get_table, solver_for
+
+    game = get_game("yahtzee", TINY_YAHTZEE)
+    table = get_table(game, None, tiny_yahtzee_options.cache_dir)
+    expected = solver_for("yahtzee").summary(table)["expected_score"]
+    result = run_arena(game, ["optimal"], games=400, seed=3, options=tiny_yahtzee_options)
+    (summary,) = result.summaries()
+    assert abs(summary.mean - expected) < 4 * summary.sd / math.sqrt(result.games)

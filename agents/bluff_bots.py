@@ -1,0 +1,763 @@
+"""Bluff bots for Abázs, the bidding bluff and liar's dice poker (RULES.md BLUFF-1..BLUFF-21).
+
+* ``bayes`` (:class:`BayesBot`) keeps a posterior over the claimant's hidden dice given the
+  dice distribution, the standing claim, the public and shown dice and a model of each
+  opponent's lying and calling, which it learns from the current match (:meth:`observe`).
+* ``equilibrium`` (:class:`EquilibriumBot`, two-player Abázs) plays the exact round
+  equilibrium of :mod:`kocka.solver.bluff_equilibrium` from its table, mixed strategies
+  sampled with the agent's own generator.
+* Baselines: ``truthful`` (:class:`TruthfulBot`: the truth when it may, else the smallest
+  lie; believes every claim) and ``threshold`` (:class:`ThresholdBot`: claims alike,
+  doubts every claim at or above a fixed claim). ``random`` is the registry's.
+
+**Claimant model** (what ``bayes`` believes about an opponent who claims). Given his
+hidden dice x, let T(x) be the truthful claim (his result, BLUFF-7; his hand, BLUFF-19;
+his hidden dice under ``liar.claim = dice``). If T(x) is allowed (it beats the claim it
+had to beat, BLUFF-3) he claims it with probability 1 - lambda, else he lies: with
+probability mu the smallest allowed lie, otherwise a lie drawn in proportion to the chance
+that an honest roll would claim it (a plausible lie). If T(x) is not allowed he must lie
+(the same lie distribution). Bayes' rule over x gives P(claim is true).
+
+**What it learns** (Beta posteriors, per opponent, from this match only):
+
+* lambda, per stake class (stake 1 / stake 2+; Abázs has no stakes): from every reveal
+  (BLUFF-10, BLUFF-15) where the truth was allowed: did he lie?
+* mu: from every revealed lie: was it the smallest allowed lie?
+* call rate, per reach bucket and stake class: how often he challenges or bets on a claim
+  whose *reach* (the chance that a fresh roll of the hidden dice makes a claim at least as
+  high, from what he can see) falls in the bucket. Every unforced answer teaches it,
+  whoever claimed. Priors: lambda 0.3, mu 0.5 (4 and 2 pseudo-observations), call rate
+  1 - reach at the bucket's middle (2 pseudo-observations).
+
+Reveals are selected (only challenged claims are shown), so lambda is learnt from a biased
+sample; the prior keeps early estimates sane.
+
+**Decisions.** In Abázs it best-responds to the model over the rest of the round
+(two players): R(s), the value of rolling to beat s, is the expectation over its own
+result of the best claim c > s, worth call(c) x (+1 true / -1 false) + (1 - call(c)) x O(c);
+O(c), the value when the opponent must beat c, is the expectation over his modelled
+claims c' of max(challenge: 1 - 2 P(c' true), accept: R(c')). With more players an
+accepted claim is valued 0 (the round moves on without it). In the betting games it
+maximises the chips of the betting round at hand (BLUFF-12..15): an answer bets when
+(1 - q) x paid - q x k beats the pass's -1; a claim (with stake) weighs taking the bank
+when everybody passes against the bets it draws, exactly over who bets. In liar's poker
+a re-throw is valued by the best claim after it, averaged over the new die.
+
+Hidden information: the bots read only what ``game.observation`` shows their seat (the
+standing claim, stakes, bets, chips, the public and shown dice, reveals) and their own
+dice when they are the claimant.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from itertools import product
+from typing import Any, Sequence
+
+import numpy as np
+
+from kocka.agents.base import Agent, AgentUnavailable, Event, ranked
+from kocka.agents.registry import AgentOptions
+from kocka.solver.dice import all_outcomes, outcome_distribution, remove
+from kocka.solver.bluff_equilibrium import challenge_payoffs
+from kocka.solver.errors import RulesError, TableError
+from kocka.solver.registry import Decision, get_table
+from kocka.solver.rules import CHANCE, Game
+from kocka.solver.rules.bluff import (
+    ANSWER, CLAIM, AbazsGame, Accept, Bet, BiddingBluffGame, BluffState, Challenge, Claim, DiceClaim, Hand,
+    LiarsPokerGame, Pass, Reroll, TwoDiceClaim, achievable_claims, actual_result, claim_rank, hand_of, is_true,
+)
+
+BLUFF_GAMES = ("abazs", "bidding-bluff", "liars-poker")
+
+
+# ----------------------------------------------------------------------------------------
+# What anybody can compute about a claim from the public dice
+# ----------------------------------------------------------------------------------------
+def _shown_dice(state: BluffState) -> tuple[int, ...]:
+    return (state.shown,) if state.shown else ()
+
+
+def truthful_claim(game: Game, state: BluffState, hidden: Sequence[int], shown: Sequence[int] = ()) -> Any:
+    """T(x): the claim an honest claimant makes with hidden dice ``hidden`` (BLUFF-7,
+    BLUFF-19; ``liar.claim = dice``: the hidden dice themselves)."""
+    if isinstance(game, LiarsPokerGame):
+        if game.rules.claim == "dice":
+            return DiceClaim(tuple(hidden))
+        return hand_of(tuple(state.public) + tuple(shown) + tuple(hidden), game.rules)
+    return actual_result(hidden, game.rules.ranking)
+
+
+def claim_true(game: Game, state: BluffState, claim: Any, hidden: Sequence[int], shown: Sequence[int] = ()) -> bool:
+    """Whether ``claim`` is true for a claimant with these hidden (and shown) dice (BLUFF-4,
+    BLUFF-20)."""
+    if isinstance(claim, TwoDiceClaim):
+        return is_true(claim, hidden, game.rules)
+    if isinstance(claim, Hand):
+        return is_true(claim, tuple(state.public) + tuple(shown) + tuple(hidden), game.rules)
+    # liar.claim = dice: the engine's own decision (exact: the named dice; at_least: the hand)
+    dice = tuple(sorted(tuple(shown) + tuple(hidden)))
+    probe = replace(state, shown=shown[0] if shown else 0, dice=dice, claimed_dice=claim.dice,
+                    standing=game.dice_claim_hand(replace(state, shown=shown[0] if shown else 0), claim))
+    return game._claim_true(probe)  # noqa: SLF001 -- the rule lives there, not re-implemented
+
+
+def claim_strength(game: Game, state: BluffState, claim: Any, shown: Sequence[int] = ()) -> int:
+    """Position of a claim in its ranking (a dice claim by the hand it names)."""
+    if isinstance(claim, TwoDiceClaim):
+        return claim.rank
+    if isinstance(claim, DiceClaim):
+        claim = game.dice_claim_hand(replace(state, shown=shown[0] if shown else 0), claim)
+    return claim_rank(claim, game.rules)
+
+
+def allowed_claims(game: Game, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> list:
+    """Claims a claimant may make over ``previous`` (BLUFF-3, BLUFF-20), from public
+    information only, lowest first."""
+    if isinstance(game, AbazsGame):
+        return list(game.claimable(previous))
+    beat = previous if game.rules.escalation == "strict" else None
+    if isinstance(game, BiddingBluffGame):
+        return [c for c in game.claims() if beat is None or c > beat]
+    hidden = 2 - len(shown)
+    if game.rules.claim == "hand":
+        return achievable_claims(state.public, shown, hidden, beat, game.rules)
+    template = replace(state, shown=shown[0] if shown else 0)
+    claims = [DiceClaim(h) for h in all_outcomes(hidden) if beat is None or game.dice_claim_hand(template, DiceClaim(h)) > beat]
+    return sorted(claims, key=lambda c: claim_strength(game, state, c, shown))
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """A claimant's situation as the table sees it: the claims he may make over
+    ``previous`` and the *types* of his hidden dice (grouped by truthful claim).
+
+    ``claims[k]`` lowest first; ``type_probs[t]``; ``truthful[t]`` the index in ``claims``
+    of type t's truthful claim, or -1 if it is not allowed; ``truth[t, k]``;
+    ``honest[k]`` = P(T(x) = claims[k]) (the plausible-lie weight); ``reach[k]`` = P(a
+    fresh roll's truthful claim ranks at or above claims[k]); ``smallest_lie[t]`` the
+    lowest allowed claim other than the truth (-1: none).
+    """
+
+    claims: tuple
+    type_claims: tuple
+    type_probs: np.ndarray
+    truthful: np.ndarray
+    truth: np.ndarray
+    honest: np.ndarray
+    reach: np.ndarray
+    smallest_lie: np.ndarray
+    representatives: tuple
+
+    @staticmethod
+    def build(game: Game, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> "ClaimView":
+        shown = tuple(shown)
+        claims = tuple(allowed_claims(game, state, previous, shown))
+        types: dict[Any, list] = {}
+        for hidden, p in outcome_distribution(2 - len(shown)):
+            t = truthful_claim(game, state, hidden, shown)
+            if t in types:
+                types[t][0] += p
+            else:
+                types[t] = [p, hidden]
+        type_claims = tuple(types)
+        probs = np.array([types[t][0] for t in type_claims])
+        reps = tuple(types[t][1] for t in type_claims)
+        index = {c: k for k, c in enumerate(claims)}
+        truthful = np.array([index.get(t, -1) for t in type_claims], dtype=np.int64)
+        truth = np.array([[claim_true(game, state, c, rep, shown) for c in claims] for rep in reps], dtype=bool).reshape(len(reps), len(claims))
+        honest = np.zeros(len(claims))
+        for t, k in enumerate(truthful):
+            if k >= 0:
+                honest[k] += probs[t]
+        type_strength = np.array([claim_strength(game, state, t, shown) for t in type_claims])
+        claim_strengths = np.array([claim_strength(game, state, c, shown) for c in claims])
+        reach = np.array([probs[type_strength >= s].sum() for s in claim_strengths])
+        smallest = np.array([next((k for k in range(len(claims)) if k != tk), -1) for tk in truthful], dtype=np.int64)
+        return ClaimView(claims, type_claims, probs, truthful, truth, honest, reach, smallest, reps)
+
+    def claim_matrix(self, lie: float, smallest: float) -> np.ndarray:
+        """P(claim k | type t) under the claimant model (module docstring)."""
+        n_types, n_claims = self.truth.shape
+        m = np.zeros((n_types, n_claims))
+        for t in range(n_types):
+            tk, lo = self.truthful[t], self.smallest_lie[t]
+            if lo < 0:  # only the truth may be claimed
+                m[t, tk] = 1.0
+                continue
+            lam = lie if tk >= 0 else 1.0
+            if tk >= 0:
+                m[t, tk] += 1.0 - lam
+            plausible = self.honest.copy()
+            if tk >= 0:
+                plausible[tk] = 0.0
+            total = plausible.sum()
+            m[t, lo] += lam * (smallest if total > 0 else 1.0)
+            if total > 0:
+                m[t] += lam * (1.0 - smallest) * plausible / total
+        return m
+
+    def posterior_true(self, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(P(claim k is true | claim k), P(claim k is made))``; a claim the model never
+        makes gets the chance a roll makes it true."""
+        weighted = self.type_probs[:, None] * matrix
+        made = weighted.sum(axis=0)
+        true_mass = (weighted * self.truth).sum(axis=0)
+        prior = (self.type_probs[:, None] * self.truth).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q = np.where(made > 1e-15, true_mass / np.maximum(made, 1e-300), prior)
+        return q, made
+
+
+# ----------------------------------------------------------------------------------------
+# Opponent model
+# ----------------------------------------------------------------------------------------
+REACH_EDGES = (0.1, 0.25, 0.5, 0.75)
+"""Buckets of a claim's reach for the call rates."""
+
+
+def reach_bucket(reach: float) -> int:
+    return sum(reach >= e for e in REACH_EDGES)
+
+
+def stake_class(stake: int) -> int:
+    """0: stake 0 or 1 (Abázs, minimal stakes); 1: stake 2 or more."""
+    return 1 if stake >= 2 else 0
+
+
+@dataclass
+class OpponentModel:
+    """Beta counts (successes, failures) of one opponent's lying and calling (mutable:
+    the bot's memory of this match)."""
+
+    lies: list[list[float]] = field(default_factory=lambda: [[1.2, 2.8], [1.2, 2.8]])
+    smallest: list[float] = field(default_factory=lambda: [1.0, 1.0])
+    calls: list[list[list[float]]] = field(default_factory=lambda: [
+        [[2 * m, 2 * (1 - m)] for m in _call_prior_means()] for _ in range(2)
+    ])
+
+    def lie_rate(self, stake: int) -> float:
+        a, b = self.lies[stake_class(stake)]
+        return a / (a + b)
+
+    def smallest_rate(self) -> float:
+        a, b = self.smallest
+        return a / (a + b)
+
+    def call_rate(self, reach: float, stake: int) -> float:
+        a, b = self.calls[stake_class(stake)][reach_bucket(reach)]
+        return a / (a + b)
+
+
+def _call_prior_means() -> list[float]:
+    edges = (0.0, *REACH_EDGES, 1.0)
+    return [min(0.95, max(0.05, 1.0 - (lo + hi) / 2)) for lo, hi in zip(edges, edges[1:])]
+
+
+# ----------------------------------------------------------------------------------------
+# Memory of the round: the claim history a state does not hold, and the reveals
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClaimRecord:
+    """A claim as the table saw it: who, what, with which stake, over which claim, with
+    which public and shown dice."""
+
+    claimant: int
+    claim: Any
+    stake: int
+    previous: Any
+    public: tuple[int, ...]
+    shown: tuple[int, ...]
+
+
+class _RoundMemory:
+    """Follows match events: the latest claim (with the claim it beat), answers and
+    reveals. Calls ``on_answer(record, responder, called)`` for unforced answers and
+    ``on_reveal(record, dice)`` when a claimant shows his dice."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.last_state: BluffState | None = None
+        self.last_claim: ClaimRecord | None = None
+
+    def previous_of(self, state: BluffState) -> Any:
+        """The claim the standing claim beat, if this memory saw it made (else None)."""
+        rec = self.last_claim
+        if rec is not None and state.standing is not None and rec.claimant == state.active and _same_claim(rec, state):
+            return rec.previous
+        return None
+
+    def follow(self, event: Event, on_answer: Any = None, on_reveal: Any = None) -> None:
+        before, after = self.last_state, event.state
+        self.last_state = after
+        if before is None or event.player == CHANCE or event.player < 0:
+            return
+        action = event.action
+        if isinstance(action, Claim):
+            self.last_claim = ClaimRecord(
+                before.active, action.claim, action.stake, before.standing, tuple(before.public), _shown_dice(before)
+            )
+            return
+        rec = self.last_claim
+        if rec is None or not isinstance(action, (Accept, Challenge, Pass, Bet)):
+            return
+        forced = len(self.game.legal_actions(before)) == 1
+        if on_answer is not None and not forced:
+            on_answer(rec, event.player, isinstance(action, (Challenge, Bet)))
+        revealed = isinstance(action, Challenge) or (
+            isinstance(action, (Bet, Pass)) and (before.bets or isinstance(action, Bet)) and after.phase != ANSWER
+        )
+        if revealed and after.revealed is not None and on_reveal is not None:
+            on_reveal(rec, after.revealed[1])
+
+
+def _same_claim(rec: ClaimRecord, state: BluffState) -> bool:
+    if isinstance(rec.claim, DiceClaim):
+        return tuple(state.claimed_dice) == rec.claim.dice
+    return rec.claim == state.standing
+
+
+# ----------------------------------------------------------------------------------------
+# Shared plumbing
+# ----------------------------------------------------------------------------------------
+def _label(action: Any, game: Game, state: Any) -> str:
+    from kocka.agents.play import format_action
+
+    return format_action(action, game, state)
+
+
+class _BluffAgent(Agent):
+    """Checks the game and keeps the round memory (the claim a state does not hold)."""
+
+    has_memory = True
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        if game.NAME not in BLUFF_GAMES:
+            raise AgentUnavailable(f"{type(self).__name__} plays {', '.join(BLUFF_GAMES)}, not {game.NAME!r}")
+        super().__init__(game, seed)
+        self.memory = _RoundMemory(game)
+        self._views: dict[tuple, ClaimView] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.memory = _RoundMemory(self.game)
+
+    def observe(self, event: Event) -> None:
+        self.memory.follow(event)
+
+    def view(self, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> ClaimView:
+        key = (tuple(state.public), tuple(shown), previous)
+        if key not in self._views:
+            self._views[key] = ClaimView.build(self.game, state, previous, shown)
+        return self._views[key]
+
+    def own_hidden(self, state: BluffState) -> tuple[int, ...]:
+        return remove(state.dice, (state.shown,)) if state.shown else tuple(state.dice)
+
+    def rank(self, state: Any) -> list[Decision]:
+        self.require_decision(state)
+        return self.rank_with(state, self.memory.previous_of(state))
+
+    def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
+        """:meth:`rank` with the claim the standing claim beat given explicitly."""
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------------------
+# Baselines
+# ----------------------------------------------------------------------------------------
+class TruthfulBot(_BluffAgent):
+    """Claims the truth when it is allowed, else the smallest allowed lie, stake 1; never
+    re-throws; believes every claim (challenges or bets only when BLUFF-5 forces it)."""
+
+    name = "truthful"
+    description = "bluff games: claims the truth (else the smallest lie), believes every claim"
+    value_name = "rule choice (1 = chosen)"
+
+    def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
+        actions = self.decision_actions(state)
+        choice = self._claim(state, actions) if state.phase == CLAIM else self._answer(state, actions, previous)
+        return ranked([Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions])
+
+    def _claim(self, state: BluffState, actions: list) -> Any:
+        claims = [a for a in actions if isinstance(a, Claim)]
+        low = min(a.stake for a in claims)
+        claims = [a for a in claims if a.stake == low]
+        truth = truthful_claim(self.game, state, self.own_hidden(state), _shown_dice(state))
+        for a in claims:
+            if a.claim == truth:
+                return a
+        return min(claims, key=lambda a: claim_strength(self.game, state, a.claim, _shown_dice(state)))
+
+    def _answer(self, state: BluffState, actions: list, previous: Any) -> Any:
+        trust = [a for a in actions if isinstance(a, (Accept, Pass))]
+        return trust[0] if trust else actions[0]
+
+
+class ThresholdBot(TruthfulBot):
+    """Claims like ``truthful``; challenges (or bets on) every claim at or above a fixed
+    threshold claim: the lowest claim that a fresh roll of all the dice (two dice, or all
+    five in liar's poker, public dice ignored) reaches with probability below
+    :attr:`REACH_BELOW`."""
+
+    name = "threshold"
+    description = "bluff games: claims like 'truthful', challenges every claim at or above a fixed claim"
+    REACH_BELOW = 0.5
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.threshold = self._threshold()
+
+    def _threshold(self) -> int:
+        if isinstance(self.game, LiarsPokerGame):
+            outcomes = [(hand_of(d, self.game.rules), p) for d, p in outcome_distribution(5)]
+            strengths = [(claim_rank(h, self.game.rules), p) for h, p in outcomes]
+        else:
+            strengths = [(actual_result(d, self.game.rules.ranking).rank, p) for d, p in outcome_distribution(2)]
+        for s in sorted({s for s, _ in strengths}):
+            if sum(p for t, p in strengths if t >= s) < self.REACH_BELOW:
+                return s
+        return max(s for s, _ in strengths) + 1
+
+    def _answer(self, state: BluffState, actions: list, previous: Any) -> Any:
+        doubt = [a for a in actions if isinstance(a, (Challenge, Bet))]
+        trust = [a for a in actions if isinstance(a, (Accept, Pass))]
+        if not doubt or not trust:
+            return actions[0]
+        # a dice claim stands as the hand it names, so the standing claim always ranks
+        return doubt[0] if claim_strength(self.game, state, state.standing) >= self.threshold else trust[0]
+
+
+# ----------------------------------------------------------------------------------------
+# The Bayesian bot
+# ----------------------------------------------------------------------------------------
+class BayesBot(_BluffAgent):
+    """The bluff-probability bot (module docstring). ``rank`` values are expected chips;
+    each decision's ``detail`` shows P(claim is true) (answers) or whether the claim is
+    true and P(it is called) (claims), and the model rates used."""
+
+    name = "bayes"
+    description = "bluff games: Bayesian posterior over the claimant's dice, learns lie and call rates"
+    value_name = "expected chips"
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.models: dict[int, OpponentModel] = {}
+        self._matrix_cache: dict[tuple, np.ndarray] = {}
+        self._start_values: dict[int, float] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.models = {}
+        self._matrix_cache = {}
+        self._start_values = {}
+
+    def model(self, player: int) -> OpponentModel:
+        return self.models.setdefault(player, OpponentModel())
+
+    # ----- learning -----
+    def observe(self, event: Event) -> None:
+        self.memory.follow(event, self._learn_answer, self._learn_reveal)
+
+    def _learn_answer(self, rec: ClaimRecord, responder: int, called: bool) -> None:
+        state = self.memory.last_state
+        view = self.view(replace(state, public=rec.public), rec.previous, rec.shown)
+        if rec.claim not in view.claims:
+            return
+        reach = float(view.reach[view.claims.index(rec.claim)])
+        counts = self.model(responder).calls[stake_class(rec.stake)][reach_bucket(reach)]
+        counts[0 if called else 1] += 1.0
+
+    def _learn_reveal(self, rec: ClaimRecord, dice: Sequence[int]) -> None:
+        state = self.memory.last_state
+        hidden = remove(tuple(dice), rec.shown) if rec.shown else tuple(dice)
+        view = self.view(replace(state, public=rec.public), rec.previous, rec.shown)
+        truth = truthful_claim(self.game, replace(state, public=rec.public), hidden, rec.shown)
+        true = claim_true(self.game, replace(state, public=rec.public), rec.claim, hidden, rec.shown)
+        model = self.model(rec.claimant)
+        if truth in view.claims:  # he could have told the truth
+            model.lies[stake_class(rec.stake)][0 if not true else 1] += 1.0
+        if not true and rec.claim in view.claims:
+            k = view.claims.index(rec.claim)
+            t = view.type_claims.index(truth)
+            model.smallest[0 if view.smallest_lie[t] == k else 1] += 1.0
+        self._matrix_cache = {}
+
+    # ----- the claimant model -----
+    def claim_model(self, player: int, view: ClaimView, stake: int) -> np.ndarray:
+        m = self.model(player)
+        key = (id(view), player, stake_class(stake), m.lie_rate(stake), m.smallest_rate())
+        if key not in self._matrix_cache:
+            self._matrix_cache[key] = view.claim_matrix(m.lie_rate(stake), m.smallest_rate())
+        return self._matrix_cache[key]
+
+    def p_true(self, state: BluffState, previous: Any) -> float:
+        """P(the standing claim is true), from this seat's view."""
+        shown = _shown_dice(state)
+        view = self.view(state, previous, shown)
+        claim = state.standing
+        if isinstance(claim, Hand) and self.game.rules.claim == "dice":
+            claim = DiceClaim(tuple(state.claimed_dice))
+        if claim not in view.claims:  # not allowed over the assumed previous claim: assume none
+            view = self.view(state, None, shown)
+        q, _ = view.posterior_true(self.claim_model(state.active, view, state.stake))
+        return float(q[view.claims.index(claim)])
+
+    def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
+        actions = self.decision_actions(state)
+        if isinstance(self.game, AbazsGame):
+            decisions = self._rank_abazs(state, actions, previous)
+        elif state.phase == ANSWER:
+            decisions = self._rank_betting_answer(state, actions, previous)
+        else:
+            decisions = self._rank_betting_claim(state, actions)
+        return ranked(decisions)
+
+    # ----- Abázs: best response to the model over the round -----
+    def _next_seat(self, state: BluffState, player: int) -> int:
+        order = state.order
+        return order[(order.index(player) + 1) % len(order)]
+
+    def _two_player(self) -> bool:
+        return self.game.num_players == 2 and self.game.rules.escalation == "strict"
+
+    def _abazs_values(self, state: BluffState, opponent: int, start_value: float) -> tuple[dict, dict, dict, tuple]:
+        """R(s) and O(s) (module docstring) against ``opponent`` when starting the next
+        round is worth ``start_value``, the call rates, keyed by standing claim (None: no
+        claim), and the claimant's (win, lose) payoffs of a challenge."""
+        claims = self.game.claims()
+        top = claims[-1]
+        two = self._two_player()
+        win, lose = (float(v) for v in challenge_payoffs(self.game.rules, Fraction(start_value).limit_denominator(10**9)))
+        model = self.model(opponent)
+        R: dict[Any, float] = {}
+        O: dict[Any, float] = {}
+        calls: dict[Any, np.ndarray] = {}
+        for standing in [*reversed(claims[:-1]), None]:
+            view = self.view(state, standing)
+            call = np.array([1.0 if c == top else model.call_rate(float(r), 0) for c, r in zip(view.claims, view.reach)])
+            calls[standing] = call
+            if two:  # the opponent must beat ``standing``; I answer each of his claims at best
+                matrix = self.claim_model(opponent, view, 0)
+                q, _ = view.posterior_true(matrix)
+                challenge = -(q * win + (1 - q) * lose)
+                best = np.array([ch if c == top else max(ch, R[c]) for c, ch in zip(view.claims, challenge)])
+                O[standing] = float((view.type_probs @ matrix) @ best)
+            else:
+                O[standing] = 0.0
+            accepted = np.array([0.0 if c == top or not two else O[c] for c in view.claims])
+            payoff = call * np.where(view.truth, win, lose) + (1.0 - call) * accepted
+            R[standing] = float(view.type_probs @ payoff.max(axis=1))
+        return R, O, calls, (win, lose)
+
+    def start_value(self, state: BluffState, opponent: int) -> float:
+        """D, what starting the next round is worth against ``opponent`` (two players;
+        0 otherwise): the fixed point D = R_D(no claim) - O_D(no claim), by secant steps
+        from the last value found (the difference decreases in D)."""
+        if not self._two_player():
+            return 0.0
+
+        def excess(d: float) -> float:
+            R, O, _, _ = self._abazs_values(state, opponent, d)
+            return R[None] - O[None] - d
+
+        d0 = self._start_values.get(opponent, 0.7)
+        d1 = d0 + excess(d0)
+        f0, f1 = excess(d0), excess(d1)
+        for _ in range(20):
+            if abs(f1) < 1e-6 or f1 == f0:
+                break
+            d0, d1, f0 = d1, d1 - f1 * (d1 - d0) / (f1 - f0), f1
+            f1 = excess(d1)
+        self._start_values[opponent] = d1
+        return d1
+
+    def _rank_abazs(self, state: BluffState, actions: list, previous: Any) -> list[Decision]:
+        me = self.game.current_player(state)
+        opponent = self._next_seat(state, me)  # he answers my claim, or I claim to him after accepting
+        d = self.start_value(state, opponent)
+        R, O, calls, (win, lose) = self._abazs_values(state, opponent, d)
+        if state.phase == CLAIM:
+            view = self.view(state, state.standing)
+            t = view.type_claims.index(truthful_claim(self.game, state, state.dice))
+            decisions = []
+            for a in actions:
+                k = view.claims.index(a.claim)
+                call = float(calls[state.standing][k])
+                accepted = O.get(a.claim, 0.0) if self._two_player() and a.claim != view.claims[-1] else 0.0
+                true = bool(view.truth[t, k])
+                value = call * (win if true else lose) + (1.0 - call) * accepted
+                decisions.append(Decision(a, value, _label(a, self.game, state), {
+                    "true": true, "P(challenged)": call, "value if accepted": accepted, "start value": d,
+                }))
+            return decisions
+        q = self.p_true(state, previous)
+        model = self.model(state.active)
+        detail = {"P(claim true)": q, "lie rate": model.lie_rate(0), "smallest-lie rate": model.smallest_rate(), "start value": d}
+        decisions = []
+        for a in actions:
+            value = -(q * win + (1 - q) * lose) if isinstance(a, Challenge) else R[state.standing]
+            decisions.append(Decision(a, value, _label(a, self.game, state), detail))
+        return decisions
+
+    # ----- betting games: the chips of this betting round -----
+    def _rank_betting_answer(self, state: BluffState, actions: list, previous: Any) -> list[Decision]:
+        me = self.game.current_player(state)
+        q = self.p_true(state, previous)
+        amount = min(state.stake, state.chips[me])
+        owed_before = sum(b for _, b in state.bets)
+        paid_if_false = min(amount, max(0, state.chips[state.active] - owed_before))
+        model = self.model(state.active)
+        detail = {"P(claim true)": q, "lie rate": model.lie_rate(state.stake), "smallest-lie rate": model.smallest_rate()}
+        decisions = []
+        for a in actions:
+            value = (1.0 - q) * paid_if_false - q * amount if isinstance(a, Bet) else -1.0
+            decisions.append(Decision(a, value, _label(a, self.game, state), detail))
+        return decisions
+
+    def _claim_value(
+        self, state: BluffState, view: ClaimView, k: int, stake: int, true: bool, shown: Sequence[int] = ()
+    ) -> tuple[float, dict]:
+        """Expected chips of claiming ``view.claims[k]`` with ``stake`` (BLUFF-13..15),
+        exactly over which answerers bet (each independently, at his modelled call rate)."""
+        me = state.active
+        n = self.game.num_players
+        answerers = [state.order[(state.order.index(me) + i) % n] for i in range(1, n)]
+        claim = view.claims[k]
+        if isinstance(claim, DiceClaim):
+            standing = self.game.dice_claim_hand(replace(state, shown=shown[0] if shown else 0), claim)
+        else:
+            standing = claim
+        forced_first = self.game.must_bet(replace(state, phase=ANSWER, standing=standing, stake=stake, bets=(), answered=0))
+        bet_p, amounts = [], []
+        for i, j in enumerate(answerers):
+            if i == 0 and forced_first:
+                bet_p.append(1.0)
+                amounts.append(min(stake, state.chips[j]))
+            elif state.chips[j] < stake or state.chips[j] < 1:
+                bet_p.append(0.0)  # BLUFF-13: cannot bet
+                amounts.append(0)
+            else:
+                bet_p.append(self.model(j).call_rate(float(view.reach[k]), stake))
+                amounts.append(stake)
+        everybody_passes = state.bank + (n - 1)
+        value = 0.0
+        for pattern in product((False, True), repeat=len(answerers)):
+            p = math.prod(b if bet else 1.0 - b for b, bet in zip(bet_p, pattern))
+            if p == 0.0:
+                continue
+            if not any(pattern):
+                value += p * everybody_passes
+                continue
+            if true:
+                value += p * sum(a for a, bet in zip(amounts, pattern) if bet)
+            else:
+                owed = sum(a for a, bet in zip(amounts, pattern) if bet)
+                value -= p * min(owed, state.chips[me])
+        p_pass = math.prod(1.0 - b for b in bet_p)
+        return value, {"true": true, "P(everybody passes)": p_pass, "expected bettors": float(sum(bet_p))}
+
+    def _rank_betting_claim(self, state: BluffState, actions: list) -> list[Decision]:
+        shown = _shown_dice(state)
+        view = self.view(state, state.standing, shown)
+        hidden = self.own_hidden(state)
+        decisions = []
+        for a in actions:
+            if isinstance(a, Reroll):
+                value, detail = self._reroll_value(state, a)
+            else:
+                k = view.claims.index(a.claim)
+                true = claim_true(self.game, state, a.claim, hidden, shown)
+                value, detail = self._claim_value(state, view, k, a.stake, true, shown)
+            decisions.append(Decision(a, value, _label(a, self.game, state), detail))
+        return decisions
+
+    def _reroll_value(self, state: BluffState, action: Reroll) -> tuple[float, dict]:
+        """The best claim after the re-throw, averaged over the new dice (BLUFF-18)."""
+        shown = () if action.keep_shown is None else (action.keep_shown,)
+        view = self.view(state, state.standing, shown)
+        stakes = sorted({1, min(2, self.game.max_stake(state)), self.game.max_stake(state)})
+        total = 0.0
+        for new, p in outcome_distribution(2 - len(shown)):
+            best = -math.inf
+            for k, claim in enumerate(view.claims):
+                true = claim_true(self.game, state, claim, new, shown)
+                for stake in stakes:
+                    best = max(best, self._claim_value(state, view, k, stake, true, shown)[0])
+            total += p * best
+        return total, {"re-throw": True}
+
+
+# ----------------------------------------------------------------------------------------
+# Equilibrium (two-player Abázs)
+# ----------------------------------------------------------------------------------------
+class EquilibriumBot(_BluffAgent):
+    """Plays the exact round equilibrium of two-player Abázs (its table: ``kocka-solve
+    build abazs [-r ranking=pro]``), sampling mixed strategies with its own generator.
+    ``rank`` values are expected chips against the equilibrium opponent; ``detail`` gives
+    each action's equilibrium probability and, for answers, P(claim is true)."""
+
+    name = "equilibrium"
+    description = "two-player Abázs: the exact round equilibrium (table), mixed strategies"
+    value_name = "expected chips vs equilibrium"
+
+    def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
+        super().__init__(game, seed)
+        from kocka.solver import bluff_equilibrium as eq
+
+        try:
+            canonical = eq.canonical_game(game)
+            self.table = get_table(canonical, eq.KIND, options.cache_dir, build_missing=options.build_missing)
+        except RulesError as exc:
+            raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
+        except TableError as exc:
+            raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
+        self._eq = eq
+        self._policy = eq.table_policy(self.table, game.rules.ranking)
+
+    def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
+        self.decision_actions(state)
+        return self._eq.rank(self.game, self.table, state, previous)
+
+    def choose(self, state: Any) -> Any:
+        self.require_decision(state)
+        probabilities = self._policy(state, self.memory.previous_of(state))
+        actions, weights = zip(*probabilities.items())
+        return self.rng.choices(actions, weights=weights)[0]
+
+
+# ----------------------------------------------------------------------------------------
+# Round policies (for the exploitability of any bot) and factories
+# ----------------------------------------------------------------------------------------
+def round_policy(agent: _BluffAgent) -> Any:
+    """The agent's (deterministic) choice as a
+    :data:`~kocka.solver.bluff_equilibrium.RoundPolicy`, its memory left untouched (the
+    bot as it plays a match's first round)."""
+
+    def policy(state: BluffState, previous: Any) -> dict:
+        return {agent.rank_with(state, previous)[0].action: 1}
+
+    return policy
+
+
+def bayes_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    return BayesBot(game, seed)
+
+
+def truthful_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    return TruthfulBot(game, seed)
+
+
+def threshold_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    return ThresholdBot(game, seed)
+
+
+def equilibrium_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+    return EquilibriumBot(game, seed, options)
+
+
+__all__ = [
+    "BayesBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "ThresholdBot", "TruthfulBot",
+    "allowed_claims", "claim_strength", "claim_true", "round_policy", "truthful_claim",
+]  # fmt: skip

@@ -1,0 +1,385 @@
+"""Exact scorecard solver (kocka.solver.scorecard_solver): published optima, a naive
+expectimax on tiny cards, the score distribution, Monte-Carlo play through the rules
+engine, tables on disk and hints.
+
+Where each expected number comes from is said at each test: published figures are read
+from tests/data/published.json (shared/PUBLISHED.md); everything else is recomputed here
+independently (brute force over the engine's scoring functions, or simulation).
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from conftest import published
+from kocka.solver.dice import outcome_distribution, sub_multisets
+from kocka.solver.errors import InvalidStateError, TableError
+from kocka.solver.registry import BuildOptions, build_table, get_table, path_for, solver_for
+from kocka.solver.rules import get_game
+from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
+from kocka.solver.scorecard_solver import (
+    SCORECARD_EV, build_model, rank, score_distribution, solve_values, value_of_card,
+)
+
+# ----------------------------------------------------------------------------------------
+# Published optimal expected scores (PUBLISHED.md via tests/data/published.json)
+# ----------------------------------------------------------------------------------------
+PUBLISHED_VARIANTS = [
+    # (figure name, game, rule options)
+    ("yahtzee_free_joker_expected_score", "yahtzee", {}),
+    ("yahtzee_forced_joker_expected_score", "yahtzee", {"joker": "forced"}),
+    ("yahtzee_no_bonus_expected_score", "yahtzee", {"yahtzee_bonus": False}),
+    ("yatzy_expected_score", "yatzy", {}),
+]
+
+
+def _start_value(game, model, W) -> float:
+    t = game.initial_tracker
+    return float(W[model.base[0] + model.tclass[0, t]] + model.toffset[0, t])
+
+
+@pytest.mark.parametrize("figure, name, options", PUBLISHED_VARIANTS, ids=[v[0] for v in PUBLISHED_VARIANTS])
+def test_published_optimal_expected_score(figure, name, options):
+    # expected: the published optimum (Verhoeff 1999, Glenn 2006, precisit/yatzy-solver)
+    fig = published(figure)
+    game = get_game(name, options)
+    model = build_model(game)
+    value = _start_value(game, model, solve_values(model))
+    assert round(value, fig["decimals"]) == pytest.approx(fig["value"], abs=10 ** -fig["decimals"] / 2)
+
+
+def test_yahtzee_reachable_state_count():
+    # expected: 536,448 states (filled boxes, upper total capped at 63, Yahtzee-holds-50
+    # flag), precisit/yatzy-solver docs via PUBLISHED.md
+    model = build_model(get_game("yahtzee"))
+    assert model.reachable_states == published("yahtzee_reachable_states")["value"]
+    assert model.n_states < model.reachable_states  # merged tracker classes solve fewer
+
+
+# ----------------------------------------------------------------------------------------
+# Tiny cards: the kernel against a naive expectimax over the engine's scoring layer
+# ----------------------------------------------------------------------------------------
+TINY_VARIANTS = [
+    # (id, game, options, rules exercised)
+    ("hu-house-zero", "kockapoker", {"boxes": ("threes", "chance", "full_house")}, "HU-5, HU-6, HU-7 zero"),
+    ("hu-house-count", "kockapoker", {"boxes": ("ones", "twos", "pair"), "house_negative": "count"}, "HU-7 count"),
+    ("hu-same-face", "kockapoker", {"boxes": ("fives", "two_pairs", "five_kind"), "same_face_groups": "yes"}, "HU-6 same_face_groups"),
+    ("sk-part1-first", "slovak", {"boxes": ("twos", "pair", "poker")}, "SK-3, SK-5, SK-7, SK-8"),
+    ("sk-declare", "slovak", {"boxes": ("ones", "fours", "full_house"), "part1_choice": "declare_after_first_throw"}, "SK-3 declare"),
+    ("sk-free-declare", "slovak", {"boxes": ("threes", "poker"), "part_order": "free",
+                                   "part1_choice": "declare_after_first_throw", "poker_bonus": "doubled"}, "SK-3 free, SK-8 doubled"),
+    ("yahtzee-free-joker", "yahtzee", {"boxes": ("sixes", "full_house", "yahtzee")}, "bonus Yahtzee, free joker"),
+    ("yahtzee-forced-joker", "yahtzee", {"boxes": ("twos", "small_straight", "yahtzee", "chance"), "joker": "forced"}, "forced joker"),
+    ("yatzy", "yatzy", {"boxes": ("ones", "two_pairs", "yatzy")}, "Yatzy upper bonus"),
+]
+
+
+class NaiveExpectimax:
+    """Expected future points of a card by plain recursion: every keep enumerated with
+    ``sub_multisets``, every roll with ``outcome_distribution``, every fill scored by the
+    engine (``allowed_boxes``, ``fill_score``, ``tracker_after``, ``final_bonus``). The SK
+    declaration is read from the engine's legal actions. No shared code with the kernel."""
+
+    def __init__(self, game):
+        self.game = game
+        self.full = (1 << game.num_boxes) - 1
+        self.ybox = getattr(game, "yahtzee_box", None)
+        self.memo: dict = {}
+
+    def value(self, mask: int, tracker: int, y_entry) -> float:
+        g = self.game
+        if mask == self.full:
+            return g.final_bonus(tracker)
+        key = (mask, tracker, y_entry)
+        if key not in self.memo:
+            self.memo[key] = self._turn(mask, tracker, y_entry)
+        return self.memo[key]
+
+    def _fill(self, mask, tracker, y_entry, dice, first, boxes) -> float:
+        g = self.game
+        best = -math.inf
+        for b in g.allowed_boxes(mask, dice):
+            if b not in boxes:
+                continue
+            s = g.fill_score(b, dice, first, mask, y_entry)
+            after = self.value(mask | 1 << b, g.tracker_after(tracker, b, dice), s.entry if b == self.ybox else y_entry)
+            best = max(best, s.entry + s.bonus + after)
+        return best
+
+    def _groups(self, mask):
+        """(boxes one may end in, may the turn go on without declaring) from the engine."""
+        g = self.game
+        probe = ScorecardState(cards=(self._card(mask),), throw=1, dice=(1, 2, 3, 4, 6))
+        actions = g.legal_actions(probe)
+        declared = [g.box_index(a.box) for a in actions if isinstance(a, Declare)]
+        plain = {g.box_index(a.box) for a in actions if isinstance(a, Fill)}
+        plain |= {b for b in g.allowed_boxes(mask) if b not in declared} if any(isinstance(a, Keep) for a in actions) else set()
+        groups = [{b} for b in declared]
+        if plain:
+            groups.append(plain)
+        return groups
+
+    def _card(self, mask):
+        g = self.game
+        entries = tuple(int(g.score_table()[b, 0, 0]) if mask >> b & 1 else None for b in range(g.num_boxes))
+        return Card(entries=entries)
+
+    def _turn(self, mask, tracker, y_entry) -> float:
+        five = outcome_distribution(5)
+        best_first = {dice: -math.inf for dice, _ in five}
+        for boxes in self._groups(mask):
+            def fill(dice, first):
+                return self._fill(mask, tracker, y_entry, dice, first, boxes)
+
+            after3 = {dice: fill(dice, False) for dice, _ in five}
+            after2 = self._keep_or(after3, {d: after3[d] for d in after3})
+            after1 = self._keep_or(after2, {d: fill(d, True) for d in after2})
+            for d in best_first:
+                best_first[d] = max(best_first[d], after1[d])
+        return sum(p * best_first[d] for d, p in five)
+
+    @staticmethod
+    def _keep_or(next_throw: dict, stop: dict) -> dict:
+        """Value after a throw: stop (fill now) or the best keep, re-rolling the rest."""
+        memo: dict = {}
+
+        def keep_value(kept):
+            if kept not in memo:
+                memo[kept] = sum(p * next_throw[tuple(sorted(kept + r))] for r, p in outcome_distribution(5 - len(kept)))
+            return memo[kept]
+
+        return {d: max([stop[d]] + [keep_value(k) for k in sub_multisets(d) if len(k) < 5]) for d in stop}
+
+
+@lru_cache(maxsize=None)
+def _tiny_table(name, options_items):
+    game = get_game(name, dict(options_items))
+    return game, build_table(game, solver_for(name), BuildOptions(progress=False), save=False)
+
+
+def _options_key(options):
+    return tuple(sorted(options.items()))
+
+
+@pytest.mark.parametrize("name, options", [v[1:3] for v in TINY_VARIANTS], ids=[v[0] for v in TINY_VARIANTS])
+def test_tiny_cards_equal_naive_expectimax(name, options):
+    # expected: NaiveExpectimax above (brute force over the engine's scoring layer)
+    game, table = _tiny_table(name, _options_key(options))
+    naive = NaiveExpectimax(game)
+    empty = Card(entries=(None,) * game.num_boxes)
+    assert value_of_card(game, table, empty) == pytest.approx(naive.value(0, game.initial_tracker, None), abs=1e-9)
+    # every card one turn later, too (all fills of all outcomes)
+    st = game.score_table()
+    for b in range(game.num_boxes):
+        for entry in sorted({int(v) for v in st[b].ravel()}):
+            card = Card(entries=tuple(entry if i == b else None for i in range(game.num_boxes)))
+            try:
+                game.check_state(ScorecardState(cards=(card,)))
+            except InvalidStateError:
+                continue  # e.g. a part-2 box before part 1 (SK-3)
+            y_entry = entry if b == naive.ybox else None
+            want = entry + naive.value(1 << b, game.tracker_of(card), y_entry)
+            assert value_of_card(game, table, card) == pytest.approx(want, abs=1e-9), (b, entry)
+
+
+# ----------------------------------------------------------------------------------------
+# Score distribution
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, options", [v[1:3] for v in TINY_VARIANTS], ids=[v[0] for v in TINY_VARIANTS])
+def test_distribution_sums_to_one_with_the_table_mean(name, options):
+    # expected: total probability 1; mean = the table's expected score (same policy)
+    game, table = _tiny_table(name, _options_key(options))
+    dist = score_distribution(game, table)
+    assert dist.probs.sum() == pytest.approx(1.0, abs=1e-12)
+    assert (dist.probs >= 0).all()
+    assert dist.mean() == pytest.approx(table.meta.extra["expected_score"], abs=1e-9)
+
+
+def test_distribution_from_a_position_has_the_rank_value_as_mean(kockapoker_table):
+    # expected: the mean of the distribution from a mid-turn position equals the best
+    # action's value from rank (both are E[final score] under the optimal policy)
+    game, table = kockapoker_table
+    card = Card(entries=(None, -2, None, None, None, None, 20, 12, None, None, None, None, 0, None, None))
+    for state in (
+        ScorecardState(cards=(card,), throw=1, dice=(2, 2, 3, 5, 6)),
+        ScorecardState(cards=(card,), throw=2, dice=(1, 1, 1, 4, 6)),
+        ScorecardState(cards=(card,), throw=1, kept=(5, 5)),
+    ):
+        dist = score_distribution(game, table, state)
+        assert dist.probs.sum() == pytest.approx(1.0, abs=1e-12)
+        if state.dice is not None:
+            assert dist.mean() == pytest.approx(rank(game, table, state)[0].value, abs=1e-9)
+        else:  # a pending roll: the mean over its outcomes of the best action
+            keep_value = [d.value for d in rank(game, table, ScorecardState(cards=(card,), throw=1, dice=(1, 2, 3, 5, 5)))
+                          if d.label == "keep 5 5"][0]
+            assert dist.mean() == pytest.approx(keep_value, abs=1e-9)
+
+
+def test_full_kockapoker_distribution(kockapoker_table):
+    # expected: sums to 1; mean = the table's expected score; support inside the HU card's
+    # score range (a full card scores at least 0 + lower minima, at most 63 + 42 + lower maxima)
+    game, table = kockapoker_table
+    dist = score_distribution(game, table)
+    assert dist.probs.sum() == pytest.approx(1.0, abs=1e-12)
+    assert dist.mean() == pytest.approx(table.meta.extra["expected_score"], abs=1e-9)
+    lower_max = sum(int(game.score_table()[b].max()) for b in game.lower_boxes)
+    assert dist.first >= 0 and dist.first + len(dist.probs) - 1 <= 63 + 42 + lower_max
+
+
+# ----------------------------------------------------------------------------------------
+# Monte-Carlo play of the optimal policy through the rules engine
+# ----------------------------------------------------------------------------------------
+def _play(game, table, state, rng) -> float:
+    """Play the current card to its end with rank's best action and true chance."""
+    while not game.is_terminal(state):
+        if game.is_chance_node(state):
+            outcomes = game.chance_outcomes(state)
+            state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
+        else:
+            state = game.apply(state, rank(game, table, state)[0].action)
+    return game.returns(state)[0]
+
+
+Z_999 = 3.2905  # two-sided 99.9 % normal quantile
+
+
+@pytest.mark.parametrize("name, options, games", [
+    ("kockapoker", {"boxes": ("twos", "chance", "two_pairs", "full_house")}, 1500),
+    ("yahtzee", {"boxes": ("fives", "full_house", "yahtzee")}, 1500),
+    ("slovak", {"boxes": ("ones", "sixes", "pair", "poker"), "part1_choice": "declare_after_first_throw"}, 1000),
+])
+def test_monte_carlo_play_agrees_with_the_table(name, options, games):
+    # expected: the table's expected score, within the 99.9 % interval of the sample mean
+    # (standard deviation from the exact distribution)
+    game, table = _tiny_table(name, _options_key(options))
+    rng = random.Random(2024)
+    scores = [_play(game, table, game.new_initial_state(), rng) for _ in range(games)]
+    dist = score_distribution(game, table)
+    assert abs(np.mean(scores) - dist.mean()) < Z_999 * dist.std() / math.sqrt(games)
+
+
+def test_monte_carlo_full_kockapoker_endgames(kockapoker_table):
+    # expected: value_of_card of late positions of the full card, within the 99.9 %
+    # interval (exact standard deviation from score_distribution of that card)
+    game, table = kockapoker_table
+    rng = random.Random(7)
+    card = Card(entries=(-1, 0, 3, None, -5, 6, 22, 10, 12, 14, 16, None, 15, 0, None))
+    start = ScorecardState(cards=(card,))
+    games = 1500
+    scores = [_play(game, table, start, rng) for _ in range(games)]
+    dist = score_distribution(game, table, card)
+    assert dist.mean() == pytest.approx(value_of_card(game, table, card), abs=1e-9)
+    assert abs(np.mean(scores) - dist.mean()) < Z_999 * dist.std() / math.sqrt(games)
+
+
+# ----------------------------------------------------------------------------------------
+# Tables on disk, verify, hints
+# ----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def kockapoker_table(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("tables")
+    game = get_game("kockapoker")
+    build_table(game, solver_for("kockapoker"), BuildOptions(jobs=2, backend="threading", progress=False), cache)
+    return game, get_table(game, cache_dir=cache)
+
+
+def test_full_kockapoker_spot_checks(kockapoker_table):
+    # expected: no problem from SCORECARD_EV.check (values recomputed through rank with the
+    # engine's scores and the dense keep transitions, for sampled late cards)
+    game, table = kockapoker_table
+    assert SCORECARD_EV.check(game, table, samples=4) == []
+
+
+def test_parallel_backends_give_the_same_table():
+    # expected: the serial values, bit for bit (same arithmetic per state)
+    game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house")})
+    model = build_model(game)
+    serial = solve_values(model)
+    for backend in ("threading", "loky"):
+        assert np.array_equal(solve_values(model, BuildOptions(jobs=2, backend=backend, progress=False)), serial)
+
+
+def _tiny_on_disk(tmp_path, **options):
+    game = get_game("yahtzee", {"boxes": ("sixes", "chance"), **options})
+    build_table(game, solver_for("yahtzee"), BuildOptions(progress=False), tmp_path)
+    return game
+
+
+def test_missing_table_names_the_build_command(tmp_path):
+    game = get_game("yahtzee", {"boxes": ("sixes", "chance")})
+    with pytest.raises(TableError, match="kocka-solve build yahtzee"):
+        get_table(game, cache_dir=tmp_path / "empty")
+
+
+def test_table_of_other_rules_is_refused(tmp_path):
+    built = _tiny_on_disk(tmp_path)
+    other = get_game("yahtzee", {"boxes": ("sixes", "chance"), "joker": "forced"})
+    path = path_for(built, solver_for("yahtzee"), tmp_path)
+    path.rename(path_for(other, solver_for("yahtzee"), tmp_path))  # a stale file where the other rules look
+    with pytest.raises(TableError, match="built for rules variant"):
+        get_table(other, cache_dir=tmp_path)
+
+
+def test_corrupt_table_file_gives_table_error(tmp_path):
+    game = _tiny_on_disk(tmp_path)
+    path = path_for(game, solver_for("yahtzee"), tmp_path)
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(TableError, match="corrupt"):
+        get_table(game, cache_dir=tmp_path / ".." / tmp_path.name)
+
+
+def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
+    # expected: the listed values are rank's values, best first, loss = best - value
+    from kocka.agents.cli import main
+
+    game, table = kockapoker_table
+    args = ["hint", "kockapoker", "--dice", "1", "1", "3", "4", "6", "--roll", "1",
+            "--cache-dir", str(table.path.parent), "--top", "0"]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "keep none" in text.output and "write szemét" in text.output
+    out = CliRunner().invoke(main, args + ["--json"])
+    doc = json.loads(out.output)
+    state = ScorecardState(cards=(Card((None,) * 15),), throw=1, dice=(1, 1, 3, 4, 6))
+    ranked = rank(game, table, state)
+    assert [a["action"] for a in doc["actions"]] == [d.label for d in ranked]
+    assert [a["value"] for a in doc["actions"]] == pytest.approx([d.value for d in ranked], abs=1e-12)
+    assert doc["actions"][0]["loss"] == 0
+    assert all(a["loss"] >= 0 for a in doc["actions"])
+
+
+def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
+    # expected: on the third throw only fills are legal; each value = points so far +
+    # entry + value of the card after it (value_of_card of the next card)
+    from kocka.agents.hint import HintParams, hint
+
+    game, table = kockapoker_table
+    card_doc = {"pair": 10, "sixes": 6, "full": 19}  # ids and labels both accepted
+    report = hint(game, HintParams(dice=(3, 3, 3, 5, 5), roll=3, card=card_doc, cache_dir=str(table.path.parent)))
+    assert all(d.label.startswith("write ") for d in report.decisions)
+    entries = [None] * 15
+    entries[game.box_index("pair")], entries[game.box_index("sixes")], entries[game.box_index("full_house")] = 10, 6, 19
+    for d in report.decisions:
+        b = game.box_index(d.action.box)
+        after = list(entries)
+        after[b] = int(game.box_score(b, (3, 3, 3, 5, 5)))
+        assert d.value == pytest.approx(value_of_card(game, table, Card(tuple(after))), abs=1e-9)
+
+
+def test_hint_rejects_bad_input(kockapoker_table):
+    from kocka.agents.hint import HintParams, hint
+    from kocka.solver.errors import DiceError
+
+    game, table = kockapoker_table
+    with pytest.raises(DiceError, match=r"\[1, 1, 7"):
+        hint(game, HintParams(dice=(1, 1, 7, 4, 6), roll=1, cache_dir=str(table.path.parent)))
+    with pytest.raises(InvalidStateError, match="--roll must be 1, 2 or 3"):
+        hint(game, HintParams(dice=(1, 1, 3, 4, 6), roll=4, cache_dir=str(table.path.parent)))
+    with pytest.raises(InvalidStateError, match="no box 'bogus'"):
+        hint(game, HintParams(dice=(1, 1, 3, 4, 6), roll=1, card={"bogus": 3}, cache_dir=str(table.path.parent)))
