@@ -136,8 +136,8 @@ class ClaimView:
     ``claims[k]`` lowest first; ``type_probs[t]``; ``truthful[t]`` the index in ``claims``
     of type t's truthful claim, or -1 if it is not allowed; ``truth[t, k]``;
     ``honest[k]`` = P(T(x) = claims[k]) (the plausible-lie weight); ``reach[k]`` = P(a
-    fresh roll's truthful claim ranks at or above claims[k]); ``smallest_lie[t]`` the
-    lowest allowed claim other than the truth (-1: none).
+    fresh roll's truthful claim ranks at or above claims[k]) and ``buckets[k]`` its call-rate
+    bucket; ``smallest_lie[t]`` the lowest allowed claim other than the truth (-1: none).
     """
 
     claims: tuple
@@ -149,6 +149,7 @@ class ClaimView:
     reach: np.ndarray
     smallest_lie: np.ndarray
     representatives: tuple
+    buckets: np.ndarray
 
     @staticmethod
     def build(game: Game, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> "ClaimView":
@@ -175,7 +176,8 @@ class ClaimView:
         claim_strengths = np.array([claim_strength(game, state, c, shown) for c in claims])
         reach = np.array([probs[type_strength >= s].sum() for s in claim_strengths])
         smallest = np.array([next((k for k in range(len(claims)) if k != tk), -1) for tk in truthful], dtype=np.int64)
-        return ClaimView(claims, type_claims, probs, truthful, truth, honest, reach, smallest, reps)
+        buckets = np.array([reach_bucket(r) for r in reach], dtype=np.int64)
+        return ClaimView(claims, type_claims, probs, truthful, truth, honest, reach, smallest, reps, buckets)
 
     def claim_matrix(self, lie: float, smallest: float) -> np.ndarray:
         """P(claim k | type t) under the claimant model (module docstring)."""
@@ -226,33 +228,46 @@ def stake_class(stake: int) -> int:
     return 1 if stake >= 2 else 0
 
 
+LIE_PRIOR = (1.2, 2.8)
+"""Beta(lies, truths): prior lie rate 0.3 worth 4 observations."""
+SMALLEST_PRIOR = (1.0, 1.0)
+"""Beta(smallest lies, other lies): prior 0.5 worth 2 observations."""
+CALL_PRIOR_WEIGHT = 2.0
+"""Pseudo-observations behind each call-rate prior (mean: 1 - reach at the bucket middle)."""
+
+
+def _call_prior() -> np.ndarray:
+    edges = (0.0, *REACH_EDGES, 1.0)
+    means = np.array([min(0.95, max(0.05, 1.0 - (lo + hi) / 2)) for lo, hi in zip(edges, edges[1:])])
+    one_class = np.stack([means, 1.0 - means], axis=1) * CALL_PRIOR_WEIGHT
+    return np.stack([one_class, one_class])
+
+
 @dataclass
 class OpponentModel:
-    """Beta counts (successes, failures) of one opponent's lying and calling (mutable:
-    the bot's memory of this match)."""
+    """Beta counts of one opponent's lying and calling (mutable: the bot's memory of this
+    match). ``lies[stake class] = (lies, truths)``; ``smallest = (smallest lies, other
+    lies)``; ``calls[stake class, reach bucket] = (calls, trusts)``."""
 
-    lies: list[list[float]] = field(default_factory=lambda: [[1.2, 2.8], [1.2, 2.8]])
-    smallest: list[float] = field(default_factory=lambda: [1.0, 1.0])
-    calls: list[list[list[float]]] = field(default_factory=lambda: [
-        [[2 * m, 2 * (1 - m)] for m in _call_prior_means()] for _ in range(2)
-    ])
+    lies: np.ndarray = field(default_factory=lambda: np.array([LIE_PRIOR, LIE_PRIOR], dtype=float))
+    smallest: np.ndarray = field(default_factory=lambda: np.array(SMALLEST_PRIOR, dtype=float))
+    calls: np.ndarray = field(default_factory=_call_prior)
 
     def lie_rate(self, stake: int) -> float:
         a, b = self.lies[stake_class(stake)]
-        return a / (a + b)
+        return float(a / (a + b))
 
     def smallest_rate(self) -> float:
         a, b = self.smallest
-        return a / (a + b)
+        return float(a / (a + b))
+
+    def call_rates(self, stake: int) -> np.ndarray:
+        """P(he calls) for each reach bucket."""
+        counts = self.calls[stake_class(stake)]
+        return counts[:, 0] / counts.sum(axis=1)
 
     def call_rate(self, reach: float, stake: int) -> float:
-        a, b = self.calls[stake_class(stake)][reach_bucket(reach)]
-        return a / (a + b)
-
-
-def _call_prior_means() -> list[float]:
-    edges = (0.0, *REACH_EDGES, 1.0)
-    return [min(0.95, max(0.05, 1.0 - (lo + hi) / 2)) for lo, hi in zip(edges, edges[1:])]
+        return float(self.call_rates(stake)[reach_bucket(reach)])
 
 
 # ----------------------------------------------------------------------------------------
@@ -445,16 +460,20 @@ class BayesBot(_BluffAgent):
         super().__init__(game, seed)
         self.models: dict[int, OpponentModel] = {}
         self._matrix_cache: dict[tuple, np.ndarray] = {}
-        self._start_values: dict[int, float] = {}
+        self._start_values: dict[tuple[int, int], float] = {}
+        self._last_start: dict[int, float] = {}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.models = {}
         self._matrix_cache = {}
         self._start_values = {}
+        self._last_start = {}
 
     def model(self, player: int) -> OpponentModel:
-        return self.models.setdefault(player, OpponentModel())
+        if player not in self.models:
+            self.models[player] = OpponentModel()
+        return self.models[player]
 
     # ----- learning -----
     def observe(self, event: Event) -> None:
@@ -466,8 +485,7 @@ class BayesBot(_BluffAgent):
         if rec.claim not in view.claims:
             return
         reach = float(view.reach[view.claims.index(rec.claim)])
-        counts = self.model(responder).calls[stake_class(rec.stake)][reach_bucket(reach)]
-        counts[0 if called else 1] += 1.0
+        self.model(responder).calls[stake_class(rec.stake), reach_bucket(reach), 0 if called else 1] += 1.0
 
     def _learn_reveal(self, rec: ClaimRecord, dice: Sequence[int]) -> None:
         state = self.memory.last_state
@@ -477,7 +495,7 @@ class BayesBot(_BluffAgent):
         true = claim_true(self.game, replace(state, public=rec.public), rec.claim, hidden, rec.shown)
         model = self.model(rec.claimant)
         if truth in view.claims:  # he could have told the truth
-            model.lies[stake_class(rec.stake)][0 if not true else 1] += 1.0
+            model.lies[stake_class(rec.stake), 0 if not true else 1] += 1.0
         if not true and rec.claim in view.claims:
             k = view.claims.index(rec.claim)
             t = view.type_claims.index(truth)
@@ -485,11 +503,15 @@ class BayesBot(_BluffAgent):
         self._matrix_cache = {}
 
     # ----- the claimant model -----
-    def claim_model(self, player: int, view: ClaimView, stake: int) -> np.ndarray:
+    def claim_model(self, player: int, view: ClaimView, stake: int) -> tuple[np.ndarray, np.ndarray]:
+        """P(claim | type) for ``player`` claiming with ``stake``, and P(claim is true |
+        claim) (cached while his lie rates stay the same)."""
         m = self.model(player)
-        key = (id(view), player, stake_class(stake), m.lie_rate(stake), m.smallest_rate())
+        lie, smallest = m.lie_rate(stake), m.smallest_rate()
+        key = (id(view), lie, smallest)
         if key not in self._matrix_cache:
-            self._matrix_cache[key] = view.claim_matrix(m.lie_rate(stake), m.smallest_rate())
+            matrix = view.claim_matrix(lie, smallest)
+            self._matrix_cache[key] = (matrix, view.posterior_true(matrix)[0])
         return self._matrix_cache[key]
 
     def p_true(self, state: BluffState, previous: Any) -> float:
@@ -501,7 +523,7 @@ class BayesBot(_BluffAgent):
             claim = DiceClaim(tuple(state.claimed_dice))
         if claim not in view.claims:  # not allowed over the assumed previous claim: assume none
             view = self.view(state, None, shown)
-        q, _ = view.posterior_true(self.claim_model(state.active, view, state.stake))
+        _, q = self.claim_model(state.active, view, state.stake)
         return float(q[view.claims.index(claim)])
 
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
@@ -530,20 +552,21 @@ class BayesBot(_BluffAgent):
         top = claims[-1]
         two = self._two_player()
         win, lose = (float(v) for v in challenge_payoffs(self.game.rules, Fraction(start_value).limit_denominator(10**9)))
-        model = self.model(opponent)
+        rates = self.model(opponent).call_rates(0)
         R: dict[Any, float] = {}
         O: dict[Any, float] = {}
         calls: dict[Any, np.ndarray] = {}
         for standing in [*reversed(claims[:-1]), None]:
             view = self.view(state, standing)
-            call = np.array([1.0 if c == top else model.call_rate(float(r), 0) for c, r in zip(view.claims, view.reach)])
+            call = rates[view.buckets]
+            if view.claims[-1] == top:
+                call[-1] = 1.0  # BLUFF-5
             calls[standing] = call
             if two:  # the opponent must beat ``standing``; I answer each of his claims at best
-                matrix = self.claim_model(opponent, view, 0)
-                q, _ = view.posterior_true(matrix)
+                matrix, q = self.claim_model(opponent, view, 0)
                 challenge = -(q * win + (1 - q) * lose)
-                best = np.array([ch if c == top else max(ch, R[c]) for c, ch in zip(view.claims, challenge)])
-                O[standing] = float((view.type_probs @ matrix) @ best)
+                accept = np.array([R[c] if c != top else -np.inf for c in view.claims])
+                O[standing] = float((view.type_probs @ matrix) @ np.maximum(challenge, accept))
             else:
                 O[standing] = 0.0
             accepted = np.array([0.0 if c == top or not two else O[c] for c in view.claims])
@@ -557,12 +580,15 @@ class BayesBot(_BluffAgent):
         from the last value found (the difference decreases in D)."""
         if not self._two_player():
             return 0.0
+        key = (opponent, state.rounds)
+        if key in self._start_values:  # once per round: the model moves slowly
+            return self._start_values[key]
 
         def excess(d: float) -> float:
             R, O, _, _ = self._abazs_values(state, opponent, d)
             return R[None] - O[None] - d
 
-        d0 = self._start_values.get(opponent, 0.7)
+        d0 = self._last_start.get(opponent, 0.7)
         d1 = d0 + excess(d0)
         f0, f1 = excess(d0), excess(d1)
         for _ in range(20):
@@ -570,7 +596,7 @@ class BayesBot(_BluffAgent):
                 break
             d0, d1, f0 = d1, d1 - f1 * (d1 - d0) / (f1 - f0), f1
             f1 = excess(d1)
-        self._start_values[opponent] = d1
+        self._start_values[key] = self._last_start[opponent] = d1
         return d1
 
     def _rank_abazs(self, state: BluffState, actions: list, previous: Any) -> list[Decision]:

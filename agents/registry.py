@@ -203,8 +203,14 @@ for _spec in (
               "kocka.agents.bluff_bots:truthful_factory", ("abazs", "bidding-bluff", "liars-poker")),
     AgentSpec("threshold", "bluff games: claims like 'truthful', challenges every claim at or above a fixed claim",
               "kocka.agents.bluff_bots:threshold_factory", ("abazs", "bidding-bluff", "liars-poker")),
-    AgentSpec("equilibrium", "two-player Abázs: the exact round equilibrium (table), mixed strategies",
+    AgentSpec("equilibrium", "two-player Abázs: the exact match equilibrium (table), mixed strategies",
               "kocka.agents.bluff_bots:equilibrium_factory", ("abazs",)),
+    AgentSpec("bettor", "kockapoker-bid: raises, holds or passes by P(finishing top) from the score distributions",
+              "kocka.agents.betting:bettor_factory", ("kockapoker-bid",)),
+    AgentSpec("score-only", "kockapoker-bid: optimal card play, never raises, holds every raise",
+              "kocka.agents.betting:score_only_factory", ("kockapoker-bid",)),
+    AgentSpec("reckless", "kockapoker-bid: optimal card play, raises at every chance (re-raises up to a stake of 10)",
+              "kocka.agents.betting:reckless_factory", ("kockapoker-bid",)),
 ):
     register_agent(_spec)
 

@@ -120,11 +120,15 @@ class TimedClient:
             self.unexpected.append(f"malformed {line!r}: {response}")
 
 
-def soak(client: TimedClient, args: argparse.Namespace, rules: dict, players: int) -> int:
-    """Play games until ``args.requests`` requests were answered; return the games played."""
+def soak(client: TimedClient, args: argparse.Namespace, rules: dict, players: int) -> tuple[int, list[int | None]]:
+    """Play games until ``args.requests`` requests were answered; return the games played
+    and the seat's RSS after each tenth of the requests (memory must level off)."""
     rng = random.Random(args.seed)
     games = 0
+    rss_samples: list[int | None] = []
     while client.count < args.requests:
+        if client.count >= (len(rss_samples) + 1) * args.requests // 10:
+            rss_samples.append(rss_kib(client.seat.pid))
         games += 1
         position = client.timed("new", "new", game=args.game, rules=rules, players=players)
         while position is not None and position["node"] != "terminal" and client.count < args.requests:
@@ -150,7 +154,8 @@ def soak(client: TimedClient, args: argparse.Namespace, rules: dict, players: in
             if choice is None:
                 break
             position = client.timed("apply", "apply", state=state, action=choice["action"])
-    return games
+    rss_samples.append(rss_kib(client.seat.pid))
+    return games, rss_samples
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -195,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             client.request("choose", state=warm["state"], agent=args.agent)
         rss_warm = rss_kib(seat.pid)
         started = time.perf_counter()
-        games = soak(client, args, rules, args.players)
+        games, rss_samples = soak(client, args, rules, args.players)
         elapsed = time.perf_counter() - started
         rss_end = rss_kib(seat.pid)
     except SeatError as exc:
@@ -215,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     report = {"mode": "in-process" if args.in_process else "stdio", "game": args.game, "rules": rules, "agent": args.agent, "players": args.players,
               "requests": client.count, "games": games, "seconds": round(elapsed, 1),
-              "rss_kib": {"start": rss_start, "warm": rss_warm, "end": rss_end}, "methods": rows,
+              "rss_kib": {"start": rss_start, "warm": rss_warm, "end": rss_end, "by_tenth": rss_samples}, "methods": rows,
               "unexpected": len(client.unexpected)}
     print(f"{client.count} requests, {games} games of {args.game} ({args.agent}, {report['mode']}) in {elapsed:.1f} s")
     cpu_head = f"{'cpu p50':>10}{'cpu p99':>10}" if args.in_process else ""
@@ -224,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu_cols = f"{row['cpu_p50_ms']:>10.3f}{row['cpu_p99_ms']:>10.3f}" if args.in_process else ""
         print(f"{row['method']:<18}{row['count']:>8}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}{row['max_ms']:>10.2f}{cpu_cols}")
     print(f"seat RSS: {rss_start} KiB after start, {rss_warm} KiB warmed up, {rss_end} KiB at the end")
+    print(f"seat RSS by tenth of the run (KiB): {rss_samples}")
     for problem in client.unexpected[:10]:
         print(f"unexpected: {problem}", file=sys.stderr)
     if args.json_out:

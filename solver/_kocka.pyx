@@ -18,12 +18,14 @@ Values live in a ``(rows, 2K+1)`` array indexed by the turn total in units and a
 filled from the highest turn total down. Alongside each value the kernel carries its
 slope with respect to the bust value ``x``: with the policy held fixed a turn's value is
 ``A + B x``, which is what the two-player race's Newton steps need.
+
+*Plain* kinds (no lottery, every entry within ``plain_reach`` units: all but the series
+kinds) take a fast path that reads ``row + entry_offset`` directly, so the caller fills
+the rows up to ``cap + plain_reach``; the other kinds clamp their reads at ``clamp_row``.
 """
 from cython.parallel cimport parallel, prange
 from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
-
-import numpy as np
 
 
 cdef enum:
@@ -233,7 +235,7 @@ def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const in
 cdef struct Race:
     int goal                  # units a bank must reach to win
     int threshold             # phase 1 from this banked score (units)
-    int rows                  # rows of a work array: max cap + 1
+    int rows                  # rows of a work array: largest cap + plain_reach + 1
     const double* tail_success  # (K,) P(some bank | kind k rolled beyond every target)
     double* win               # (goal, goal): P(player to move wins | own score, other's)
 

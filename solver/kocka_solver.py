@@ -759,8 +759,9 @@ def ev_table_values(model: KockaModel, table: Table, phase: int) -> TurnValues:
 # ========================================================================================
 @dataclass(frozen=True)
 class Prospect:
-    """Where an action leads: turn total (units), slot, and the chance q that it pays
-    out (a series completing); ``None`` slot means "bank now" at the phase's rules."""
+    """Where an action leads: turn total (units), a :class:`TurnModel` slot (the bank
+    slot for :class:`Bank`), and the chance q that it pays out (a series completing;
+    otherwise the turn busts)."""
 
     total: int
     slot: int
@@ -785,7 +786,8 @@ def action_prospects(game: KockaGame, state: KockaState) -> list[tuple[Any, Pros
             out.append((action, Prospect(t, tm.bank_slot), f"bank {state.turn_total}"))
         elif isinstance(action, Roll) and state.stage == STAGE_BANK_OR_ROLL:
             kind = model.keys[("roll", state.dice_in_play, model.series_on_reroll(phase))]
-            out.append((action, Prospect(t, tm.roll_slot(kind)), f"roll {state.dice_in_play} dice"))
+            dice = "1 die" if state.dice_in_play == 1 else f"{state.dice_in_play} dice"
+            out.append((action, Prospect(t, tm.roll_slot(kind)), f"roll {dice}"))
         elif state.stage == STAGE_JOKER:
             face, _ = state.series
             joker = action.face if isinstance(action, NameJoker) else None
@@ -951,11 +953,12 @@ def hint(game: Any, params: Any) -> Any:
         table = get_table(g, "winprob", params.cache_dir, build_missing=params.build_missing)
         need = rules.target - state.scores[state.player]
         reach = _cached_reach(rules, phase, max(1, min(_units(need), model.goal)))
-        decisions = _decisions(g, state, win_turn_values(g, table, state), {"ev": ev, "reach_target": reach})
+        decisions = [Decision(d.action, d.value, f"{d.label} [EV {d.detail['ev']:.1f}]", d.detail)
+                     for d in _decisions(g, state, win_turn_values(g, table, state), {"ev": ev, "reach_target": reach})]
         value_name = "P(win)"
         notes.append("P(win) from the exact two-player table" + (" (the leading opponent stands for all)"
                                                                   if g.num_players > 2 else "")
-                     + f"; ev = expected points banked this turn; reach_target = P(banking the {need} "
+                     + f"; EV = expected points banked this turn if the rest of it maximises them; reach_target = P(banking the {need} "
                        "still needed this turn)")
     else:
         decisions = _decisions(g, state, ev, {})

@@ -464,6 +464,9 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
 # ----------------------------------------------------------------------------------------
 # Backward solve
 # ----------------------------------------------------------------------------------------
+MIN_PARALLEL_STATES = 20_000  # smaller layers are solved in-process: a pool round trip costs more
+
+
 def _solve_chunk(masks: np.ndarray, first: int, count: int, W: np.ndarray, args: tuple) -> np.ndarray:
     out = np.empty(count, dtype=np.float64)
     _scorecard.solve_masks(masks, first, out, W, *args)
@@ -498,8 +501,9 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
     progress = Progress(todo, f"{model.game.NAME} values", enabled=options.progress)
     with _pool(options) as parallel:
         for layer in range(model.n_boxes - 1, -1, -1):
-            chunks = _chunks(model, layer, 1 if parallel is None else 4 * jobs)
-            if parallel is None:
+            small = model.state_start[layer + 1] - model.state_start[layer] < MIN_PARALLEL_STATES
+            chunks = _chunks(model, layer, 1 if parallel is None or small else 4 * jobs)
+            if parallel is None or small:
                 for masks, s0, cnt in chunks:
                     _scorecard.solve_masks(masks, s0, W[s0:s0 + cnt], W, *args)
                     progress.advance(cnt)
@@ -550,14 +554,17 @@ def _decode(model: ScorecardModel, states: np.ndarray) -> tuple[np.ndarray, np.n
     return masks.astype(np.int32), (local // nf).astype(np.int32), (local % nf).astype(np.int8)
 
 
+TYPICAL_ENTRIES = 96  # distinct (next state, points) of one turn: about 10..60 in practice
+
+
 def _transition_chunk(states, masks, cls, flags, root, rew_lo, rew_span, W, args, per_state):
     stage, mass, group = root
-    cap = per_state * len(states)
-    e = [np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap)]
-    n = _scorecard.turn_transitions(states, masks, cls, flags, stage, mass, group, rew_lo, rew_span, *e, W, *args)
-    if n < 0:  # cannot happen: cap is the bound of distinct (next state, points) per state
-        raise TableError("turn_transitions: entry buffer too small")
-    return [x[:n] for x in e]
+    for cap in (TYPICAL_ENTRIES * len(states), per_state * len(states)):  # the second is a bound
+        e = [np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap)]
+        n = _scorecard.turn_transitions(states, masks, cls, flags, stage, mass, group, rew_lo, rew_span, *e, W, *args)
+        if n >= 0:
+            return [x[:n].copy() for x in e]
+    raise TableError("turn_transitions: entry buffer too small")  # cannot happen
 
 
 def _transitions(model: ScorecardModel, W: np.ndarray, states: np.ndarray, root: tuple | None,
@@ -570,10 +577,10 @@ def _transitions(model: ScorecardModel, W: np.ndarray, states: np.ndarray, root:
     root = root if root is not None else (0, np.zeros(N_OUT), -1)
     args = model.kernel_args()
     per_state = 2 * N_OUT * max(int(np.diff(model.grp_ptr).max()), 1)
-    step = max(1, min(400_000 // per_state, -(-len(states) // (4 * n_jobs))))
+    step = max(1, min(200_000 // TYPICAL_ENTRIES, -(-len(states) // (4 * n_jobs))))
     starts = list(range(0, len(states), step))
     jobs = [(states[a:a + step], masks[a:a + step], cls[a:a + step], flags[a:a + step]) for a in starts]
-    if parallel is None or len(jobs) == 1:
+    if parallel is None or len(states) < MIN_PARALLEL_STATES // 4:
         parts = [_transition_chunk(*j, root, rew_lo, rew_span, W, args, per_state) for j in jobs]
     else:
         from joblib import delayed

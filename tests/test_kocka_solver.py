@@ -562,7 +562,7 @@ def test_hint_ranks_the_issue_example(winprob_table, monkeypatch):
     assert len(report.decisions) == len(valid_set_asides((1, 1, 1, 2, 5, 5)))
     assert all(0 <= d.value <= 1 and "ev" in d.detail and "reach_target" in d.detail for d in report.decisions)
     text = render(report, top=0)
-    assert "set aside 1 1 1 5 5 (+1100, 1 die left)" in text
+    assert "set aside 1 1 1 5 5 (+1100, 1 die left), then bank [EV 1500.0]" in text
     doc = report.to_json()
     assert doc["actions"][0]["loss"] == 0.0
 

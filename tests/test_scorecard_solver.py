@@ -296,13 +296,20 @@ def test_full_kockapoker_spot_checks(kockapoker_table):
     assert SCORECARD_EV.check(game, table, samples=4) == []
 
 
-def test_parallel_backends_give_the_same_table():
-    # expected: the serial values, bit for bit (same arithmetic per state)
-    game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house")})
+def test_parallel_backends_give_the_same_table(monkeypatch):
+    # expected: the serial values and distribution, bit for bit (same arithmetic per state)
+    import kocka.solver.scorecard_solver as solver
+
+    monkeypatch.setattr(solver, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
+    game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house", "five_kind")})
     model = build_model(game)
     serial = solve_values(model)
+    serial_dist = solver.distribution_from_start(model, serial)
     for backend in ("threading", "loky"):
-        assert np.array_equal(solve_values(model, BuildOptions(jobs=2, backend=backend, progress=False)), serial)
+        options = BuildOptions(jobs=2, backend=backend, progress=False)
+        values = solve_values(model, options)
+        assert np.array_equal(values, serial)
+        assert np.array_equal(solver.distribution_from_start(model, values, options).probs, serial_dist.probs)
 
 
 def _tiny_on_disk(tmp_path, **options):

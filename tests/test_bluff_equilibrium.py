@@ -1,0 +1,237 @@
+"""The Abázs equilibrium (solver/bluff_equilibrium.py): exact LP, hand-solved stages,
+exploitability from the independent best response, the table solver (BLUFF-3, BLUFF-5,
+BLUFF-7..BLUFF-10)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from kocka.solver import bluff_equilibrium as be
+from kocka.solver.errors import RulesError
+from kocka.solver.registry import BuildOptions, build_table, solver_for
+from kocka.solver.rules.bluff import (
+    AbazsGame, AbazsRules, Accept, BiddingBluffGame, Challenge, Claim, TwoDiceClaim, actual_result, single_round_game,
+)
+
+SIMPLE = AbazsRules()
+
+
+def s(value: int) -> TwoDiceClaim:
+    return TwoDiceClaim("sum", value)
+
+
+@pytest.fixture(scope="module")
+def simple_round() -> be.AbazsEquilibrium:
+    return be.solve_abazs(SIMPLE)
+
+
+@pytest.fixture(scope="module")
+def simple_table(tmp_path_factory):
+    game = AbazsGame(SIMPLE, num_players=2)
+    return build_table(game, solver_for("abazs", "equilibrium"), BuildOptions(progress=False),
+                       tmp_path_factory.mktemp("tables"))
+
+
+# ----------------------------------------------------------------------------------------
+# The exact LP
+# ----------------------------------------------------------------------------------------
+LP_CASES = [
+    # max x + y, x + 2y <= 4, 3x + y <= 6: the vertex (8/5, 6/5), value 14/5 (by hand)
+    ([1, 1], [[1, 2], [3, 1]], [4, 6], [], [], Fraction(14, 5), [Fraction(8, 5), Fraction(6, 5)]),
+    # max x + y, x + 2y <= 4, x >= 1 (as -x <= -1), x = y: x = y = 4/3, value 8/3
+    ([1, 1], [[1, 2], [-1, 0]], [4, -1], [[1, -1]], [0], Fraction(8, 3), [Fraction(4, 3), Fraction(4, 3)]),
+    # max -x, x >= 2: a phase-1 start, value -2 at x = 2
+    ([-1], [[-1]], [-2], [], [], Fraction(-2), [Fraction(2)]),
+]
+
+
+@pytest.mark.parametrize("objective, a_ub, b_ub, a_eq, b_eq, value, x", LP_CASES)
+def test_lp_solves_hand_examples_exactly(objective, a_ub, b_ub, a_eq, b_eq, value, x):
+    solution = be.solve_lp(objective, a_ub, b_ub, a_eq, b_eq)
+    assert solution.value == value and solution.x == x
+
+
+def test_lp_duals_price_the_bounds():
+    # the first case's duals by hand: y = c B^-1 with B = [[1,2],[3,1]]: (2/5, 1/5)
+    assert be.solve_lp([1, 1], [[1, 2], [3, 1]], [4, 6]).duals == [Fraction(2, 5), Fraction(1, 5)]
+
+
+@pytest.mark.parametrize("objective, a_ub, b_ub, problem", [
+    ([1], [[-1]], [-1], "unbounded"),       # max x with x >= 1
+    ([1], [[1], [-1]], [1, -2], "infeasible"),  # x <= 1 and x >= 2
+])
+def test_lp_reports_bad_programs(objective, a_ub, b_ub, problem):
+    with pytest.raises(be.LPError, match=problem):
+        be.solve_lp(objective, a_ub, b_ub)
+
+
+# ----------------------------------------------------------------------------------------
+# Stages solved by hand
+# ----------------------------------------------------------------------------------------
+STAGE_VALUES = [
+    # simple, standing 11: only 12 may be claimed and it must be challenged (BLUFF-5); the
+    # roller is right with a 12 only: 1/36 - 35/36
+    ("simple", s(11), Fraction(-17, 18)),
+    # simple, standing 10: a 12 claims 12 (+1); an 11 claims 11 (true: +1 if challenged,
+    # +17/18 if accepted); the 33/36 others lie with 11 (12 is a sure -1). At 11 the claim
+    # is true with mass 2/36 against 33/36, so the responder challenges (-31/36 for the
+    # claimant beats 35/36 x 17/18). V = (1 + 2 - 33) / 36
+    ("simple", s(10), Fraction(-5, 6)),
+    # pro, standing "pair of 5s": only the pair of 6s (1/36) is left: as the simple 11
+    ("pro", TwoDiceClaim("pair", 5), Fraction(-17, 18)),
+    # pro, standing "pair of 4s": as the simple 10 with one-in-36 pairs: (1 + 1 - 34) / 36
+    ("pro", TwoDiceClaim("pair", 4), Fraction(-8, 9)),
+]
+
+
+@pytest.mark.parametrize("ranking, standing, value", STAGE_VALUES)
+def test_stage_values_match_hand_solutions(ranking, standing, value):
+    eq = be.solve_abazs(AbazsRules(ranking=ranking))
+    assert eq.stage(standing).value == value
+
+
+def test_top_claim_stage_does_not_exist(simple_round):
+    with pytest.raises(Exception, match="BLUFF-5"):
+        simple_round.stage(s(12))
+
+
+def test_stage_policies_are_distributions(simple_round):
+    for stage in simple_round.stages:
+        for row in stage.claim_policy:
+            assert sum(row) == 1 and min(row) >= 0
+        assert all(0 <= p <= 1 for p in stage.challenge) and stage.challenge[-1] == 1  # top claim: BLUFF-5
+
+
+# ----------------------------------------------------------------------------------------
+# Independent best response (the engine's game)
+# ----------------------------------------------------------------------------------------
+def _honest_doubter(ranking: str):
+    """Claims the truth when allowed, else the lowest allowed claim; always challenges."""
+
+    def policy(state, previous):
+        if state.phase == "claim":
+            game = AbazsGame(AbazsRules(ranking=ranking), 2)
+            allowed = game.claimable(state.standing)
+            truth = actual_result(state.dice, ranking)
+            return {Claim(truth if truth in allowed else allowed[0]): 1}
+        return {Challenge(): 1}
+
+    return policy
+
+
+def test_best_response_against_an_honest_doubter_by_hand():
+    # As starter a best responder claims his true result and is always challenged: +1.
+    # As responder he faces a true claim c; challenging loses 1, accepting and claiming
+    # his own result r when r > c (else a lie) earns P(r > c) - P(r <= c); summed over c
+    # this is -P(tie) = -sum p^2 = -146/1296 (chances 1..6..1 out of 36, BLUFF-7).
+    game = be.walk_game(SIMPLE)
+    policy = _honest_doubter("simple")
+    assert be.best_response_value(game, policy, 0) == 1
+    assert be.best_response_value(game, policy, 1) == Fraction(-146, 1296)
+
+
+def test_round_equilibrium_is_exactly_unexploitable(simple_round):
+    game = be.walk_game(SIMPLE)
+    measured = be.exploitability(game, be.exact_policy(simple_round))
+    assert measured.exploitability == 0  # exact rational arithmetic throughout
+    assert measured.best_response == (simple_round.value, -simple_round.value)
+
+
+def test_seat_values_sum_to_zero_and_match_the_lp(simple_round):
+    game = be.walk_game(SIMPLE)
+    policy = be.exact_policy(simple_round)
+    first = be.policy_value(game, [policy, policy], 0)
+    second = be.policy_value(game, [policy, policy], 1)
+    assert first + second == 0 and first == simple_round.value == Fraction(74381, 216216)
+
+
+def test_pro_round_equilibrium_below_target():
+    rules = AbazsRules(ranking="pro", truth="at_least")
+    eq = be.solve_abazs(rules)
+    assert be.exploitability(be.walk_game(rules), be.exact_policy(eq)).exploitability == 0
+
+
+# ----------------------------------------------------------------------------------------
+# The match: the next round's start is worth chips (BLUFF-10)
+# ----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def simple_match() -> be.AbazsEquilibrium:
+    return be.solve_match(SIMPLE)
+
+
+def test_match_start_value_is_a_fixed_point(simple_match):
+    assert abs(2 * simple_match.value - simple_match.start_value) < Fraction(1, 10**12)
+    # challenger starts (BLUFF-10): a challenged claimant pays x/2 for not starting
+    x = simple_match.start_value
+    assert simple_match.challenged == (1 - x / 2, -1 - x / 2)
+
+
+def test_match_equilibrium_is_unexploitable_in_the_match_but_not_the_round(simple_round, simple_match):
+    game = be.walk_game(SIMPLE)
+    assert abs(be.match_exploitability(game, be.exact_policy(simple_match)).gain) < 1e-9
+    # the +-1 round equilibrium ignores who starts next: a best responder in the match
+    # gains chips off it (0.199 per round with these rules, by this measurement)
+    assert be.match_exploitability(game, be.exact_policy(simple_round)).gain > 0.1
+
+
+def test_match_value_of_a_policy_against_itself_is_zero(simple_match):
+    # the match is symmetric: a policy against itself gains nothing on average
+    game = be.walk_game(SIMPLE)
+    policy = be.exact_policy(simple_match)
+    assert abs(be.match_value(game, policy, policy).gain) < 1e-12
+
+
+def test_loser_starts_rule_scales_the_challenge_payoffs():
+    # next_starter = loser: a false claim makes the claimant start, so his payoffs are
+    # (1 - x/2, -1 + x/2), a scaled +-1: the round plan stays an equilibrium of the match
+    rules = AbazsRules(next_starter="loser")
+    assert be.challenge_payoffs(rules, Fraction(1, 2)) == (Fraction(3, 4), Fraction(-3, 4))
+    game = be.walk_game(rules)
+    assert abs(be.match_exploitability(game, be.exact_policy(be.solve_abazs(rules))).gain) < 1e-9
+
+
+# ----------------------------------------------------------------------------------------
+# Rules the solver refuses
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("game, message", [
+    (AbazsGame(AbazsRules(escalation="off"), 2), "escalation"),
+    (AbazsGame(SIMPLE, 3), "2 players, got 3"),
+    (BiddingBluffGame(num_players=2), "solves Abázs, got 'bidding-bluff'"),
+])
+def test_unsupported_games_are_refused(game, message):
+    with pytest.raises(RulesError, match=message):
+        be.check_rules(game)
+
+
+def test_canonical_game_ignores_chips_and_seating():
+    game = AbazsGame(AbazsRules(start_chips=3, seating="roll", ranking="pro"), 2)
+    assert be.canonical_game(game).rules == AbazsRules(ranking="pro")
+
+
+# ----------------------------------------------------------------------------------------
+# The table (kocka-solve build abazs)
+# ----------------------------------------------------------------------------------------
+def test_table_records_exploitability_and_passes_its_checks(simple_table):
+    extra = simple_table.meta.extra
+    assert extra["round"]["starter_value"] == "74381/216216"
+    assert extra["round"]["round_exploitability"] < 1e-12
+    assert abs(extra["match"]["match_exploitability"]) < 1e-9
+    assert solver_for("abazs", "equilibrium").check(AbazsGame(SIMPLE, 2), simple_table) == []
+
+
+def test_table_rank_gives_posterior_and_values(simple_table):
+    game = single_round_game("abazs", 2)
+    state = game.new_round_state((10, 10))
+    state = game.apply(state, (5, 6))
+    state = game.apply(state, Claim(s(12)))
+    # previous claim 11: every roller must claim 12, so P(true) = P(a 12) = 1/36; the
+    # round plan pays the challenger 1 - 2/36
+    ranked = be.rank(game, simple_table, state, previous=s(11), plan="round")
+    assert [d.action for d in ranked] == [Challenge()]
+    assert ranked[0].detail["P(claim true)"] == pytest.approx(1 / 36)
+    assert ranked[0].value == pytest.approx(34 / 36)
+    opening = game.apply(game.apply(game.new_round_state((10, 10)), (3, 4)), Claim(s(7)))
+    answers = be.rank(game, simple_table, opening)
+    assert {type(d.action) for d in answers} == {Challenge, Accept}
+    assert sum(d.detail["P(chosen)"] for d in answers) == pytest.approx(1.0)
