@@ -16,8 +16,8 @@ scorecard solver's table, ``kocka-solve build kockapoker``); they differ in the 
 has its own distribution: the scorecard solver's remaining-score distribution of his card
 under optimal play (:func:`~kocka.solver.scorecard_solver.score_distribution`; mid-turn for
 the player whose turn it is). Early cards are expensive to propagate (seconds with one box
-filled), so while a card has fewer than :data:`EXACT_FROM` boxes filled its distribution is
-replaced by a normal one with the exact mean (:func:`~kocka.solver.scorecard_solver.value_of_card`)
+filled), so while a card has more than :data:`EXACT_MAX_OPEN` open boxes its distribution
+is replaced by a normal one with the exact mean (:func:`~kocka.solver.scorecard_solver.value_of_card`)
 and the empty card's standard deviation scaled by the square root of the open share of
 the card. From the distributions, P(the top set is exactly S) for every set S of players
 (ties included), exactly.
@@ -51,8 +51,9 @@ from kocka.solver.rules.chip_bidding import (
 )
 from kocka.solver.rules.scorecard import Card, HungarianGame
 
-EXACT_FROM = 4
-"""Cards with at least this many boxes filled use the exact remaining-score distribution."""
+EXACT_MAX_OPEN = 11
+"""Cards with at most this many open boxes use the exact remaining-score distribution
+(propagating a card with 14 open boxes takes seconds, with 11 about a tenth of one)."""
 
 
 def _scorecard_solver() -> Any:
@@ -68,9 +69,10 @@ class FinalTotals:
     """Distributions of every player's final total for one chip-bidding game (cached per
     card: cards recur within and across games)."""
 
-    def __init__(self, game: ChipBiddingGame, table: Any) -> None:
+    def __init__(self, game: ChipBiddingGame, table: Any, exact_max_open: int = EXACT_MAX_OPEN) -> None:
         self.game = game
         self.table = table
+        self.exact_max_open = exact_max_open
         self.solo = HungarianGame(game.rules.scorecard_rules(), num_players=1)
         self.empty_std = _scorecard_solver().score_distribution(self.solo, table, None).std()
         self._cache: dict[Card, tuple[int, np.ndarray]] = {}
@@ -86,7 +88,7 @@ class FinalTotals:
         filled = sum(e is not None for e in card.entries)
         if card.is_full:
             return self.solo.card_total(card), np.ones(1)
-        if filled >= EXACT_FROM:
+        if len(card.entries) - filled <= self.exact_max_open:
             dist = solver.score_distribution(self.solo, self.table, card)
             return dist.first, np.asarray(dist.probs, dtype=float)
         mean = solver.value_of_card(self.solo, self.table, card)
@@ -98,7 +100,7 @@ class FinalTotals:
         card_state = state.card
         card = card_state.cards[player]
         mid_turn = card_state.player == player and (card_state.throw > 0 or card_state.dice is not None)
-        if mid_turn and sum(e is not None for e in card.entries) >= EXACT_FROM:
+        if mid_turn and sum(e is None for e in card.entries) <= self.exact_max_open:
             dist = _scorecard_solver().score_distribution(self.game.card_game, self.table, card_state)
             return dist.first, np.asarray(dist.probs, dtype=float)
         return self.of_card(card)
@@ -303,6 +305,6 @@ def reckless_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 __all__ = [
-    "BettingAgent", "EXACT_FROM", "FinalTotals", "RecklessAgent", "ScoreOnlyAgent", "expected_net",
+    "BettingAgent", "EXACT_MAX_OPEN", "FinalTotals", "RecklessAgent", "ScoreOnlyAgent", "expected_net",
     "top_set_probabilities",
 ]  # fmt: skip

@@ -4,9 +4,10 @@
 Each variant runs in a fresh subprocess, so its peak memory (``ru_maxrss``) and load time
 are its own. For every variant it prints the build time split into the state-space model
 (Python + numpy), the expected-value table (the Cython kernel) and the score distribution
-(forward propagation), wall and CPU seconds, solved states per second, peak memory, the
-table load time and the hint latency (median of warm ``kocka hint`` answers, plus the
-first answer after loading).
+(forward propagation), then the whole ``build_table`` (with the atomic write); wall and CPU
+seconds (CPU is the robust figure on a shared machine; with threads it adds up every
+thread), solved states per second, peak memory, the table size and load time, and the
+hint latency (median of warm ``kocka hint`` answers, and the first answer after loading).
 
     python scripts/bench_scorecard.py                  # all variants, one job
     python scripts/bench_scorecard.py --jobs 2 --backend threading
@@ -54,18 +55,13 @@ def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
     from kocka.solver import registry
     from kocka.solver.registry import BuildOptions, build_table, get_table, solver_for
     from kocka.solver.rules import get_game
-    from kocka.solver.scorecard_solver import build_model, distribution_from_start, solve_values
 
     name, options = VARIANTS[variant]
     game = get_game(name, options)
-    opts = BuildOptions(jobs=jobs, backend=backend, progress=False)
-    with Clock() as model_clock:
-        model = build_model(game)
-    with Clock() as values_clock:
-        W = solve_values(model, opts)
-    with Clock() as dist_clock:
-        dist = distribution_from_start(model, W, opts)
-    table = build_table(game, solver_for(name), opts, cache_dir)  # the stored table (timed above)
+    with Clock() as build_clock:
+        table = build_table(game, solver_for(name), BuildOptions(jobs=jobs, backend=backend, progress=False), cache_dir)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    x = table.meta.extra
     registry._LOADED.clear()
     with Clock() as load_clock:
         get_table(game, cache_dir=cache_dir)
@@ -80,14 +76,14 @@ def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
             latencies.append(time.perf_counter() - t)
     return {
         "variant": variant,
-        "expected_score": table.meta.extra["expected_score"],
-        "states": model.n_states,
-        "reachable_states": model.reachable_states,
-        "model_s": model_clock.wall, "values_s": values_clock.wall, "values_cpu_s": values_clock.cpu,
-        "dist_s": dist_clock.wall, "dist_cpu_s": dist_clock.cpu,
-        "states_per_s": model.n_states / values_clock.wall,
-        "dist_std": dist.std(),
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "expected_score": x["expected_score"],
+        "states": x["states"],
+        "model_s": x["seconds_model"],
+        "values_s": x["seconds_values"], "values_cpu_s": x["cpu_seconds_values"],
+        "dist_s": x["seconds_distribution"], "dist_cpu_s": x["cpu_seconds_distribution"],
+        "build_s": build_clock.wall, "build_cpu_s": build_clock.cpu,
+        "states_per_s": x["states"] / x["seconds_values"],
+        "peak_mb": peak_mb,
         "table_mb": os.path.getsize(table.path) / 2**20,
         "load_ms": load_clock.wall * 1000,
         "first_hint_ms": first_hint.wall * 1000,
@@ -110,8 +106,8 @@ def main() -> None:
     print(f"# bench_scorecard: jobs={args.jobs} backend={args.backend} cpus={os.cpu_count()} "
           f"load average={os.getloadavg()[0]:.2f} tables in {cache_dir}")
     header = (f"{'variant':17s} {'E[score]':>10s} {'states':>9s} {'model s':>7s} {'values s':>8s} "
-              f"{'(cpu)':>6s} {'states/s':>9s} {'dist s':>6s} {'(cpu)':>6s} {'peak MB':>7s} "
-              f"{'table MB':>8s} {'load ms':>7s} {'hint ms':>7s} {'1st hint':>8s}")
+              f"{'(cpu)':>6s} {'states/s':>9s} {'dist s':>6s} {'(cpu)':>6s} {'build s':>7s} {'(cpu)':>6s} "
+              f"{'peak MB':>7s} {'table MB':>8s} {'load ms':>7s} {'hint ms':>7s} {'1st hint':>8s}")
     print(header)
     for variant in args.only or VARIANTS:
         out = subprocess.run(
@@ -122,8 +118,8 @@ def main() -> None:
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{r['variant']:17s} {r['expected_score']:10.4f} {r['states']:9,d} {r['model_s']:7.2f} "
               f"{r['values_s']:8.2f} {r['values_cpu_s']:6.2f} {r['states_per_s']:9,.0f} {r['dist_s']:6.2f} "
-              f"{r['dist_cpu_s']:6.2f} {r['peak_mb']:7.0f} {r['table_mb']:8.1f} {r['load_ms']:7.1f} "
-              f"{r['hint_ms']:7.2f} {r['first_hint_ms']:8.1f}", flush=True)
+              f"{r['dist_cpu_s']:6.2f} {r['build_s']:7.2f} {r['build_cpu_s']:6.2f} {r['peak_mb']:7.0f} "
+              f"{r['table_mb']:8.1f} {r['load_ms']:7.1f} {r['hint_ms']:7.2f} {r['first_hint_ms']:8.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ Plays whole games through the protocol (``new``, ``legal`` at every roll, ``appl
 and malformed requests mixed in, until ``--requests`` requests have been answered. Reports
 the round-trip latency of each method (client encoding and pipes included) as p50 / p99 /
 max, and the seat's resident memory (``VmRSS``) after start, after the warm-up (tables
-loaded) and at the end. Exits 1 if any answer was not the expected kind.
+loaded), after each tenth of the run and at the end. Exits 1 if any answer was not the
+expected kind. ``--in-process`` calls the seat in this process instead (no pipes, no second
+process to schedule) and adds the CPU time per request; its memory figures then include
+the client's own.
 
     python scripts/seat_soak.py --game kockapoker --agent optimal --requests 100000
     python scripts/seat_soak.py --game yatzy --rules '{"boxes": ["chance", "yatzy"]}' --agent heuristic --requests 2000

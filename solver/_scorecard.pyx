@@ -8,7 +8,7 @@ dense 462 x 252 transition matrix:
 * the value of keeping m dice is the mean, over one more die, of keeping m + 1 dice
   (a keep of 5 dice is an outcome), so every keep costs 6 additions;
 * the best keep inside an outcome is the best over its sub-multisets, found by the same
-  lattice read downwards: ``best[k] = max(value[k], best[k minus one die])``.
+  lattice: each keep passes its best sub-keep on to its six children (one die more).
 
 A state is (filled-box mask, tracker class, flag); the caller lays the states out so that
 state ``base[m] + c * nflag[m] + f`` is class ``c``, flag ``f`` of mask ``m``. The Python
@@ -22,9 +22,9 @@ ctypedef long long i64
 DEF N_OUT = 252      # sorted outcomes of five dice
 DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
 DEF N_SMALL = 210    # keeps of 0..4 dice
+DEF N_FOUR = 84      # keeps of 0..3 dice (keeps N_FOUR..N_SMALL-1 hold four dice)
 
 
-DEF N_PAR = 5       # distinct faces of a keep of at most five dice
 
 
 cdef inline double _max(double a, double b) noexcept nogil:
@@ -33,18 +33,15 @@ cdef inline double _max(double a, double b) noexcept nogil:
 
 cdef struct Lattice:
     const int* child      # (N_SMALL, 6): keep + one die of face f
-    const int* parent     # (N_KEEP, N_PAR): keep minus one die, padded with N_KEEP (-inf)
 
 
 cdef inline void keep_stage(const double* top, double* K, double* M, double* proper,
                             Lattice lat) noexcept nogil:
     """Values of every keep when the next throw ends in ``top`` (per outcome), and for
-    every outcome the best keep strictly inside it (``proper``). ``M`` has N_KEEP + 1
-    slots; the last holds -inf for padded parents."""
-    cdef int k
-    cdef double s
+    every outcome the best keep strictly inside it (``proper``)."""
+    cdef int k, f
+    cdef double s, mk
     cdef const int* ch
-    cdef const int* pa
     for k in range(N_OUT):
         K[N_SMALL + k] = top[k]
     # keeps are ordered by size, so children (one die more) come later
@@ -52,14 +49,21 @@ cdef inline void keep_stage(const double* top, double* K, double* M, double* pro
         ch = lat.child + 6 * k
         s = K[ch[0]] + K[ch[1]] + K[ch[2]] + K[ch[3]] + K[ch[4]] + K[ch[5]]
         K[k] = s * (1.0 / 6.0)
-    M[N_KEEP] = -INFINITY
-    M[0] = K[0]
-    for k in range(1, N_SMALL):
-        pa = lat.parent + N_PAR * k
-        M[k] = _max(_max(_max(K[k], M[pa[0]]), _max(M[pa[1]], M[pa[2]])), _max(M[pa[3]], M[pa[4]]))
+    # best sub-keep, pushed from each keep to its six children (smaller keeps first)
+    for k in range(N_SMALL):
+        M[k] = K[k]
     for k in range(N_OUT):
-        pa = lat.parent + N_PAR * (N_SMALL + k)
-        proper[k] = _max(_max(M[pa[0]], M[pa[1]]), _max(_max(M[pa[2]], M[pa[3]]), M[pa[4]]))
+        proper[k] = -INFINITY
+    for k in range(N_FOUR):
+        mk = M[k]
+        ch = lat.child + 6 * k
+        for f in range(6):
+            M[ch[f]] = _max(M[ch[f]], mk)
+    for k in range(N_FOUR, N_SMALL):
+        mk = M[k]
+        ch = lat.child + 6 * k
+        for f in range(6):
+            proper[ch[f] - N_SMALL] = _max(proper[ch[f] - N_SMALL], mk)
 
 
 cdef inline void turn_from_fills(const double* F0, const double* F1, double* V2, double* V1,
@@ -195,10 +199,11 @@ cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* 
                 R1[o] = R0[o]
 
 
-cdef Lattice _lattice(const int[:, ::1] child, const int[:, ::1] parent):
+cdef Lattice _lattice(const int[:, ::1] child):
     cdef Lattice lat
+    if child.shape[0] != N_SMALL or child.shape[1] != 6:
+        raise ValueError(f"the keep lattice must be ({N_SMALL}, 6), got {tuple(child.shape)!r}")
     lat.child = &child[0, 0]
-    lat.parent = &parent[0, 0]
     return lat
 
 
@@ -209,7 +214,7 @@ def solve_masks(
     const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
     const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
     int n_upper, const double[::1] probs,
-    const int[:, ::1] child, const int[:, ::1] parent,
+    const int[:, ::1] child,
 ):
     """Expected future score of every state of ``masks`` (all in one layer), written to
     ``out[state - first_state]``; successors are read from ``W``. Releases the GIL.
@@ -222,7 +227,7 @@ def solve_masks(
     rewards : (n_ctx, n_boxes, n_ft, 252) float64, points of a fill (-inf: not allowed)
     tnext, toff : (rows, 252), tracker class and value offset after a face-box fill
     fnext : (n_boxes, 2, 252) int8, flag after a fill
-    child, parent : the keep lattice (see ``scorecard_solver.keep_lattice``)
+    child : (210, 6) int32, the keep lattice (see ``scorecard_solver.keep_lattice``)
     """
     cdef Problem P
     P.W = &W[0]
@@ -241,7 +246,7 @@ def solve_masks(
     P.toff = &toff[0, 0]
     P.fnext = &fnext[0, 0, 0]
     P.n_upper = n_upper
-    cdef Lattice lat = _lattice(child, parent)
+    cdef Lattice lat = _lattice(child)
     cdef const double* pr = &probs[0]
     cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + 2))
     if buf == NULL:
@@ -283,38 +288,35 @@ def solve_masks(
 cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, double* proper,
                          int* arg, Lattice lat) noexcept nogil:
     """:func:`keep_stage` that also gives the best keep strictly inside each outcome
-    (``arg``; ties: the larger keep, then the first parent). Same values as keep_stage."""
-    cdef int k, j, p, a
-    cdef double m
+    (``arg``; ties: the larger keep, then the first in keep order). Same values."""
+    cdef int k, f, c
+    cdef double mk
     cdef const int* ch
-    cdef const int* pa
     for k in range(N_OUT):
         K[N_SMALL + k] = top[k]
     for k in range(N_SMALL - 1, -1, -1):
         ch = lat.child + 6 * k
         K[k] = (K[ch[0]] + K[ch[1]] + K[ch[2]] + K[ch[3]] + K[ch[4]] + K[ch[5]]) * (1.0 / 6.0)
-    M[N_KEEP] = -INFINITY
-    Marg[N_KEEP] = -1
     for k in range(N_SMALL):
-        m = K[k]
-        a = k
-        pa = lat.parent + N_PAR * k
-        for j in range(N_PAR):
-            p = pa[j]
-            a = Marg[p] if M[p] > m else a
-            m = M[p] if M[p] > m else m
-        M[k] = m
-        Marg[k] = a
+        M[k] = K[k]
+        Marg[k] = k
     for k in range(N_OUT):
-        m = -INFINITY
-        a = -1
-        pa = lat.parent + N_PAR * (N_SMALL + k)
-        for j in range(N_PAR):
-            p = pa[j]
-            a = Marg[p] if M[p] > m else a
-            m = M[p] if M[p] > m else m
-        proper[k] = m
-        arg[k] = a
+        proper[k] = -INFINITY
+        arg[k] = -1
+    for k in range(N_FOUR):
+        ch = lat.child + 6 * k
+        for f in range(6):
+            c = ch[f]
+            if M[k] > M[c]:
+                M[c] = M[k]
+                Marg[c] = Marg[k]
+    for k in range(N_FOUR, N_SMALL):
+        ch = lat.child + 6 * k
+        for f in range(6):
+            c = ch[f] - N_SMALL
+            if M[k] > proper[c]:
+                proper[c] = M[k]
+                arg[c] = Marg[k]
 
 
 cdef inline void roll_keeps(double* KM, Lattice lat) noexcept nogil:
@@ -341,7 +343,7 @@ def turn_transitions(
     const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
     const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
     int n_upper, const double[::1] probs,
-    const int[:, ::1] child, const int[:, ::1] parent,
+    const int[:, ::1] child,
 ):
     """Where one turn of the optimal policy leads from each state of ``states``: entries
     ``(e_src = position in states, e_succ = next state, e_rew = points, e_p = probability)``,
@@ -370,7 +372,7 @@ def turn_transitions(
     P.toff = &toff[0, 0]
     P.fnext = &fnext[0, 0, 0]
     P.n_upper = n_upper
-    cdef Lattice lat = _lattice(child, parent)
+    cdef Lattice lat = _lattice(child)
     cdef i64 cap = e_src.shape[0]
     cdef i64 n_out = 0
     cdef int max_groups = 0

@@ -60,40 +60,35 @@ VALUE_NAME = "expected final score"
 # ----------------------------------------------------------------------------------------
 # Keep lattice
 # ----------------------------------------------------------------------------------------
-N_PARENTS = 5  # distinct faces of at most five dice
+N_FOUR = 84  # keeps of 0..3 dice; keeps 84..209 hold four dice
 
 
 @dataclass(frozen=True)
 class KeepLattice:
-    """The 462 keeps of five dice as a lattice (keep order of :func:`dice_tables`).
+    """The 462 keeps of five dice as a lattice (keep order of :func:`dice_tables`: by size,
+    then lexicographic, so the last 252 keeps are the outcomes in outcome order).
 
     Attributes
     ----------
     child : ndarray, shape (210, 6), int32
         ``child[k, f - 1]``: keep ``k`` (0..4 dice) plus one die showing ``f``.
-    parent : ndarray, shape (462, 5), int32
-        The distinct keeps with one die fewer, padded with 462 (a slot holding -inf).
     """
 
     child: np.ndarray
-    parent: np.ndarray
 
 
 @lru_cache(maxsize=None)
 def keep_lattice() -> KeepLattice:
     dt = dice_tables(5)
-    if not (dt.keeps[N_SMALL:] == dt.outcomes).all() or (dt.keep_sizes[:N_SMALL] >= 5).any():
-        raise TableError("dice_tables(5) keep order changed: the last 252 keeps must be the outcomes")
+    sizes_ok = (dt.keep_sizes[:N_FOUR] <= 3).all() and (dt.keep_sizes[N_FOUR:N_SMALL] == 4).all()
+    if not (dt.keeps[N_SMALL:] == dt.outcomes).all() or not sizes_ok:
+        raise TableError("dice_tables(5) keep order changed: keeps must be sorted by size, outcomes last")
     child = np.empty((N_SMALL, 6), dtype=np.int32)
-    parent = np.full((N_KEEP, N_PARENTS), N_KEEP, dtype=np.int32)
-    for k in range(N_KEEP):
+    for k in range(N_SMALL):
         kept = dt.keep_dice(k)
-        if k < N_SMALL:
-            for f in range(1, 7):
-                child[k, f - 1] = dt.keep_index(kept + (f,))
-        parents = sorted({dt.keep_index(kept[:i] + kept[i + 1:]) for i in range(len(kept))})
-        parent[k, :len(parents)] = parents
-    return KeepLattice(child, parent)
+        for f in range(1, 7):
+            child[k, f - 1] = dt.keep_index(kept + (f,))
+    return KeepLattice(child)
 
 
 # ----------------------------------------------------------------------------------------
@@ -148,7 +143,7 @@ class ScorecardModel:
         return (
             self.base, self.ncls, self.nflag, self.grp_ptr, self.grp_bits, self.ctx_of,
             self.rewards, self.tbase, self.uprank, self.tnext, self.toff, self.fnext,
-            self.n_upper, dice_tables(5).probs, lat.child, lat.parent,
+            self.n_upper, dice_tables(5).probs, lat.child,
         )
 
 
@@ -628,15 +623,20 @@ def _forward_layers(model, W, mass, root, progress, parallel, n_jobs) -> tuple[i
             break
         src, succ, rew, p = _transitions(model, W, mass.states, root, parallel, n_jobs)
         root = None
-        targets, tgt = np.unique(succ, return_inverse=True)
+        # the next states all lie in the next layer, a contiguous range of state ids
+        first, last = int(succ.min()), int(succ.max())
         width = np.diff(mass.off)
-        lo = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
-        hi = np.full(len(targets), np.iinfo(np.int64).min, np.int64)
-        np.minimum.at(lo, tgt, mass.lo[src] + rew)
-        np.maximum.at(hi, tgt, mass.lo[src] + width[src] - 1 + rew)
+        lo = np.full(last - first + 1, np.iinfo(np.int64).max, np.int64)
+        hi = np.full(last - first + 1, np.iinfo(np.int64).min, np.int64)
+        np.minimum.at(lo, succ - first, mass.lo[src] + rew)
+        np.maximum.at(hi, succ - first, mass.lo[src] + width[src] - 1 + rew)
+        reached = np.flatnonzero(hi >= lo)
+        position = np.full(last - first + 1, -1, np.int64)
+        position[reached] = np.arange(len(reached))
+        targets, lo, hi = reached + first, lo[reached], hi[reached]
         off = np.concatenate([[0], np.cumsum(hi - lo + 1)]).astype(np.int64)
         buf = np.zeros(int(off[-1]))
-        _scorecard.push_mass(src, tgt.astype(np.int64), rew, p, mass.lo, mass.off, mass.buf, lo, off, buf)
+        _scorecard.push_mass(src, position[succ - first], rew, p, mass.lo, mass.off, mass.buf, lo, off, buf)
         if progress is not None:
             progress.advance(1)
         mass = _Mass(targets, lo, off, buf)
@@ -691,13 +691,15 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
     offset), ``base``/``nflag`` (per mask), ``tclass``/``toffset`` (per face-box set and
     tracker), ``dist_first``/``dist_probs`` (final score distribution from the empty card).
     """
-    t0 = time.perf_counter()
+    clock = [(time.perf_counter(), time.process_time())]
     model = _model_for(game)
-    t1 = time.perf_counter()
+    clock.append((time.perf_counter(), time.process_time()))
     W = solve_values(model, options)
-    t2 = time.perf_counter()
+    clock.append((time.perf_counter(), time.process_time()))
     dist = distribution_from_start(model, W, options)
-    t3 = time.perf_counter()
+    clock.append((time.perf_counter(), time.process_time()))
+    wall = [round(b[0] - a[0], 3) for a, b in zip(clock, clock[1:])]
+    cpu = [round(b[1] - a[1], 3) for a, b in zip(clock, clock[1:])]
     tr = game.initial_tracker
     expected = float(W[model.base[0] + model.tclass[0, tr]] + model.toffset[0, tr])
     arrays = {
@@ -718,21 +720,24 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
         "distribution_mean": dist.mean(),
         "distribution_std": dist.std(),
         "score_range": [dist.first, dist.first + len(dist.probs) - 1],
-        "seconds_model": round(t1 - t0, 3),
-        "seconds_values": round(t2 - t1, 3),
-        "seconds_distribution": round(t3 - t2, 3),
+        # wall and CPU seconds of the phases (CPU counts every thread of this process)
+        "seconds_model": wall[0], "seconds_values": wall[1], "seconds_distribution": wall[2],
+        "cpu_seconds_model": cpu[0], "cpu_seconds_values": cpu[1], "cpu_seconds_distribution": cpu[2],
     }
     return arrays, extra
 
 
-@lru_cache(maxsize=8)
-def _model_cached(game_type: type, rules: Any) -> ScorecardModel:
-    return build_model(game_type(rules))
+_MODELS: dict[tuple[type, Any], ScorecardModel] = {}
 
 
 def _model_for(game: ScorecardGame) -> ScorecardModel:
-    """The model of ``game``'s rules variant (cached per process)."""
-    return _model_cached(type(game), game.rules)
+    """The model of ``game``'s rules variant (cached per process, a few variants)."""
+    key = (type(game), game.rules)
+    if key not in _MODELS:
+        if len(_MODELS) >= 8:
+            _MODELS.pop(next(iter(_MODELS)))
+        _MODELS[key] = build_model(game)
+    return _MODELS[key]
 
 
 def _check_table(game: ScorecardGame, table: Table) -> None:

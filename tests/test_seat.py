@@ -830,6 +830,24 @@ def test_http_serves_the_same_methods():
         server.server_close()
 
 
+def test_cli_http_mode_serves_until_quit():
+    proc = subprocess.Popen([sys.executable, "-m", "kocka.agents.seat", "--http", "127.0.0.1:0"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()  # "kocka seat: serving kocka.seat/1 on http://127.0.0.1:PORT/"
+        url = line.split(" on ")[-1].strip()
+        assert url.startswith("http://127.0.0.1:"), line
+        status, answer = _post(url, json.dumps({"id": 1, "method": "score", "game": "slovak", "dice": [4, 4, 4, 4, 4],
+                                                "box": "poker", "first_throw": True}).encode())
+        assert answer == {"id": 1, "result": {"dice": [4, 4, 4, 4, 4], "first_throw": True, "points": {"poker": 90}}}  # case 35
+        _post(url, json.dumps({"id": 2, "method": "quit"}).encode())
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+
+
 def test_cli_rejects_a_bad_http_address():
     from click.testing import CliRunner
 
