@@ -3,9 +3,10 @@
 * ``bayes`` (:class:`BayesBot`) keeps a posterior over the claimant's hidden dice given the
   dice distribution, the standing claim, the public and shown dice and a model of each
   opponent's lying and calling, which it learns from the current match (:meth:`observe`).
-* ``equilibrium`` (:class:`EquilibriumBot`, two-player Abázs) plays the exact round
-  equilibrium of :mod:`kocka.solver.bluff_equilibrium` from its table, mixed strategies
-  sampled with the agent's own generator.
+* ``equilibrium`` (:class:`EquilibriumBot`, two-player Abázs) plays the exact match
+  equilibrium of :mod:`kocka.solver.bluff_equilibrium` from its table (the round
+  equilibrium that also prices who starts the next round), mixed strategies sampled with
+  the agent's own generator.
 * Baselines: ``truthful`` (:class:`TruthfulBot`: the truth when it may, else the smallest
   lie; believes every claim) and ``threshold`` (:class:`ThresholdBot`: claims alike,
   doubts every claim at or above a fixed claim). ``random`` is the registry's.
@@ -34,14 +35,21 @@ sample; the prior keeps early estimates sane.
 
 **Decisions.** In Abázs it best-responds to the model over the rest of the round
 (two players): R(s), the value of rolling to beat s, is the expectation over its own
-result of the best claim c > s, worth call(c) x (+1 true / -1 false) + (1 - call(c)) x O(c);
-O(c), the value when the opponent must beat c, is the expectation over his modelled
-claims c' of max(challenge: 1 - 2 P(c' true), accept: R(c')). With more players an
-accepted claim is valued 0 (the round moves on without it). In the betting games it
-maximises the chips of the betting round at hand (BLUFF-12..15): an answer bets when
-(1 - q) x paid - q x k beats the pass's -1; a claim (with stake) weighs taking the bank
-when everybody passes against the bets it draws, exactly over who bets. In liar's poker
-a re-throw is valued by the best claim after it, averaged over the new die.
+result of the best claim c > s, worth call(c) x (win if true, lose if false) +
+(1 - call(c)) x O(c); O(s), the value when the opponent must beat s, is the expectation
+over his modelled claims c of max(challenge: -(q win + (1 - q) lose), accept: R(c)), q =
+P(c true). A challenge pays +-1 chip and settles who starts the next round (BLUFF-10),
+which is worth D chips: (win, lose) = (1 - D/2, -1 - D/2) when the challenger starts,
+(1 - D/2, -1 + D/2) when the loser does
+(:func:`~kocka.solver.bluff_equilibrium.challenge_payoffs`), with D = R(no claim) -
+O(no claim) solved as a fixed point once per round against the current model. With more
+players an accepted claim is valued 0 and D = 0 (the round moves on without it).
+
+In the betting games it maximises the chips of the betting round at hand (BLUFF-12..15):
+an answer bets when (1 - q) x paid - q x k beats the pass's -1; a claim (with stake)
+weighs taking the bank when everybody passes against the bets it draws, exactly over who
+bets. In liar's poker a re-throw is valued by the best claim after it, averaged over the
+new die.
 
 Hidden information: the bots read only what ``game.observation`` shows their seat (the
 standing claim, stakes, bets, chips, the public and shown dice, reveals) and their own
@@ -124,7 +132,9 @@ def allowed_claims(game: Game, state: BluffState, previous: Any, shown: Sequence
     if game.rules.claim == "hand":
         return achievable_claims(state.public, shown, hidden, beat, game.rules)
     template = replace(state, shown=shown[0] if shown else 0)
-    claims = [DiceClaim(h) for h in all_outcomes(hidden) if beat is None or game.dice_claim_hand(template, DiceClaim(h)) > beat]
+    claims = [
+        DiceClaim(h) for h in all_outcomes(hidden) if beat is None or game.dice_claim_hand(template, DiceClaim(h)) > beat
+    ]
     return sorted(claims, key=lambda c: claim_strength(game, state, c, shown))
 
 
@@ -167,7 +177,8 @@ class ClaimView:
         reps = tuple(types[t][1] for t in type_claims)
         index = {c: k for k, c in enumerate(claims)}
         truthful = np.array([index.get(t, -1) for t in type_claims], dtype=np.int64)
-        truth = np.array([[claim_true(game, state, c, rep, shown) for c in claims] for rep in reps], dtype=bool).reshape(len(reps), len(claims))
+        truth = np.array([[claim_true(game, state, c, rep, shown) for c in claims] for rep in reps], dtype=bool)
+        truth = truth.reshape(len(reps), len(claims))
         honest = np.zeros(len(claims))
         for t, k in enumerate(truthful):
             if k >= 0:
@@ -620,7 +631,9 @@ class BayesBot(_BluffAgent):
             return decisions
         q = self.p_true(state, previous)
         model = self.model(state.active)
-        detail = {"P(claim true)": q, "lie rate": model.lie_rate(0), "smallest-lie rate": model.smallest_rate(), "start value": d}
+        detail = {
+            "P(claim true)": q, "lie rate": model.lie_rate(0), "smallest-lie rate": model.smallest_rate(), "start value": d,
+        }
         decisions = []
         for a in actions:
             value = -(q * win + (1 - q) * lose) if isinstance(a, Challenge) else R[state.standing]

@@ -15,9 +15,19 @@ state ``base[m] + c * nflag[m] + f`` is class ``c``, flag ``f`` of mask ``m``. T
 side builds every table; this file only runs loops over typed memoryviews without the GIL.
 """
 from libc.math cimport INFINITY
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 ctypedef long long i64
+
+cdef extern from *:
+    """
+    /* dst += p * src over n doubles; restrict lets the compiler vectorize */
+    static inline void kocka_axpy(double *__restrict__ dst, const double *__restrict__ src,
+                                  double p, Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) dst[i] += p * src[i];
+    }
+    """
+    void kocka_axpy(double* dst, const double* src, double p, Py_ssize_t n) noexcept nogil
 
 DEF N_OUT = 252      # sorted outcomes of five dice
 DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
@@ -381,8 +391,9 @@ def turn_transitions(
         if grp_ptr[i + 1] - grp_ptr[i] > max_groups:
             max_groups = grp_ptr[i + 1] - grp_ptr[i]
     max_groups = max(max_groups, 1)
-    cdef double* dbuf = <double*> malloc(sizeof(double) * (
-        (14 + max_groups) * N_OUT + 3 * (N_KEEP + 1) + <i64> N_SLOTS * rew_span))
+    # zeroed once: the histograms are cleared again as they are emitted
+    cdef double* dbuf = <double*> calloc((14 + max_groups) * N_OUT + 3 * (N_KEEP + 1) + <i64> N_SLOTS * rew_span,
+                                         sizeof(double))
     cdef int* ibuf = <int*> malloc(sizeof(int) * ((N_KEEP + 1) + N_OUT * 5 + 3 * N_SLOTS))
     cdef i64* slot_succ = <i64*> malloc(sizeof(i64) * (N_SLOTS + 2 * N_OUT))
     cdef i64* S0 = slot_succ + N_SLOTS
@@ -421,11 +432,11 @@ def turn_transitions(
     cdef int m, c, f, g, g0, g1, ng, o, ft, b, bits, s, j, n_used, r
     cdef i64 succ, h
     cdef double rew, p
+    cdef double* start
+    cdef const double* first
     cdef bint overflow = False
     for s in range(N_SLOTS):
         slot_succ[s] = -1
-    for s in range(<i64> N_SLOTS * rew_span):
-        hist[s] = 0.0
     with nogil:
         for i in range(states.shape[0]):
             m = smask[i]
@@ -461,18 +472,14 @@ def turn_transitions(
                     P2[o] = 0.0
                     PF0[o] = 0.0
                     PF1[o] = 0.0
+                # the start of this group's turn: the first throw, or the root's position
+                start = P1 if root_stage <= 1 else (P2 if root_stage == 2 else PF0)
+                first = &probs[0] if root_stage == 0 else &root_mass[0]
                 p = 0.0
                 for o in range(N_OUT):
                     if gbest[o] == g:
-                        if root_stage == 0:
-                            P1[o] = probs[o]
-                        elif root_stage == 1:
-                            P1[o] = root_mass[o]
-                        elif root_stage == 2:
-                            P2[o] = root_mass[o]
-                        else:
-                            PF0[o] = root_mass[o]
-                        p += P1[o] + P2[o] + PF0[o]
+                        start[o] = first[o]
+                        p += first[o]
                 if p == 0.0:
                     continue
                 group_fills(&P, m, c, f, bits, F0, F1, A0, A1, S0, S1, R0, R1)
@@ -555,15 +562,9 @@ def push_mass(const i64[::1] e_src, const i64[::1] e_tgt, const i64[::1] e_rew, 
               const i64[::1] tgt_lo, const i64[::1] tgt_off, double[::1] tgt_buf):
     """``tgt[e_tgt][x + e_rew] += e_p * src[e_src][x]`` for every entry: score
     distributions are stored as ``buf[off[s]:off[s + 1]]`` over scores ``lo[s]...``."""
-    cdef Py_ssize_t e, x, w
-    cdef const double* src
-    cdef double* dst
-    cdef double p
+    cdef Py_ssize_t e, w
     with nogil:
         for e in range(e_src.shape[0]):
-            src = &src_buf[src_off[e_src[e]]]
             w = src_off[e_src[e] + 1] - src_off[e_src[e]]
-            dst = &tgt_buf[tgt_off[e_tgt[e]] + src_lo[e_src[e]] + e_rew[e] - tgt_lo[e_tgt[e]]]
-            p = e_p[e]
-            for x in range(w):
-                dst[x] += p * src[x]
+            kocka_axpy(&tgt_buf[tgt_off[e_tgt[e]] + src_lo[e_src[e]] + e_rew[e] - tgt_lo[e_tgt[e]]],
+                       &src_buf[src_off[e_src[e]]], e_p[e], w)

@@ -35,7 +35,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from kocka.solver.rules.scorecard import (
     Card, Declare, Fill, Keep, ScorecardGame, ScorecardState, YahtzeeGame,
 )
 from kocka.solver.tables import Table
+
+if TYPE_CHECKING:  # the agents package imports the solvers, not the other way round
+    from kocka.agents.hint import HintParams, HintReport
 
 N_OUT = 252
 N_KEEP = 462
@@ -157,7 +160,8 @@ def _flag_box(game: ScorecardGame) -> int | None:
 def _entry_groups(game: ScorecardGame, box: int) -> tuple[np.ndarray, list[tuple[int, ...]]]:
     """Outcomes of ``box`` grouped by the entry they write: (group of each outcome,
     one representative dice per group). ``tracker_after`` depends on the dice only through
-    the entry (the tracker sums face entries), which :meth:`ScorecardEV.check` verifies."""
+    the entry (the tracker sums face entries); :meth:`ScorecardEV.check` and the tests
+    compare with direct calls."""
     entries = game.score_table()[box, :, 0]
     _, first, inv = np.unique(entries, return_index=True, return_inverse=True)
     outcomes = dice_tables(5).outcomes
@@ -293,7 +297,7 @@ def _box_groups(game: ScorecardGame, masks: np.ndarray, allowed: np.ndarray) -> 
         a = int(allowed[m])
         if a == 0:
             groups = []
-        elif declares and a & upper_bits:
+        elif a & upper_bits:
             groups = [1 << b for b in game.upper_boxes if a >> b & 1]
             if a & ~upper_bits:
                 groups.append(a & ~upper_bits)
@@ -367,7 +371,7 @@ def _contexts(game: ScorecardGame, flag_box: int | None, n_ft: int, n_masks: int
     y_filled = (m >> flag_box) & 1
     lower_open = ((~m) & other_lower) != 0
     tables = [_fill_rewards(game, 0, None, n_ft, ())]
-    key_ctx: dict[tuple[int, int, bool], int] = {}
+    key_ctx: dict[int, int] = {}
     for flag in (0, 1):
         keys = ((m & upper_bits) * 2 + lower_open) * 2 + flag
         for key in np.unique(keys[y_filled == 1]).tolist():
@@ -494,7 +498,7 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
     jobs = max(int(options.jobs), 1)
     todo = int(model.state_start[model.n_boxes])  # every state but the full cards
     progress = Progress(todo, f"{model.game.NAME} values", enabled=options.progress)
-    with _pool(options) as parallel:
+    with _pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
         for layer in range(model.n_boxes - 1, -1, -1):
             small = model.state_start[layer + 1] - model.state_start[layer] < MIN_PARALLEL_STATES
             chunks = _chunks(model, layer, 1 if parallel is None or small else 4 * jobs)
@@ -591,7 +595,7 @@ def _forward(model: ScorecardModel, W: np.ndarray, mass: _Mass, root: tuple | No
              ) -> tuple[int, np.ndarray]:
     """Push ``mass`` (states of one layer) turn by turn to the full card; return the final
     score distribution as ``(lowest score, probabilities)``."""
-    with _pool(options) as parallel:
+    with _pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
         return _forward_layers(model, W, mass, root, progress, parallel, max(int(options.jobs), 1))
 
 
@@ -968,7 +972,7 @@ def _describe(game: ScorecardGame, state: ScorecardState) -> str:
             f"{game.num_boxes} filled, {key.so_far} points so far): {card_text}")
 
 
-def hint(game: ScorecardGame, params) -> "HintReport":
+def hint(game: ScorecardGame, params: HintParams) -> HintReport:
     """``kocka hint`` for the scorecard games: rank every action of the position."""
     from kocka.agents.hint import HintReport
 
@@ -1076,6 +1080,15 @@ class ScorecardEV:
         if abs(dist.mean() - expected) > 1e-6:
             problems.append(f"score distribution mean {dist.mean()!r} differs from the expected score {expected!r}")
         rng = np.random.default_rng(seed)
+        after = _tracker_after_table(game)
+        outcomes = dice_tables(5).outcomes
+        for _ in range(200 if game.upper_boxes else 0):  # the entry-group shortcut of _tracker_after_table
+            u, t, o = rng.integers(len(game.upper_boxes)), rng.integers(game.tracker_size), rng.integers(N_OUT)
+            direct = game.tracker_after(int(t), game.upper_boxes[u], tuple(int(v) for v in outcomes[o]))
+            if after[u, t, o] != direct:
+                problems.append(f"tracker after box {game.boxes[game.upper_boxes[u]]!r} from {t} with outcome {o}: "
+                                f"table {after[u, t, o]}, engine {direct}")
+                break
         empty = Card(entries=(None,) * game.num_boxes)
         if abs(value_of_card(game, table, empty) - expected) > 1e-9:
             problems.append("the empty card's value differs from the recorded expected score")

@@ -296,6 +296,17 @@ def test_full_kockapoker_spot_checks(kockapoker_table):
     assert SCORECARD_EV.check(game, table, samples=4) == []
 
 
+def test_spot_checks_catch_wrong_values():
+    # expected: SCORECARD_EV.check finds nothing on a correct table and reports values
+    # changed by 0.01 % (recomputed through rank, independent of the kernel)
+    from kocka.solver.tables import Table
+
+    game, table = _tiny_table("kockapoker", _options_key({"boxes": ("ones", "twos", "chance", "pair", "full_house")}))
+    assert SCORECARD_EV.check(game, table, samples=3) == []
+    damaged = Table(arrays={**table.arrays, "values": table["values"] * 1.0001}, meta=table.meta)
+    assert any("recomputed" in p or "expected score" in p for p in SCORECARD_EV.check(game, damaged, samples=3))
+
+
 def test_parallel_backends_give_the_same_table(monkeypatch):
     # expected: the serial values and distribution, bit for bit (same arithmetic per state)
     import kocka.solver.scorecard_solver as solver

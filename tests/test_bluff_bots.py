@@ -1,0 +1,227 @@
+"""Bluff bots (agents/bluff_bots.py): the Bayesian posterior in a case small enough to
+compute by hand, what it learns from reveals, its betting values, the baselines' rules,
+and the equilibrium bot (RULES.md BLUFF-3..BLUFF-21)."""
+from __future__ import annotations
+
+import pytest
+
+from kocka.agents.arena import run_arena
+from kocka.agents.base import AgentUnavailable, Event
+from kocka.agents.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
+from kocka.agents.registry import AgentOptions, make_agent
+from kocka.solver import bluff_equilibrium as be
+from kocka.solver.registry import BuildOptions, build_table, solver_for
+from kocka.solver.rules import CHANCE
+from kocka.solver.rules.bluff import (
+    AbazsGame, AbazsRules, Accept, Bet, Challenge, Claim, Hand, Pass, TwoDiceClaim, single_round_game,
+)
+
+BLUFF_GAMES = ["abazs", "bidding-bluff", "liars-poker"]
+
+
+def s(value: int) -> TwoDiceClaim:
+    return TwoDiceClaim("sum", value)
+
+
+def feed(game, bot, state, steps):
+    """Apply ``steps`` (rolls and actions) and deliver every event, as the match loops do."""
+    for step in steps:
+        player = game.current_player(state)
+        state = game.apply(state, step)
+        bot.observe(Event(player, None if player == CHANCE else step, state))
+    return state
+
+
+# ----------------------------------------------------------------------------------------
+# The posterior, by hand
+# ----------------------------------------------------------------------------------------
+def hand_posterior(lie: float, smallest: float) -> float:
+    """P(claim 11 is true | it beat 10), simple ranking, by the claimant model: results 11
+    (2/36) and 12 (1/36) may tell the truth, the other 33/36 must lie. An 11 claims 11 with
+    1 - lie (his only lie is 12); a 12 lies with 11 (his only lie) with ``lie``; the others'
+    lie is the smallest (11) with ``smallest``, else 11 or 12 in proportion 2 : 1."""
+    true = 2 * (1 - lie)
+    false = 1 * lie + 33 * (smallest + (1 - smallest) * 2 / 3)
+    return true / (true + false)
+
+
+def test_posterior_in_a_small_case_matches_hand_computation():
+    game = single_round_game("abazs", 2)
+    bot = BayesBot(game, 0)
+    state = game.apply(game.apply(game.new_round_state((10, 10)), (5, 6)), Claim(s(11)))
+    # prior lie rate 0.3 and smallest-lie rate 0.5: 1.4 / 29.2
+    assert bot.p_true(state, previous=s(10)) == pytest.approx(hand_posterior(0.3, 0.5))
+    assert hand_posterior(0.3, 0.5) == pytest.approx(1.4 / 29.2)
+    answers = {type(d.action): d for d in bot.rank_with(state, s(10))}
+    assert answers[Challenge].detail["P(claim true)"] == pytest.approx(1.4 / 29.2)
+
+
+def test_reveals_teach_lie_rates_and_answers_teach_call_rates():
+    game = single_round_game("abazs", 2, max_rounds=3)
+    bot = BayesBot(game, 0)  # plays seat 1
+    state = game.new_round_state((10, 10))
+    # round 1: seat 0 rolls 5, claims 9 though 5 was allowed (a voluntary lie, and not the
+    # smallest one, which is 2); seat 1 challenges and the dice are shown
+    state = feed(game, bot, state, [(2, 3), Claim(s(9)), Challenge()])
+    model = bot.model(0)
+    assert model.lie_rate(0) == pytest.approx((1.2 + 1) / (4 + 1))  # Beta(1.2, 2.8) + one lie
+    assert model.smallest_rate() == pytest.approx(1 / 3)  # Beta(1, 1) + one "not smallest"
+    # round 2 (seat 1 starts, BLUFF-10): seat 1 claims 4 (reach 33/36: bucket 4), seat 0
+    # accepts: one trust in that bucket (prior 2 x (0.125, 0.875))
+    state = feed(game, bot, state, [(1, 3), Claim(s(4)), Accept()])
+    assert model.call_rate(33 / 36, 0) == pytest.approx(0.25 / 3)
+    # then seat 0 rolls 12 and claims it truthfully; seat 1 challenges: a truth
+    state = feed(game, bot, state, [(6, 6), Claim(s(12)), Challenge()])
+    assert model.lie_rate(0) == pytest.approx(2.2 / 6)
+
+
+def test_learning_is_per_match():
+    game = single_round_game("abazs", 2, max_rounds=3)
+    bot = BayesBot(game, 0)
+    feed(game, bot, game.new_round_state((10, 10)), [(2, 3), Claim(s(9)), Challenge()])
+    bot.reset(1)
+    assert bot.model(0).lie_rate(0) == pytest.approx(0.3)
+
+
+def test_forced_top_claim_is_challenged_and_true_claims_value_above_lies():
+    game = single_round_game("abazs", 2)
+    bot = BayesBot(game, 0)
+    top = game.apply(game.apply(game.new_round_state((10, 10)), (6, 6)), Claim(s(12)))
+    assert [d.action for d in bot.rank(top)] == [Challenge()]  # BLUFF-5
+    claiming = game.apply(game.new_round_state((10, 10)), (6, 6))
+    ranked = bot.rank(claiming)
+    assert ranked[0].action == Claim(s(12)) and ranked[0].detail["true"]  # a sure +1 (minus the start value)
+
+
+def test_betting_claim_value_by_hand():
+    # bidding bluff, 2 players, 10 chips each, empty bank; the bot rolls 1-1 and claims 2
+    # (true) with stake 3. The answerer's call rate for a claim of reach 1 (bucket 4) is the
+    # prior 0.125: EV = P(pass) x (bank 0 + his pass 1) + P(bet) x 3 = 0.875 + 0.375
+    game = single_round_game("bidding-bluff", 2)
+    bot = BayesBot(game, 0)
+    state = game.apply(game.new_round_state((10, 10)), (1, 1))
+    values = {d.action: d.value for d in bot.rank(state)}
+    assert values[Claim(s(2), 3)] == pytest.approx(0.875 + 0.375)
+    # the same claim false (rolled 1-2): EV = 0.875 - 0.125 x 3
+    lying = game.apply(game.new_round_state((10, 10)), (1, 2))
+    assert {d.action: d.value for d in bot.rank(lying)}[Claim(s(2), 3)] == pytest.approx(0.875 - 0.375)
+
+
+def test_betting_answer_weighs_the_pass_cost():
+    # bidding bluff: claim 12 opening the round with stake 1 (top claim: the first answerer
+    # must bet, BLUFF-5); with a 3-player table the second answerer may pass (-1) or bet 1
+    game = single_round_game("bidding-bluff", 3)
+    bot = BayesBot(game, 0)
+    state = game.apply(game.apply(game.new_round_state((10, 10, 10)), (6, 6)), Claim(s(12), 1))
+    state = game.apply(state, Bet())
+    q = bot.p_true(state, None)
+    values = {type(d.action): d.value for d in bot.rank(state)}
+    assert values[Pass] == -1 and values[Bet] == pytest.approx((1 - q) * 1 - q * 1)
+
+
+# ----------------------------------------------------------------------------------------
+# Baselines
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dice, standing, expected", [
+    ((3, 4), None, s(7)),     # the truth
+    ((3, 4), s(8), s(9)),     # 7 is not allowed over 8: the smallest lie
+    ((6, 6), s(11), s(12)),   # the truth is the only claim
+])
+def test_truthful_claims(dice, standing, expected):
+    game = AbazsGame(AbazsRules(seating="given"), 2)
+    state = game.new_round_state((10, 10))
+    if standing is not None:
+        state = game.apply(game.apply(state, (1, 1)), Claim(standing))
+        state = game.apply(state, Accept())
+    state = game.apply(state, dice)
+    assert TruthfulBot(game, 0).choose(state) == Claim(expected)
+
+
+@pytest.mark.parametrize("ranking, below, at", [
+    # simple: P(sum >= 8) = 15/36 < 1/2, P(sum >= 7) = 21/36: the threshold is 8
+    ("simple", s(7), s(8)),
+    # pro: pairs 6/36, then non-pair 11, 10, 9 (2 + 2 + 4): 14/36 < 1/2; with 8 (4) 18/36
+    ("pro", TwoDiceClaim("nonpair", 8), TwoDiceClaim("nonpair", 9)),
+])
+def test_threshold_challenges_at_and_above_its_claim(ranking, below, at):
+    game = single_round_game("abazs", 2, ranking=ranking)
+    bot = ThresholdBot(game, 0)
+    for claim, expected in ((below, Accept()), (at, Challenge())):
+        state = game.apply(game.apply(game.new_round_state((10, 10)), (1, 2)), Claim(claim))
+        assert bot.choose(state) == expected
+        assert TruthfulBot(game, 0).choose(state) == Accept()
+
+
+def test_threshold_in_liars_poker_ignores_the_public_dice():
+    game = single_round_game("liars-poker", 2)
+    bot = ThresholdBot(game, 0)
+    # five fair dice (of 7776): two pairs 1800, three of a kind 1200, straights 240, full
+    # house 300, four 150, five 6: P(at least the lowest two pairs) = 3696/7776 < 1/2,
+    # while adding the pair of 6s (3600/6 = 600) gives 4296/7776 > 1/2. Hands ranked
+    # (BLUFF-19): 4 "nothing", 6 pairs, then two pairs from (2, 1) up: index 10
+    assert bot.threshold == 10 and game.claims()[10] == Hand(2, (2, 1))
+
+
+# ----------------------------------------------------------------------------------------
+# Every bot plays every bluff game legally
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", BLUFF_GAMES)
+def test_bots_play_full_matches(name):
+    from kocka.solver.rules import get_game
+
+    game = get_game(name, {"start_chips": 3}, 3)
+    result = run_arena(game, ["bayes", "truthful", "threshold"], 3, seed=7)
+    assert result.scores.shape == (3, 3)
+
+
+# ----------------------------------------------------------------------------------------
+# Exploitability of the bots as round policies (independent best response)
+# ----------------------------------------------------------------------------------------
+def test_truthful_is_heavily_exploitable_threshold_less():
+    rules = AbazsRules()
+    game = be.walk_game(rules)
+    truthful = be.exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability
+    threshold = be.exploitability(game, round_policy(ThresholdBot(game, 0))).exploitability
+    # a best responder facing a player who never challenges claims 12 as starter and is
+    # never challenged: the never-challenger loses most rounds (0.87 chips measured)
+    assert truthful > 0.8 and 0 < threshold < truthful
+
+
+# ----------------------------------------------------------------------------------------
+# The equilibrium bot
+# ----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def table_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tables")
+    build_table(AbazsGame(AbazsRules(), 2), solver_for("abazs", "equilibrium"), BuildOptions(progress=False), path)
+    return path
+
+
+def test_equilibrium_bot_samples_its_mixed_strategy(table_dir):
+    game = AbazsGame(AbazsRules(), 2)
+    bot = make_agent("equilibrium", game, 5, AgentOptions(cache_dir=table_dir))
+    state = game.apply(game.new_round_state((10, 10)), (1, 2))  # a 3: the stage with no claim
+    ranked = bot.rank(state)
+    mixed = {d.action: d.detail["P(chosen)"] for d in ranked if d.detail["P(chosen)"] > 0}
+    assert sum(mixed.values()) == pytest.approx(1.0)
+    picks = {bot.choose(state) for _ in range(200)}
+    assert picks <= set(mixed) and (len(picks) > 1 or len(mixed) == 1)
+
+
+@pytest.mark.parametrize("players, options, message", [
+    (2, {}, "needs its table"),  # an empty cache, no build
+    (3, {}, "2 players"),
+    (2, {"escalation": "off"}, "escalation"),
+])
+def test_equilibrium_bot_unavailable(tmp_path, players, options, message):
+    game = AbazsGame(AbazsRules(**options), players)
+    with pytest.raises(AgentUnavailable, match=message):
+        make_agent("equilibrium", game, 0, AgentOptions(cache_dir=tmp_path))
+
+
+def test_bots_are_registered_for_the_bluff_games():
+    from kocka.agents.registry import agent_names
+
+    for name in BLUFF_GAMES:
+        assert {"bayes", "truthful", "threshold", "random"} <= set(agent_names(name))
+    assert "equilibrium" in agent_names("abazs") and "equilibrium" not in agent_names("liars-poker")
