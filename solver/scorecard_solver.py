@@ -806,6 +806,12 @@ def _groups_of(game: ScorecardGame, mask: int) -> list[int]:
     return [int(x) for x in bits[ptr[mask]:ptr[mask + 1]]]
 
 
+# Each entry is about n_boxes x 2 x 252 float64 (60 KB for 15 boxes): 256 of them cover
+# many concurrent games (a game visits one mask per turn) while keeping a long-running
+# seat's memory bounded (~15 MB).
+_REWARD_CACHE_ENTRIES = 256
+
+
 @dataclass(frozen=True)
 class _GameFacts:
     """Per-variant constants of :func:`rank` (computed once per game object)."""
@@ -837,7 +843,7 @@ def _fill_values(game: ScorecardGame, table: Table, key: _CardKey, allowed_bits:
     n_ft, flag_box = facts.n_ft, facts.flag_box
     rew = facts.rewards.get((key.mask, key.yahtzee_entry))
     if rew is None:
-        if len(facts.rewards) > 4096:
+        if len(facts.rewards) >= _REWARD_CACHE_ENTRIES:
             facts.rewards.clear()
         rew = facts.rewards[key.mask, key.yahtzee_entry] = _fill_rewards(game, key.mask, key.yahtzee_entry, n_ft, facts.special)
     Q = np.full((n, 2, N_OUT), -math.inf)
