@@ -568,3 +568,144 @@ def push_mass(const i64[::1] e_src, const i64[::1] e_tgt, const i64[::1] e_rew, 
             w = src_off[e_src[e] + 1] - src_off[e_src[e]]
             kocka_axpy(&tgt_buf[tgt_off[e_tgt[e]] + src_lo[e_src[e]] + e_rew[e] - tgt_lo[e_tgt[e]]],
                        &src_buf[src_off[e_src[e]]], e_p[e], w)
+
+
+# ------------------------------------------------------------------------------------------
+# Throw budgets: turns whose unused throws carry over (Polish fences, PL-12)
+# ------------------------------------------------------------------------------------------
+cdef inline void budget_fills(const double* W, int NF, int Fp, int m, int c, int bits,
+                              const i64* base, const double* rewards, int n_boxes,
+                              const i64* tbase, const int* uprank, const int* tnext,
+                              const double* toff, int n_upper, double* G0, double* G1) noexcept nogil:
+    """Best fill of each outcome among the boxes in ``bits`` when the turn ends holding
+    ``Fp`` carried throws: ``G0`` after a later throw, ``G1`` from hand. ``W`` is
+    (states, NF) row-major; ``rewards`` (n_boxes, 2, N_OUT) with [b, 1] from hand."""
+    cdef int o, b, n_open_upper
+    cdef i64 b2, row
+    cdef double v
+    cdef const double* r0
+    cdef const double* r1
+    cdef const int* tn
+    cdef const double* to
+    cdef int U = m & ((1 << n_upper) - 1)
+    n_open_upper = n_upper - _popcount(U)
+    for o in range(N_OUT):
+        G0[o] = -INFINITY
+        G1[o] = -INFINITY
+    for b in range(n_boxes):
+        if not (bits >> b) & 1:
+            continue
+        b2 = base[m | (1 << b)]
+        r0 = rewards + (<i64> b * 2) * N_OUT
+        r1 = r0 + N_OUT
+        if b < n_upper:
+            row = tbase[m] + <i64> c * n_open_upper + uprank[U * n_upper + b]
+            tn = tnext + row * N_OUT
+            to = toff + row * N_OUT
+            for o in range(N_OUT):
+                v = W[(b2 + tn[o]) * NF + Fp] + to[o]
+                G0[o] = _max(G0[o], r0[o] + v)
+                G1[o] = _max(G1[o], r1[o] + v)
+        else:
+            v = W[(b2 + c) * NF + Fp]
+            for o in range(N_OUT):
+                G0[o] = _max(G0[o], r0[o] + v)
+                G1[o] = _max(G1[o], r1[o] + v)
+
+
+def solve_budget_masks(
+    const int[::1] masks, i64 first_state, double[:, ::1] out, const double[:, ::1] W,
+    const i64[::1] base, const int[::1] ncls, const int[::1] grp_ptr, const int[::1] grp_bits,
+    const double[:, :, ::1] rewards, const double[::1] scratch_rew, const int[::1] scratch_out,
+    const i64[::1] tbase, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+    int n_upper, int base_throws, const double[::1] probs, const int[:, ::1] child,
+):
+    """Turn-start values of every state of ``masks`` (one layer) for every count of carried
+    throws F = 0..NF-1 (``out[state - first_state, F]``), when a turn's budget is
+    ``base_throws + F`` throws and ending it after t throws carries ``min(budget - t, NF - 1)``
+    (Polish fences, PL-12). Successors are read from ``W`` (states, NF). Releases the GIL.
+
+    A state is (mask, tracker class) at ``base[m] + c`` (no flag). After the first throw the
+    turn picks one box group (``grp_bits``: declared box, PL-15); a box with a finite
+    ``scratch_rew`` may instead be scratched before the first throw, its tracker moving as
+    if outcome ``scratch_out[b]`` were written. The widget is solved once per remaining
+    budget r: ``X[r]`` after a later throw, from-hand values at r = F + base_throws - 1.
+    """
+    cdef int NF = W.shape[1]
+    cdef int cap = NF - 1
+    cdef int n_boxes = rewards.shape[0]
+    if rewards.shape[1] != 2 or out.shape[1] != NF or base_throws < 1:
+        raise ValueError("rewards must be (n_boxes, 2, 252), out (states, NF), base_throws >= 1")
+    cdef Lattice lat = _lattice(child)
+    cdef const double* pr = &probs[0]
+    cdef double* buf = <double*> malloc(sizeof(double) * ((NF + 5) * N_OUT + 2 * (N_KEEP + 1)))
+    if buf == NULL:
+        raise MemoryError()
+    cdef double* best = buf                       # (NF, N_OUT)
+    cdef double* G0 = buf + NF * N_OUT
+    cdef double* G1 = G0 + N_OUT
+    cdef double* X = G1 + N_OUT
+    cdef double* proper = X + N_OUT
+    cdef double* tmp = proper + N_OUT
+    cdef double* K = tmp + N_OUT
+    cdef double* Mx = K + (N_KEEP + 1)
+    cdef const double* Wp = &W[0, 0]
+    cdef const i64* bp = &base[0]
+    cdef const double* rp = &rewards[0, 0, 0]
+    cdef const i64* tbp = &tbase[0]
+    cdef const int* upp = &uprank[0]
+    cdef const int* tnp = &tnext[0, 0]
+    cdef const double* top = &toff[0, 0]
+    cdef Py_ssize_t i
+    cdef int m, c, g, o, r, F, Fp, b, U, n_open_upper, bits, allbits, first_r
+    cdef i64 b2, row, s
+    cdef double e, v, sc
+    first_r = base_throws - 1   # remaining budget right after the first throw with F = 0
+    with nogil:
+        for i in range(masks.shape[0]):
+            m = masks[i]
+            U = m & ((1 << n_upper) - 1)
+            n_open_upper = n_upper - _popcount(U)
+            for c in range(ncls[m]):
+                s = bp[m] + c
+                for o in range(NF * N_OUT):
+                    best[o] = -INFINITY
+                allbits = 0
+                for g in range(grp_ptr[m], grp_ptr[m + 1]):
+                    bits = grp_bits[g]
+                    allbits = allbits | bits
+                    for r in range(cap + base_throws):
+                        Fp = r if r < cap else cap
+                        if r <= cap:   # beyond the cap the fills are those of the cap
+                            budget_fills(Wp, NF, Fp, m, c, bits, bp, rp, n_boxes, tbp, upp, tnp, top,
+                                         n_upper, G0, G1)
+                        if r == 0:
+                            for o in range(N_OUT):
+                                proper[o] = -INFINITY
+                        else:
+                            keep_stage(X, K, Mx, proper, lat)
+                        if r >= first_r:
+                            F = r - first_r
+                            for o in range(N_OUT):
+                                v = G1[o] if G1[o] > proper[o] else proper[o]
+                                best[F * N_OUT + o] = _max(best[F * N_OUT + o], v)
+                        for o in range(N_OUT):
+                            X[o] = G0[o] if G0[o] > proper[o] else proper[o]
+                for F in range(NF):
+                    e = 0.0
+                    for o in range(N_OUT):
+                        e += pr[o] * best[F * N_OUT + o]
+                    Fp = F + base_throws if F + base_throws < cap else cap
+                    for b in range(n_boxes):
+                        if not (allbits >> b) & 1 or scratch_rew[b] == -INFINITY:
+                            continue
+                        b2 = bp[m | (1 << b)]
+                        if b < n_upper:
+                            row = tbp[m] + <i64> c * n_open_upper + upp[U * n_upper + b]
+                            o = scratch_out[b]
+                            sc = scratch_rew[b] + Wp[(b2 + tnp[row * N_OUT + o]) * NF + Fp] + top[row * N_OUT + o]
+                        else:
+                            sc = scratch_rew[b] + Wp[(b2 + c) * NF + Fp]
+                        e = _max(e, sc)
+                    out[s - first_state, F] = e
+    free(buf)
