@@ -35,7 +35,6 @@ passed (HU-17).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from itertools import combinations
 from typing import Any, Sequence
 

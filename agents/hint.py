@@ -64,6 +64,8 @@ HINTS: dict[str, str] = {
     "yahtzee": "kocka.solver.scorecard_solver:hint",
     "yatzy": "kocka.solver.scorecard_solver:hint",
     "kocka": "kocka.solver.kocka_solver:hint",
+    "polish": "kocka.solver.polish_solver:hint",
+    "polish-basic": "kocka.solver.polish_solver:hint",
 }
 
 

@@ -687,7 +687,7 @@ def rank(
             else:
                 value, label = float(values[standing_index(claim)]), "accept"
             decisions.append(Decision(action, value, label, {
-                "P(chosen)": float(chosen.get(action, 0.0)), "P(claim true)": p_true, "on equilibrium path": made > 0,
+                "P(chosen)": float(chosen.get(action, 0.0)), "P(claim true)": float(p_true), "on equilibrium path": bool(made > 0),
             }))
     else:
         raise IllegalActionError(f"{game.NAME}: no decision in phase {state.phase!r}")

@@ -70,6 +70,8 @@ SOLVERS: dict[str, list[str]] = {
         "kocka.solver.kocka_solver:KOCKA_TURN_REACH",
     ],
     "abazs": ["kocka.solver.bluff_equilibrium:ABAZS_EQUILIBRIUM"],
+    "polish": ["kocka.solver.polish_solver:POLISH_EV"],
+    "polish-basic": ["kocka.solver.polish_solver:POLISH_BASIC_EV"],
 }
 
 

@@ -1,0 +1,209 @@
+"""Exact Polish poker dice solver (kocka.solver.polish_solver): tiny variants against an
+independent expectimax over the rules engine, Monte-Carlo play through the engine, the
+fence cap, the basic game and the hint.
+
+Every expected number is recomputed here independently of the solver: the expectimax below
+walks the engine's own states (PolishGame / PolishBasicGame hooks), so it shares no code
+with the kernel or with :func:`polish_solver.rank` (PL-2, PL-9..PL-16).
+"""
+from __future__ import annotations
+
+import math
+import random
+import sys
+
+import numpy as np
+import pytest
+
+from kocka.solver.registry import BuildOptions, build_table
+from kocka.solver.rules.base import CHANCE, TERMINAL
+from kocka.solver.rules.polish import (
+    COMBINATIONS, Declare, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, PolishGame,
+    PolishRules, PolishState, Scratch,
+)
+from kocka.solver.polish_solver import (
+    POLISH_BASIC_EV, POLISH_EV, build_arrays, hint, rank,
+)
+
+sys.setrecursionlimit(20_000)
+QUIET = BuildOptions(progress=False)
+
+
+def expectimax(game, state=None, stop_after_turn: bool = False) -> tuple[float, dict]:
+    """Optimal expected total of seat 0 by plain recursion over the engine's states
+    (solitaire); returns the value and the memo of every state visited. With
+    ``stop_after_turn`` the walk ends when the turn passes (the basic game's last turn)."""
+    memo: dict = {}
+    start = state or game.new_initial_state()
+
+    def value(s):
+        got = memo.get(s)
+        if got is not None:
+            return got
+        player = game.current_player(s)
+        if player == TERMINAL or (stop_after_turn and s is not start and _turn_over(s)):
+            result = float(game.totals(s)[0])
+        elif player == CHANCE:
+            result = sum(p * value(game._apply(s, o)) for o, p in game._chance_outcomes(s))
+        else:
+            result = max(value(game._apply(s, a)) for a in game._legal_actions(s))
+        memo[s] = result
+        return result
+
+    return value(start), memo
+
+
+def _turn_over(s) -> bool:
+    return s.throws == 0 and s.kept is None
+
+
+def _table(game, solver=POLISH_EV):
+    return build_table(game, solver, QUIET, save=False)
+
+
+# (boxes, stages, fence_cap, extra options): tiny cards covering free order (PL-14),
+# declarations (PL-15), fixed order (PL-16), the upper bonus (PL-9) and the rule options
+TINY = [
+    (("twos", "small_straight"), 1, 1, {}),
+    (("ones", "twos"), 1, 2, {"bonus_zero": "plus50"}),
+    (("pair", "poker"), 2, 1, {}),
+    (("threes", "full_house"), 2, 0, {"upper_scratch": "forbidden"}),
+    (("fours", "four_kind"), 3, 1, {}),
+]
+
+
+@pytest.fixture(scope="module", params=TINY, ids=[f"{'+'.join(v[0])}-s{v[1]}-cap{v[2]}" for v in TINY])
+def tiny(request):
+    boxes, stages, cap, options = request.param
+    game = PolishGame(PolishRules(boxes=boxes, stages=stages, fence_cap=cap, **options))
+    value, memo = expectimax(game)
+    return game, _table(game), value, memo
+
+
+def test_tiny_start_value_matches_expectimax(tiny):
+    # expected: the plain expectimax over the rules engine (PL-12 fences, PL-13 from hand)
+    game, table, value, _ = tiny
+    assert table.meta.extra["expected_score"] == pytest.approx(value, abs=1e-9)
+
+
+def test_tiny_rank_matches_expectimax_everywhere(tiny):
+    # expected: the expectimax value of each sampled decision state equals the best ranked
+    # action, and each action's value equals the expectimax value of its successor
+    game, table, _, memo = tiny
+    decision_states = [s for s in memo if game.current_player(s) == 0]
+    for s in random.Random(7).sample(decision_states, min(60, len(decision_states))):
+        decisions = rank(game, table, s)
+        assert decisions[0].value == pytest.approx(memo[s], abs=1e-9)
+        for d in decisions:
+            succ = game.apply(s, d.action)
+            want = memo.get(succ)
+            if want is None:
+                want, _ = expectimax(game, succ)
+            assert d.value == pytest.approx(want, abs=1e-9), (s, d.action)
+
+
+def test_monte_carlo_play_through_engine_matches_table():
+    # expected: the mean game total of the rank agent, played through the engine, lies
+    # within 4 standard errors of the table's optimum
+    game = PolishGame(PolishRules(boxes=("sixes", "pair", "poker"), stages=2, fence_cap=3))
+    table = _table(game)
+    rng = np.random.default_rng(3)
+    totals = []
+    for _ in range(150):
+        s = game.new_initial_state()
+        while game.current_player(s) != TERMINAL:
+            if game.current_player(s) == CHANCE:
+                outcomes = game.chance_outcomes(s)
+                s = game.apply(s, outcomes[rng.choice(len(outcomes), p=[p for _, p in outcomes])][0])
+            else:
+                s = game.apply(s, rank(game, table, s)[0].action)
+        totals.append(game.totals(s)[0])
+    mean, se = np.mean(totals), np.std(totals) / math.sqrt(len(totals))
+    assert abs(mean - table.meta.extra["expected_score"]) < 4 * se
+
+
+def test_fence_cap_converges():
+    # expected: raising the cap never lowers the optimum (a cap only removes fences); a cap
+    # of 3 x (turns - 1) never binds (at most 3 fences per turn, PL-12), so every larger
+    # cap gives the same value; the gain per extra fence shrinks towards 0
+    boxes = ("sixes", "small_straight", "poker")
+    values = [build_arrays(PolishGame(PolishRules(boxes=boxes, stages=2, fence_cap=c)))[1]["expected_score"]
+              for c in range(0, 19)]
+    assert all(b >= a - 1e-12 for a, b in zip(values, values[1:]))
+    assert values[15] == pytest.approx(values[18], abs=1e-12)
+    gaps = [values[18] - v for v in values]
+    assert gaps[0] > 1.0 and gaps[10] < 1e-3 * gaps[0]
+
+
+def test_scratch_before_throwing_earns_three_fences():
+    # expected: PL-11/PL-12: scratching with F = 0 leaves F = 3 for the next turn, so its
+    # value is the empty entry plus the value of the remaining card with 3 fences, both
+    # recomputed by expectimax from that successor state
+    game = PolishGame(PolishRules(boxes=("twos", "small_straight"), stages=1, fence_cap=3))
+    table = _table(game)
+    state = game.new_initial_state()
+    scratch = [d for d in rank(game, table, state) if d.action == Scratch("small_straight")][0]
+    succ = game.apply(state, Scratch("small_straight"))
+    assert succ.fences == (3,)
+    assert scratch.value == pytest.approx(expectimax(game, succ)[0], abs=1e-9)
+
+
+def test_stage_values_chain_by_fences():
+    # expected: stage 2 of a 2-stage game starts where the 1-stage game of the same card
+    # ends: the value of stage 2 at an empty card with F fences equals the one-stage
+    # (stage-2-kind) value, so the chained start value per F is non-decreasing in F
+    game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=4))
+    extra = build_arrays(game)[1]
+    for k in ("1", "2"):
+        by_f = extra["stages"][k]["start_value_by_fences"]
+        assert all(b >= a - 1e-12 for a, b in zip(by_f, by_f[1:]))
+    # stage 2 from the empty card, F = 2, after stage 1 wrote five 5s (+10) and a pair of 6s
+    # (12): stage 1 totals 10 + 12 + 50 (net upper > 0, PL-9)
+    state = PolishState(stage=2, player=0, cards=(((10, 12),), ((None, None),)), fences=(2,))
+    want, _ = expectimax(game, state)
+    assert extra["stages"]["2"]["start_value_by_fences"][2] + 10 + 12 + 50 == pytest.approx(want, abs=1e-9)
+
+
+# ----------------------------------------------------------------------------------------
+# The basic game (8 turns: one record or nothing per turn)
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("options", [{}, {"basic_hand_mult": 3}], ids=["mult2", "mult3"])
+def test_basic_last_turn_matches_expectimax(options):
+    # expected: with one combination left, the table's value is the best single turn
+    # (PL-5, PL-6), recomputed by expectimax over the engine's turn
+    game = PolishBasicGame(PolishBasicRules(**options))
+    table = _table(game, POLISH_BASIC_EV)
+    records = (4, 14, 9, 15, 20, 17, 24, None)  # poker still open
+    state = PolishBasicState(player=0, records=(records,))
+    want, _ = expectimax(game, state, stop_after_turn=True)
+    assert rank(game, table, state)[0].value == pytest.approx(want, abs=1e-9)
+
+
+def test_basic_start_value_recomputed_by_rank():
+    # expected: the start value through rank (numpy widget over the engine's values) equals
+    # the kernel's table value
+    game = PolishBasicGame()
+    table = _table(game, POLISH_BASIC_EV)
+    assert POLISH_BASIC_EV.check(game, table) == []
+    assert table.meta.extra["states"] == 2 ** len(COMBINATIONS)
+
+
+# ----------------------------------------------------------------------------------------
+# Hints
+# ----------------------------------------------------------------------------------------
+def test_hint_lists_declarations_and_fence_spending(tmp_path):
+    # expected: stage 2 after the first throw the options are the declarations (PL-15);
+    # after the third throw with fences held, a keep spends a fence (PL-12)
+    from kocka.agents.hint import HintParams
+
+    game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=4))
+    build_table(game, POLISH_EV, QUIET, cache_dir=tmp_path)
+    card = {"fives": None, "pair": None}
+    report = hint(game, HintParams(dice=(1, 2, 3, 5, 5), roll=1, card=card, cache_dir=str(tmp_path),
+                                   extra={"stage": 2, "fences": 2}))
+    assert {type(d.action) for d in report.decisions} == {Declare}
+    assert report.decisions[0].value >= report.decisions[-1].value
+    report = hint(game, HintParams(dice=(1, 2, 3, 5, 5), roll=3, card=card, cache_dir=str(tmp_path),
+                                   extra={"stage": 2, "fences": 2, "declare": "fives"}))
+    keeps = [d for d in report.decisions if isinstance(d.action, Keep)]
+    assert keeps and all(d.detail["spends_fence"] for d in keeps)
