@@ -12,6 +12,7 @@ from kocka.solver.errors import KockaError, TableError
 from kocka.solver.registry import (
     SOLVERS, BuildOptions, build_table, game_from_cli, path_for, solver_for, solvers_for,
 )
+from kocka.solver.parallel import prepare_backend
 from kocka.solver.tables import default_cache_dir, load_table, read_table
 
 RULE_HELP = "Rule option as key=value (names from RULES.md section 6, e.g. -r house_negative=count). Repeatable."
@@ -48,13 +49,16 @@ def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None):
 @click.option("--kind", default=None, help="Table kind, when a game has several (see `kocka-solve list`).")
 @click.option("--jobs", "-j", default=1, show_default=True, help="Parallel worker processes (joblib).")
 @click.option("--backend", default="loky", show_default=True,
-              help="joblib backend: loky (local processes), threading, or dask/ray when installed.")
+              help="joblib backend for chunked builds: loky (local processes), threading, or dask / ray "
+                   "(optional extras kocka[dask] / kocka[ray]; $DASK_SCHEDULER_ADDRESS / $RAY_ADDRESS "
+                   "pick the cluster). The Kocka win table uses OpenMP threads (--jobs) instead.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def build(game, rules, kind, jobs, backend, cache_dir, quiet):
     """Build and store the table for GAME (atomic write; records rules, format, checksum)."""
     try:
         g, solver = _game_and_solver(game, rules, kind)
+        prepare_backend(backend)
         table = build_table(g, solver, BuildOptions(jobs=jobs, backend=backend, progress=not quiet), cache_dir)
     except (KockaError, TableError) as exc:
         _fail(exc)

@@ -232,11 +232,13 @@ WORKED_EXAMPLES = [
     pytest.param(
         "abazs", {"ranking": "simple"}, 3,
         [
-            (1, 3), Claim(S(6)), {"standing": S(6)},
-            Accept(), (4, 5), {"active": B, "dice": (4, 5)},
-            Claim(S(9)), Challenge(),
+            (1, 3), Claim(S(6)), {"standing": S(6), "history": (S(6),)},
+            Accept(), (4, 5), {"active": B, "dice": (4, 5), "history": (S(6),)},
+            # BLUFF-3: the round's claims so far, oldest first: 9 beat 6
+            Claim(S(9)), {"standing": S(9), "history": (S(6), S(9))}, Challenge(),
             # B's 9 is true: C pays B; C starts the next round with nothing standing
-            {"chips": (10, 11, 9), "active": C, "standing": None, "phase": "roll", "revealed": (B, (4, 5)), "rounds": 1},
+            {"chips": (10, 11, 9), "active": C, "standing": None, "history": (), "phase": "roll",
+             "revealed": (B, (4, 5)), "rounds": 1},
         ],
         id="3.5.1-abazs-simple",
     ),
@@ -249,8 +251,10 @@ WORKED_EXAMPLES = [
             {"chips": (8, 9, 12), "bank": 1, "active": B, "standing": None, "revealed": (A, (2, 4))},
             (4, 5), Claim(S(9), 3), Pass(), {"chips": (8, 9, 11), "bank": 2},
             Pass(),
-            # everybody passed: B takes the bank of 3; the 9 stays standing and C is active
-            {"chips": (7, 12, 11), "bank": 0, "active": C, "standing": S(9), "phase": "roll"},
+            # everybody passed: B takes the bank of 3; the 9 stays standing and C is active;
+            # the 8 was revealed, so the round that the 9 opened holds the 9 alone
+            {"chips": (7, 12, 11), "bank": 0, "active": C, "standing": S(9), "history": (S(9),), "phase": "roll"},
+            (1, 1), Claim(S(10), 1), {"standing": S(10), "history": (S(9), S(10))},
         ],
         id="3.5.3-bidding-bluff",
     ),
@@ -543,7 +547,7 @@ def test_bluff_18_no_reroll_showing_a_die_that_leaves_no_claim():
     game = LiarsPokerGame(LiarsPokerRules(seating="given"), num_players=2)
     state = LiarsPokerState(
         phase="claim", chips=(5, 5), initial=(5, 5), order=(0, 1), active=B,
-        dice=(1, 6), public=(6, 6, 6), standing=Hand(7, (6,)),
+        dice=(1, 6), public=(6, 6, 6), standing=Hand(7, (6,)), history=(Hand(7, (6,)),),
     )  # fmt: skip
     rerolls = [a for a in game.legal_actions(state) if isinstance(a, Reroll)]
     assert rerolls == [Reroll(6)]
@@ -618,6 +622,11 @@ def test_state_and_action_json_round_trip():
         ({"standing": Hand(1, (7 - 1, 2))}, "not a claim of these rules"),
         ({"stake": 9}, "stake must be 1..5, got 9"),
         ({"public": (1, 2)}, r"three sorted public dice .* got \(1, 2\)"),
+        # BLUFF-3: the round's claim history ends with the standing claim and escalates
+        ({"history": ()}, r"claim history \(\) must end with the standing claim"),
+        ({"history": (Hand(1, (6,)), Hand(1, (5,)))}, r"must beat the one before \(BLUFF-3\), got pair \[6\] then pair \[5\]"),
+        # BLUFF-20: the public pair of 5s rules out "nothing" (five different faces)
+        ({"history": (Hand(0, (6, 4, 3, 2, 1)), Hand(1, (5,)))}, r"no two dice make nothing \[6, 4, 3, 2, 1\] with the public dice \[2, 5, 5\]"),
     ],
 )
 def test_impossible_states_are_named(change, message):
@@ -625,6 +634,19 @@ def test_impossible_states_are_named(change, message):
     state = play(game, game.new_round_state((5, 5)), [(2, 5, 5), (3, 6), Claim(Hand(1, (5,)), 1)])
     with pytest.raises(InvalidStateError, match=message):
         game.check_state(dataclasses.replace(state, **change))
+
+
+def test_history_is_public_and_documents_without_it_read_as_the_opening_claim():
+    game = AbazsGame(AbazsRules(seating="given"), num_players=2)
+    state = play(game, game.new_initial_state(), [(1, 3), Claim(S(6)), Accept(), (4, 5), Claim(S(9))])
+    # the claim history is public: B's hidden dice are not, the claims 6 and 9 are
+    seen = game.observation(state, A)["state"]
+    assert seen["dice"] == [None, None]
+    assert seen["history"] == [{"kind": "sum", "value": 6}, {"kind": "sum", "value": 9}]
+    # a kocka.state/1 document written before the field existed: 9 opened the round
+    doc = game.state_to_json(state)
+    del doc["state"]["history"]
+    assert game.state_from_json(doc).history == (S(9),)
 
 
 def test_bad_options_and_observers():

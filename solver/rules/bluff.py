@@ -443,7 +443,10 @@ class BluffState:
     re-throw (0: none); ``rerolled`` says he has used his re-throw this turn.
 
     ``standing`` is the standing claim (a hand in liar's poker, also under
-    ``liar.claim = dice``, where ``claimed_dice`` are the hidden values named); ``stake`` its
+    ``liar.claim = dice``, where ``claimed_dice`` are the hidden values named); ``history``
+    the public claim history of the round (BLUFF-3): every claim made since the round
+    began, oldest first, so it ends with ``standing`` and is empty exactly when no claim
+    stands (``history[-2]`` is the claim the standing claim beat); ``stake`` its
     stake k; ``bets`` the ``(player, chips bet)`` pairs in betting order and ``answered`` how
     many players have answered in this betting round.
 
@@ -465,6 +468,7 @@ class BluffState:
     shown: int = 0
     rerolled: bool = False
     standing: TwoDiceClaim | Hand | None = None
+    history: tuple[TwoDiceClaim | Hand, ...] = ()
     claimed_dice: Dice = ()
     stake: int = 0
     bets: tuple[tuple[int, int], ...] = ()
@@ -618,7 +622,7 @@ class _BluffGame(Game):
         """A new round with no standing claim (BLUFF-3); ``starter`` rolls first."""
         return replace(
             state, phase=ROLL, active=starter, dice=(), public=(), shown=0, rerolled=False,
-            standing=None, claimed_dice=(), stake=0, bets=(), answered=0,
+            standing=None, history=(), claimed_dice=(), stake=0, bets=(), answered=0,
         )  # fmt: skip
 
     def _end_round(self, state: BluffState, next_starter: int) -> BluffState:
@@ -676,8 +680,16 @@ class _BluffGame(Game):
         values = _tuplify(dict(fields))
         try:
             values["standing"] = _claim_from_json(fields.get("standing"))
+            if "history" in fields:
+                history = fields["history"]
+                if not isinstance(history, (list, tuple)):
+                    raise IllegalActionError(f"history must be a list of claims, got {history!r}")
+                values["history"] = tuple(_claim_from_json(c) for c in history)
+            elif values["standing"] is not None:
+                # documents written before the field existed: the standing claim opened the round
+                values["history"] = (values["standing"],)
         except IllegalActionError as exc:
-            raise InvalidStateError(f"{self.NAME}: bad standing claim: {exc}") from None
+            raise InvalidStateError(f"{self.NAME}: bad standing claim or history: {exc}") from None
         return self.STATE(**values)
 
     def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
@@ -826,7 +838,7 @@ class AbazsGame(_BluffGame):
 
     def _apply_game(self, state: BluffState, action: Any) -> BluffState:
         if state.phase == CLAIM:
-            return replace(state, phase=ANSWER, standing=action.claim)
+            return replace(state, phase=ANSWER, standing=action.claim, history=state.history + (action.claim,))
         challenger = self._responder(state)
         if isinstance(action, Accept):  # BLUFF-9: he becomes the claimant and rolls afresh
             return replace(state, phase=ROLL, active=challenger, dice=())
@@ -842,7 +854,7 @@ class AbazsGame(_BluffGame):
         if state.bank or state.public or state.shown or state.rerolled or state.claimed_dice or state.stake or state.bets or state.answered:
             raise bad("Abázs has no bank, public dice, re-throws, stakes or bets")
         _check_private_dice(state, bad)
-        _check_standing(state, self.claims(), bad)
+        _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
 
 
 def _check_private_dice(state: BluffState, bad: Any) -> None:
@@ -854,9 +866,20 @@ def _check_private_dice(state: BluffState, bad: Any) -> None:
         raise bad(f"no private dice in phase {state.phase!r}, got {state.dice!r}")
 
 
-def _check_standing(state: BluffState, claims: Sequence[Any], bad: Any) -> None:
+def _check_standing(state: BluffState, claims: Sequence[Any], bad: Any, strict: bool) -> None:
+    """The standing claim and the round's claim history (BLUFF-3): claims of these rules,
+    ending with the standing claim, each above the one before under ``strict`` escalation."""
     if state.standing is not None and state.standing not in claims:
         raise bad(f"standing claim {state.standing!r} is not a claim of these rules")
+    history = state.history
+    if not isinstance(history, tuple) or (history[-1:] != ((state.standing,) if state.standing is not None else ())):
+        raise bad(f"the claim history {history!r} must end with the standing claim {state.standing!r} (empty if none)")
+    for claim in history:
+        if claim not in claims:
+            raise bad(f"claim {claim!r} in the history is not a claim of these rules")
+    for earlier, later in zip(history, history[1:]):
+        if strict and not earlier < later:
+            raise bad(f"each claim of the history must beat the one before (BLUFF-3), got {earlier!s} then {later!s}")
     if state.phase == ANSWER and state.standing is None:
         raise bad("an answer needs a standing claim")
     if state.phase in (SEATING, PUBLIC, OVER) and state.standing is not None:
@@ -915,7 +938,10 @@ class _BettingGame(_BluffGame):
         return self._settle(state)
 
     def _apply_claim(self, state: BluffState, action: Claim) -> BluffState:
-        return replace(state, phase=ANSWER, standing=action.claim, stake=action.stake, bets=(), answered=0)
+        return replace(
+            state, phase=ANSWER, standing=action.claim, history=state.history + (action.claim,),
+            stake=action.stake, bets=(), answered=0,
+        )  # fmt: skip
 
     def _settle(self, state: BluffState) -> BluffState:
         """The betting round is answered: BLUFF-14 (everybody passed) or BLUFF-15 (reveal)."""
@@ -1009,7 +1035,7 @@ class BiddingBluffGame(_BettingGame):
         if state.public or state.shown or state.rerolled or state.claimed_dice:
             raise bad("the bidding bluff has no public dice or re-throws")
         _check_private_dice(state, bad)
-        _check_standing(state, self.claims(), bad)
+        _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
         self._check_bets(state, bad)
 
 
@@ -1058,7 +1084,8 @@ class LiarsPokerGame(_BettingGame):
     def _apply_claim(self, state: BluffState, action: Claim) -> BluffState:
         if isinstance(action.claim, DiceClaim):
             hand = self.dice_claim_hand(state, action.claim)
-            return replace(super()._apply_claim(state, action), standing=hand, claimed_dice=action.claim.dice)
+            claimed = super()._apply_claim(state, action)
+            return replace(claimed, standing=hand, history=state.history + (hand,), claimed_dice=action.claim.dice)
         return super()._apply_claim(state, action)
 
     # ----- claims -----
@@ -1144,7 +1171,12 @@ class LiarsPokerGame(_BettingGame):
             raise bad(f"a re-throw happens within a turn, not in phase {state.phase!r}")
         if state.rerolled and not state.shown and self.rules.reroll != "one_or_both":
             raise bad("re-throwing both dice needs liar.reroll 'one_or_both'")
-        _check_standing(state, self.claims(), bad)
+        _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
+        if state.history:  # BLUFF-20: every claim of the round was achievable with these public dice
+            possible = _achievable_hands(state.public, (), 2, self.rules.kickers)
+            impossible = [h for h in state.history if h not in possible]
+            if impossible:
+                raise bad(f"no two dice make {impossible[0]!s} with the public dice {list(state.public)!r} (BLUFF-20)")
         if self.rules.claim == "hand" and state.claimed_dice:
             raise bad(f"claimed dice need liar.claim 'dice', got {state.claimed_dice!r}")
         if self.rules.claim == "dice" and (state.standing is None) != (state.claimed_dice == ()):
