@@ -282,7 +282,7 @@ class OpponentModel:
 
 
 # ----------------------------------------------------------------------------------------
-# Memory of the round: the claim history a state does not hold, and the reveals
+# Memory of the match: who claimed what, and the reveals (what the bots learn from)
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ClaimRecord:
@@ -300,19 +300,14 @@ class ClaimRecord:
 class _RoundMemory:
     """Follows match events: the latest claim (with the claim it beat), answers and
     reveals. Calls ``on_answer(record, responder, called)`` for unforced answers and
-    ``on_reveal(record, dice)`` when a claimant shows his dice."""
+    ``on_reveal(record, dice)`` when a claimant shows his dice. Decisions never need it:
+    the state's ``history`` holds the round's claims (the claim the standing one beat is
+    ``state.previous``), so a state alone (the seat) gets the same answer as a match."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.last_state: BluffState | None = None
         self.last_claim: ClaimRecord | None = None
-
-    def previous_of(self, state: BluffState) -> Any:
-        """The claim the standing claim beat, if this memory saw it made (else None)."""
-        rec = self.last_claim
-        if rec is not None and state.standing is not None and rec.claimant == state.active and _same_claim(rec, state):
-            return rec.previous
-        return None
 
     def follow(self, event: Event, on_answer: Any = None, on_reveal: Any = None) -> None:
         before, after = self.last_state, event.state
@@ -338,12 +333,6 @@ class _RoundMemory:
             on_reveal(rec, after.revealed[1])
 
 
-def _same_claim(rec: ClaimRecord, state: BluffState) -> bool:
-    if isinstance(rec.claim, DiceClaim):
-        return tuple(state.claimed_dice) == rec.claim.dice
-    return rec.claim == state.standing
-
-
 # ----------------------------------------------------------------------------------------
 # Shared plumbing
 # ----------------------------------------------------------------------------------------
@@ -354,7 +343,7 @@ def _label(action: Any, game: Game, state: Any) -> str:
 
 
 class _BluffAgent(Agent):
-    """Checks the game and keeps the round memory (the claim a state does not hold)."""
+    """Checks the game and keeps the match memory (for learning: :class:`_RoundMemory`)."""
 
     has_memory = True
 
@@ -383,10 +372,11 @@ class _BluffAgent(Agent):
 
     def rank(self, state: Any) -> list[Decision]:
         self.require_decision(state)
-        return self.rank_with(state, self.memory.previous_of(state))
+        return self.rank_with(state, state.previous)
 
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
-        """:meth:`rank` with the claim the standing claim beat given explicitly."""
+        """:meth:`rank` with the claim the standing claim beat given explicitly (``rank``
+        reads it from the state's claim history, ``state.previous``)."""
         raise NotImplementedError
 
 
@@ -761,7 +751,7 @@ class EquilibriumBot(_BluffAgent):
 
     def choose(self, state: Any) -> Any:
         self.require_decision(state)
-        probabilities = self._policy(state, self.memory.previous_of(state))
+        probabilities = self._policy(state, state.previous)
         actions, weights = zip(*probabilities.items())
         return self.rng.choices(actions, weights=weights)[0]
 

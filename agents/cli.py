@@ -208,3 +208,31 @@ def seat(http_address, cache_dir, build_missing, log_level):
         except ValueError as exc:
             fail(exc)
     sys.exit(run(SeatOptions(cache_dir=cache_dir, build_missing=build_missing), http=http_address, log_level=log_level))
+
+
+@main.command()
+@click.argument("game", type=click.Choice(GAME_NAMES))
+@click.argument("more_dice", nargs=-1, type=int)
+@click.option("--dice", type=int, required=True, help="Five dice, e.g. --dice 3 3 3 5 5.")
+@click.option("--box", default=None, help="One box id (default: every box of the card).")
+@click.option("--first-throw", is_flag=True, help="Written right after the first throw (from hand).")
+@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+def score(game, more_dice, dice, box, first_throw, rules):
+    """Points that DICE score in each box of GAME's card (scorecard and Polish games)."""
+    from kocka.agents.seat import box_scorer
+    from kocka.solver.dice import validate_dice
+
+    try:
+        g = game_from_cli(game, rules)
+        scorer = box_scorer(g)
+        if scorer is None:
+            raise KockaError(f"{game!r} has no score card; kocka score is for the scorecard and Polish games")
+        boxes, points_of = scorer
+        roll = validate_dice((dice, *more_dice), 5)
+        if box is not None and box not in boxes:
+            raise KockaError(f"{game}: no box {box!r}; boxes: {', '.join(boxes)}")
+    except KockaError as exc:
+        fail(exc)
+    width = max(len(b) for b in boxes)
+    for b in [box] if box else boxes:
+        click.echo(f"{b:<{width}}  {points_of(b, roll, first_throw):>5}")

@@ -476,6 +476,11 @@ class BluffState:
     rounds: int = 0
     revealed: tuple[int, Dice] | None = None
 
+    @property
+    def previous(self) -> TwoDiceClaim | Hand | None:
+        """The claim the standing claim beat (None: it opened the round, or none stands)."""
+        return self.history[-2] if len(self.history) >= 2 else None
+
 
 @dataclass(frozen=True)
 class AbazsState(BluffState):
