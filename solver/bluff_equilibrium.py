@@ -46,14 +46,16 @@ next), by a best response that shares no code with the LP:
   starting (:func:`match_exploitability`).
 
 A policy sees the state and the *previous* standing claim (the one the standing claim
-beat): the one piece of public history a :class:`~kocka.solver.rules.bluff.BluffState`
-does not hold, and the responder needs it (the same claim means something else when it
-beat a high claim than when it opened the round).
+beat, ``state.previous``, from the round's claim history): the responder needs it (the
+same claim means something else when it beat a high claim than when it opened the round).
+The walks drop the claims older than the one to beat at each roll: nothing a round policy
+decides depends on them (the claimants' dice are gone), and keeping them would multiply
+the memoised roll states by the number of claim sequences leading to each.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
@@ -79,7 +81,8 @@ PLANS = ("round", "match")
 
 RoundPolicy = Callable[[BluffState, "TwoDiceClaim | None"], Mapping[Any, Any]]
 """``policy(state, previous) -> {action: probability}`` at a decision state of an Abázs
-round; ``previous`` is the claim the standing claim beat (None if it opened the round)."""
+round; ``previous`` is the claim the standing claim beat (None if it opened the round),
+``state.previous`` when the state holds the round's history."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -497,6 +500,7 @@ def _walk(game: AbazsGame, seat_policies: Sequence[RoundPolicy | None], player: 
         return roll(state)
 
     def roll(state: BluffState) -> Any:
+        state = replace(state, history=state.history[-1:])  # older claims cannot matter (module docstring)
         if state in memo:
             return memo[state]
         assert state.phase == ROLL and game.current_player(state) == CHANCE
@@ -641,14 +645,19 @@ def match_value(game: AbazsGame, first: RoundPolicy, second: RoundPolicy) -> Mat
 # ----------------------------------------------------------------------------------------
 # Ranking the actions of a state (for agents and hints)
 # ----------------------------------------------------------------------------------------
+_FROM_STATE: Any = object()
+
+
 def rank(
-    game: AbazsGame, table: Table, state: BluffState, previous: TwoDiceClaim | None = None, plan: str = "match"
+    game: AbazsGame, table: Table, state: BluffState, previous: Any = _FROM_STATE, plan: str = "match"
 ) -> list[Decision]:
     """Every legal action of the player to act, with its value against the equilibrium
     opponent (chips, plus the start value of the ``match`` plan), best first; ``detail``
     gives the action's equilibrium probability and, for an answer, P(claim is true) given
     the claim (Bayes over the claimant's equilibrium policy). ``previous`` is the claim
-    the standing claim beat."""
+    the standing claim beat; by default the state's own (``state.previous``)."""
+    if previous is _FROM_STATE:
+        previous = state.previous
     ranking = game.rules.ranking
     claims = all_claims(ranking)
     values = table[f"{plan}_stage_value"]

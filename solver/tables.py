@@ -120,11 +120,18 @@ def save_table(path: pathlib.Path | str, arrays: Mapping[str, np.ndarray], meta:
             np.savez(fh, **payload)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared tables
         os.replace(tmp, path)
     except BaseException:
         pathlib.Path(tmp).unlink(missing_ok=True)
         raise
     return Table(arrays=dict(arrays), meta=meta, path=path)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def read_table(path: pathlib.Path | str, *, verify_checksum: bool = False) -> Table:

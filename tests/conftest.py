@@ -8,6 +8,21 @@ import pytest
 RULES_MD = pathlib.Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_table_cache(tmp_path_factory):
+    """Tests never read or write the user's table cache: tables they need are built into a
+    fresh folder (or the tmp dirs they pass explicitly)."""
+    import os
+
+    old = os.environ.get("KOCKA_CACHE")
+    os.environ["KOCKA_CACHE"] = str(tmp_path_factory.mktemp("kocka-cache"))
+    yield
+    if old is None:
+        os.environ.pop("KOCKA_CACHE", None)
+    else:
+        os.environ["KOCKA_CACHE"] = old
+
+
 @pytest.fixture
 def rng():
     import random
