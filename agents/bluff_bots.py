@@ -52,8 +52,11 @@ bets. In liar's poker a re-throw is valued by the best claim after it, averaged 
 new die.
 
 Hidden information: the bots read only what ``game.observation`` shows their seat (the
-standing claim, stakes, bets, chips, the public and shown dice, reveals) and their own
-dice when they are the claimant.
+standing claim and the round's claim history, stakes, bets, chips, the public and shown
+dice, reveals) and their own dice when they are the claimant. Every decision reads the
+state alone (the claim the standing claim beat is ``state.previous``), so a state
+document sent to the seat gets the answer the bot gives in a match; only what ``bayes``
+has learnt from the match's events (``observe``) differs.
 """
 from __future__ import annotations
 
@@ -343,23 +346,13 @@ def _label(action: Any, game: Game, state: Any) -> str:
 
 
 class _BluffAgent(Agent):
-    """Checks the game and keeps the match memory (for learning: :class:`_RoundMemory`)."""
-
-    has_memory = True
+    """Checks the game; decisions read the state alone (its claim history included)."""
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         if game.NAME not in BLUFF_GAMES:
             raise AgentUnavailable(f"{type(self).__name__} plays {', '.join(BLUFF_GAMES)}, not {game.NAME!r}")
         super().__init__(game, seed)
-        self.memory = _RoundMemory(game)
         self._views: dict[tuple, ClaimView] = {}
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.memory = _RoundMemory(self.game)
-
-    def observe(self, event: Event) -> None:
-        self.memory.follow(event)
 
     def view(self, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> ClaimView:
         key = (tuple(state.public), tuple(shown), previous)
@@ -456,9 +449,11 @@ class BayesBot(_BluffAgent):
     name = "bayes"
     description = "bluff games: Bayesian posterior over the claimant's dice, learns lie and call rates"
     value_name = "expected chips"
+    has_memory = True  # what it learns from this match's events (observe)
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         super().__init__(game, seed)
+        self.memory = _RoundMemory(game)
         self.models: dict[int, OpponentModel] = {}
         self._matrix_cache: dict[tuple, np.ndarray] = {}
         self._start_values: dict[tuple[int, int], float] = {}
@@ -466,6 +461,7 @@ class BayesBot(_BluffAgent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
+        self.memory = _RoundMemory(self.game)
         self.models = {}
         self._matrix_cache = {}
         self._start_values = {}
@@ -770,6 +766,17 @@ def round_policy(agent: _BluffAgent) -> Any:
     return policy
 
 
+def betting_round_policy(agent: _BluffAgent) -> Any:
+    """The agent's (deterministic) choice in the betting-round abstraction as a
+    :data:`~kocka.solver.bluff_equilibrium.BettingPolicy`: its best-ranked action other
+    than a re-throw (the abstraction has none), its memory left untouched."""
+
+    def policy(state: BluffState) -> dict:
+        return {next(d.action for d in agent.rank(state) if not isinstance(d.action, Reroll)): 1}
+
+    return policy
+
+
 def bayes_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
     return BayesBot(game, seed)
 
@@ -788,5 +795,5 @@ def equilibrium_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 __all__ = [
     "BayesBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "ThresholdBot", "TruthfulBot",
-    "allowed_claims", "claim_strength", "claim_true", "round_policy", "truthful_claim",
+    "allowed_claims", "betting_round_policy", "claim_strength", "claim_true", "round_policy", "truthful_claim",
 ]  # fmt: skip

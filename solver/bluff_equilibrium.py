@@ -54,6 +54,7 @@ the memoised roll states by the number of claim sequences leading to each.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -61,13 +62,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kocka.solver.dice import all_outcomes
+from kocka.solver.dice import all_outcomes, outcome_distribution
 from kocka.solver.errors import IllegalActionError, RulesError
 from kocka.solver.registry import BuildOptions, Decision
 from kocka.solver.rules.base import CHANCE, Game
 from kocka.solver.rules.bluff import (
-    ANSWER, CLAIM, ROLL, AbazsGame, AbazsRules, Accept, BluffState, Challenge, Claim, TwoDiceClaim,
-    actual_result, all_claims, claim_probabilities, is_true, single_round_game,
+    ANSWER, CLAIM, ROLL, AbazsGame, AbazsRules, Accept, Bet, BluffState, Challenge, Claim, LiarsPokerGame, Pass,
+    TwoDiceClaim, achievable_claims, actual_result, all_claims, claim_probabilities, is_true, single_round_game,
 )
 from kocka.solver.tables import Table
 
@@ -206,6 +207,61 @@ def solve_lp(
     return LPSolution(-cost[-1], x, [-cost[n + i] for i in range(n_slack)])
 
 
+@dataclass(frozen=True)
+class SignallingSolution:
+    """An exact equilibrium of a one-shot signalling game (:func:`solve_signalling`):
+    ``value`` to the sender, ``sender[t][m]`` = P(message m | type t), ``receiver[m][a]``
+    = P(answer a | message m)."""
+
+    value: Fraction
+    sender: tuple[tuple[Fraction, ...], ...]
+    receiver: tuple[tuple[Fraction, ...], ...]
+
+
+def solve_signalling(weights: Sequence[Any], payoffs: Sequence[Sequence[Sequence[Any]]]) -> SignallingSolution:
+    """The exact equilibrium of a zero-sum one-shot signalling game: chance draws the
+    sender's private type t with probability ``weights[t]``; he sends a message m; the
+    receiver sees m only and answers a; the sender gets ``payoffs[t][m][a]`` (every type
+    may send every message; message m has the same answers for every type).
+
+    The sender's sequence-form LP: maximise sum_m z_m subject to z_m <= sum_t w_t x_tm
+    u(t, m, a) for each answer a of m (z free: z = z+ - z-), sum_m x_tm = 1. The dual
+    prices of the rows of a message are the receiver's answer probabilities (dual
+    feasibility for the free z_m: they sum to 1). The sender's best reply to them is then
+    checked to earn exactly the LP value (LP duality: both strategies are optimal).
+
+    >>> # a good or bad hand; "bet" (answers fold, call: +1, +-2) or "check" (showdown +-1)
+    >>> sol = solve_signalling([Fraction(1, 2)] * 2, [[[1, 2], [1]], [[1, -2], [-1]]])
+    >>> sol.value, sol.receiver[0]
+    (Fraction(1, 3), (Fraction(1, 3), Fraction(2, 3)))
+    """
+    g, k = len(weights), len(payoffs[0])
+    w = [Fraction(v) for v in weights]
+    nx = g * k
+    n = nx + 2 * k
+    a_ub: list[list[Fraction]] = []
+    rows_of: list[list[int]] = []
+    for m in range(k):
+        rows_of.append([])
+        for a in range(len(payoffs[0][m])):
+            row = [Fraction(0)] * n
+            for t in range(g):
+                row[t * k + m] = -w[t] * Fraction(payoffs[t][m][a])
+            row[nx + m], row[nx + k + m] = Fraction(1), Fraction(-1)
+            rows_of[m].append(len(a_ub))
+            a_ub.append(row)
+    a_eq = [[Fraction(int(t * k <= j < (t + 1) * k)) for j in range(n)] for t in range(g)]
+    solution = solve_lp([0] * nx + [1] * k + [-1] * k, a_ub, [0] * len(a_ub), a_eq, [1] * g)
+    receiver = tuple(tuple(solution.duals[r] for r in rows) for rows in rows_of)
+    best_reply = sum(
+        w[t] * max(sum(p * Fraction(u) for p, u in zip(receiver[m], payoffs[t][m])) for m in range(k)) for t in range(g)
+    )
+    if best_reply != solution.value or not all(p >= 0 for answers in receiver for p in answers):
+        raise LPError(f"sender value {solution.value} != best reply {best_reply} to {receiver}")
+    sender = tuple(tuple(solution.x[t * k : (t + 1) * k]) for t in range(g))
+    return SignallingSolution(solution.value, sender, receiver)
+
+
 # ----------------------------------------------------------------------------------------
 # Stages and the equilibrium
 # ----------------------------------------------------------------------------------------
@@ -329,7 +385,6 @@ def _solve_stage(
     chance = claim_probabilities(rules.ranking)
     reps = _representatives(rules.ranking)
     claims = tuple(c for c in results if standing is None or c > standing)
-    k = len(claims)
     top = results[-1]
     # types with equal truth patterns over the allowed claims are one type
     groups: dict[tuple[bool, ...], list[TwoDiceClaim]] = {}
@@ -345,42 +400,18 @@ def _solve_stage(
     def on_accept(i: int) -> Fraction:
         return -later[claims[i]]
 
-    # roller: max sum_i z_i, z_i <= payoff of claim i if challenged / if accepted
-    # (z = zp - zm is free); the prices of the "challenged" rows are the responder's
-    # challenge probabilities (dual feasibility for the free z_i: the two prices sum to 1)
-    nx = g * k
-    n = nx + 2 * k
-    a_ub: list[list[Fraction]] = []
-    challenge_row: list[int] = []
-    for i, claim in enumerate(claims):
-        answers = [lambda t, i=i: on_challenge(t, i)]
-        if claim != top:
-            answers.append(lambda t, i=i: on_accept(i))
-        challenge_row.append(len(a_ub))
-        for payoff in answers:
-            row = [Fraction(0)] * n
-            for t in range(g):
-                row[t * k + i] = -weight[t] * payoff(t)
-            row[nx + i], row[nx + k + i] = Fraction(1), Fraction(-1)
-            a_ub.append(row)
-    a_eq = [[Fraction(int(t * k <= j < (t + 1) * k)) for j in range(n)] for t in range(g)]
-    solution = solve_lp([0] * nx + [1] * k + [-1] * k, a_ub, [0] * len(a_ub), a_eq, [1] * g)
-    roller_value, x = solution.value, solution.x
-    challenge = tuple(solution.duals[challenge_row[i]] for i in range(k))
-
-    # certificate: the roller's best reply to these challenge probabilities earns exactly
-    # the LP value, so both strategies are optimal (LP duality, checked, not assumed)
-    def reply(t: int, i: int) -> Fraction:
-        p = challenge[i]
-        return p * on_challenge(t, i) + ((1 - p) * on_accept(i) if claims[i] != top else 0)
-
-    best_reply = sum(weight[t] * max(reply(t, i) for i in range(k)) for t in range(g))
-    if best_reply != roller_value or not all(0 <= p <= 1 for p in challenge):
-        raise LPError(f"stage {standing!s}: roller value {roller_value} != best reply {best_reply} to {challenge}")
-
-    per_type = {p: tuple(x[t * k : (t + 1) * k]) for t, p in enumerate(patterns)}
+    payoffs = [
+        [[on_challenge(t, i)] + ([on_accept(i)] if claim != top else []) for i, claim in enumerate(claims)]
+        for t in range(g)
+    ]
+    try:
+        solved = solve_signalling(weight, payoffs)
+    except LPError as exc:
+        raise LPError(f"stage {standing!s}: {exc}") from None
+    challenge = tuple(answers[0] for answers in solved.receiver)  # answer 0: challenge
+    per_type = dict(zip(patterns, solved.sender))
     policy = tuple(per_type[next(p for p in patterns if r in groups[p])] for r in results)
-    return Stage(standing, claims, policy, challenge, roller_value)
+    return Stage(standing, claims, policy, challenge, solved.value)
 
 
 def challenge_payoffs(rules: AbazsRules, start_value: Fraction) -> tuple[Fraction, Fraction]:
@@ -643,6 +674,159 @@ def match_value(game: AbazsGame, first: RoundPolicy, second: RoundPolicy) -> Mat
 
 
 # ----------------------------------------------------------------------------------------
+# The betting games: one betting round (an abstraction)
+# ----------------------------------------------------------------------------------------
+BettingPolicy = Callable[[BluffState], Mapping[Any, Any]]
+"""``policy(state) -> {action: probability}`` at the claim or the answer of a
+:func:`betting_round_game` (re-throws are not part of the abstraction)."""
+
+BETTING_GAMES = ("bidding-bluff", "liars-poker")
+
+
+def betting_round_game(name: str, stake_cap: int = 3, **options: Any) -> Game:
+    """The abstraction of the bidding bluff or liar's poker (BLUFF-11..BLUFF-21) whose
+    exploitability is measured: two players with ``stake_cap`` chips each, one betting
+    round. Seat 0 rolls (after the public roll in liar's poker) and claims with no claim
+    standing and a stake of 1..``stake_cap`` (BLUFF-12); seat 1 passes (his chip goes to
+    the bank, which the claimant takes: +1, BLUFF-14) or bets (+-k at the reveal,
+    BLUFF-15); a top claim must be bet on (BLUFF-5). What follows a pass (the claim stays
+    standing and seat 1 must beat it) is cut off: the payoff is the chips moved by this
+    betting round. No re-throws (BLUFF-18) and no dice claims (``liar.claim = dice``).
+    The engine game itself is :func:`single_round_game`; the walks stop after the first
+    answer."""
+    if name not in BETTING_GAMES:
+        raise RulesError(f"the betting-round abstraction is for {list(BETTING_GAMES)!r}, got {name!r}")
+    if isinstance(stake_cap, bool) or not isinstance(stake_cap, int) or stake_cap < 1:
+        raise RulesError(f"stake_cap must be a positive integer, got {stake_cap!r}")
+    game = single_round_game(name, 2, start_chips=stake_cap, **options)
+    if getattr(game.rules, "claim", "hand") != "hand":
+        raise RulesError(f"the betting-round abstraction needs liar.claim 'hand', got {game.rules.claim!r}")
+    return game
+
+
+def _deals(game: Game, state: BluffState, p: Fraction = Fraction(1)) -> list[tuple[BluffState, Fraction]]:
+    """Every claim position reached from ``state`` through chance (public and private
+    rolls), with its probability."""
+    if game.current_player(state) != CHANCE:
+        return [(state, p)]
+    return [deal for o, q in _chance(game, state) for deal in _deals(game, game.apply(state, o), p * q)]
+
+
+def _betting_walk(game: Game, claimant: BettingPolicy | None, answerer: BettingPolicy | None, player: int) -> Fraction:
+    """Expected chips of ``player`` in one :func:`betting_round_game` round when seat 0
+    claims by ``claimant`` and seat 1 answers by ``answerer``; a ``None`` policy
+    best-responds, seeing what his seat sees (his own dice as claimant; as answerer, the
+    observation of the answering position, :meth:`~_BluffGame.observation`)."""
+
+    def moved(state: BluffState) -> Fraction:  # the chips this betting round moved
+        return Fraction(state.chips[player] - state.initial[player])
+
+    def claims(state: BluffState) -> list:
+        return [a for a in game.legal_actions(state) if isinstance(a, Claim)]
+
+    total = Fraction(0)
+    by_view: dict[str, dict[Any, Fraction]] = {}  # best-responding answerer: what each answer earns per view
+    start = game.new_round_state((game.rules.start_chips,) * 2, starter=0)
+    for claiming, p in _deals(game, start):
+        if claimant is None:
+            best = None
+            for claim in claims(claiming):
+                answering = game.apply(claiming, claim)
+                v = sum(Fraction(q) * moved(game.apply(answering, a)) for a, q in answerer(answering).items())  # type: ignore[misc]
+                best = v if best is None or v > best else best
+            total += p * best
+            continue
+        for claim, q in claimant(claiming).items():
+            if not q:
+                continue
+            answering = game.apply(claiming, claim)
+            if answerer is None:
+                earned = by_view.setdefault(json.dumps(game.observation(answering, 1), sort_keys=True), {})
+                for a in game.legal_actions(answering):
+                    earned[a] = earned.get(a, Fraction(0)) + p * Fraction(q) * moved(game.apply(answering, a))
+            else:
+                for a, r in answerer(answering).items():
+                    total += p * Fraction(q) * Fraction(r) * moved(game.apply(answering, a))
+    return total + sum((max(earned.values()) for earned in by_view.values()), Fraction(0))
+
+
+def betting_exploitability(game: Game, policy: BettingPolicy) -> Exploitability:
+    """Best responses to ``policy`` played in both seats of a :func:`betting_round_game`:
+    ``best_response = (as claimant, as answerer)``; the exploitability is half their sum,
+    what a best responder gains over the game's value per round, averaged over the seats
+    (it needs no value: the seats' values cancel)."""
+    br = (_betting_walk(game, None, policy, 0), _betting_walk(game, policy, None, 1))
+    return Exploitability(br, br[0] + br[1], (br[0] + br[1]) / 2)
+
+
+def betting_policy_value(game: Game, claimant: BettingPolicy, answerer: BettingPolicy) -> Fraction:
+    """The claimant's expected chips in a :func:`betting_round_game` round."""
+    return _betting_walk(game, claimant, answerer, 0)
+
+
+@dataclass(frozen=True)
+class BettingRoundEquilibrium:
+    """The exact equilibrium of a :func:`betting_round_game`: ``value`` is the claimant's
+    expected chips, ``by_public[public dice]`` the :class:`SignallingSolution` of the
+    round after that public roll (``()`` in the bidding bluff) with its ``messages``
+    (claim, stake), the hidden-dice types (``type_of[hidden dice]``) and ``answers``."""
+
+    value: Fraction
+    by_public: Mapping[tuple, tuple[SignallingSolution, tuple, Mapping[tuple, int], tuple]]
+
+    def policy(self) -> BettingPolicy:
+        """The equilibrium as a :data:`BettingPolicy` (exact probabilities)."""
+
+        def policy(state: BluffState) -> dict[Any, Fraction]:
+            solved, messages, type_of, answers = self.by_public[tuple(state.public)]
+            if state.phase == CLAIM:
+                row = solved.sender[type_of[tuple(state.dice)]]
+                return {Claim(c, k): p for (c, k), p in zip(messages, row) if p}
+            m = messages.index((state.standing, state.stake))
+            return {a: p for a, p in zip(answers[m], solved.receiver[m]) if p}
+
+        return policy
+
+
+def solve_betting_round(game: Game) -> BettingRoundEquilibrium:
+    """The exact equilibrium of a :func:`betting_round_game` by :func:`solve_signalling`,
+    one signalling game per public roll (the public dice are common knowledge): the
+    claimant's types are his hidden dice, merged when their truth over every claim is the
+    same (BLUFF-4, BLUFF-20: ``is_true``); the messages are (claim, stake) for every claim
+    allowed with nothing standing (BLUFF-3, achievable ones in liar's poker) and stake
+    1..cap; the answers pass (+1 to the claimant, BLUFF-14) and bet (+k true, -k false,
+    BLUFF-15), the top claim only bet under ``first_must_bet`` (BLUFF-5)."""
+    rules = game.rules
+    cap = rules.start_chips
+    liar = isinstance(game, LiarsPokerGame)
+    publics = [(tuple(d), Fraction(p).limit_denominator(216)) for d, p in outcome_distribution(3)] if liar else [((), Fraction(1))]
+    by_public: dict[tuple, Any] = {}
+    value = Fraction(0)
+    for public, chance in publics:
+        claims = achievable_claims(public, (), 2, None, rules) if liar else list(game.claims())
+        top_only_bet = rules.top_claim == "first_must_bet"
+        messages = tuple((c, k) for c in claims for k in range(1, cap + 1))
+        answers = tuple((Bet(),) if c == claims[-1] and top_only_bet else (Pass(), Bet()) for c, _ in messages)
+        patterns: dict[tuple[bool, ...], list] = {}
+        type_of: dict[tuple, int] = {}
+        for hidden, p in outcome_distribution(2):
+            truth = tuple(is_true(c, public + tuple(hidden), rules) for c in claims)
+            entry = patterns.setdefault(truth, [len(patterns), Fraction(0)])
+            entry[1] += Fraction(p).limit_denominator(36)
+            type_of[tuple(hidden)] = entry[0]
+        weights = [w for _, w in patterns.values()]
+        payoffs = [
+            [[Fraction(1) if isinstance(a, Pass) else Fraction(k if truth[claims.index(c)] else -k) for a in ans]
+             for (c, k), ans in zip(messages, answers)]
+            for truth in patterns
+        ]  # fmt: skip
+        solved = solve_signalling(weights, payoffs)
+        by_public[public] = (solved, messages, type_of, answers)
+        value += chance * solved.value
+    return BettingRoundEquilibrium(value, by_public)
+
+
+# ----------------------------------------------------------------------------------------
 # Ranking the actions of a state (for agents and hints)
 # ----------------------------------------------------------------------------------------
 _FROM_STATE: Any = object()
@@ -786,8 +970,10 @@ ABAZS_EQUILIBRIUM = AbazsEquilibriumSolver()
 
 
 __all__ = [
-    "ABAZS_EQUILIBRIUM", "AbazsEquilibrium", "EXPLOITABILITY_TARGET", "Exploitability", "LPError", "LPSolution", "MatchGain",
-    "PLANS", "RoundPolicy", "Stage", "best_response_value", "canonical_game", "challenge_payoffs", "exact_policy",
-    "exploitability", "match_exploitability", "match_value", "policy_value", "rank", "solve_abazs", "solve_lp",
-    "solve_match", "standing_index", "table_policy", "walk_game",
+    "ABAZS_EQUILIBRIUM", "AbazsEquilibrium", "BETTING_GAMES", "BettingPolicy", "BettingRoundEquilibrium",
+    "EXPLOITABILITY_TARGET", "Exploitability", "LPError", "LPSolution", "MatchGain", "PLANS", "RoundPolicy",
+    "SignallingSolution", "Stage", "best_response_value", "betting_exploitability", "betting_policy_value",
+    "betting_round_game", "canonical_game", "challenge_payoffs", "exact_policy", "exploitability",
+    "match_exploitability", "match_value", "policy_value", "rank", "solve_abazs", "solve_betting_round", "solve_lp",
+    "solve_match", "solve_signalling", "standing_index", "table_policy", "walk_game",
 ]  # fmt: skip

@@ -389,6 +389,8 @@ def _abazs_state(**fields):
 
     game = get_game("abazs", {"seating": "given"}, num_players=3)
     base = dict(phase="claim", chips=(10, 10, 10), initial=(10, 10, 10), order=(0, 1, 2), active=0)
+    if fields.get("standing") is not None:  # BLUFF-3: the standing claim opened the round
+        base["history"] = (fields["standing"],)
     state = AbazsState(**{**base, **fields})
     game.check_state(state)
     return game, state

@@ -3,6 +3,8 @@ compute by hand, what it learns from reveals, its betting values, the baselines'
 and the equilibrium bot (RULES.md BLUFF-3..BLUFF-21)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kocka.agents.arena import run_arena
@@ -120,6 +122,61 @@ def test_betting_answer_weighs_the_pass_cost():
 
 
 # ----------------------------------------------------------------------------------------
+# A state document alone gets the answer a match gets (the round's claim history)
+# ----------------------------------------------------------------------------------------
+def seat_rank(game, state, agent, seat=None):
+    """The seat's ranking for a state document (the seat resets the agent first)."""
+    from kocka.agents.seat import Seat
+
+    seat = seat or Seat()
+    doc = json.loads(json.dumps(game.state_to_json(state)))
+    response = seat.handle({"id": 1, "method": "rank", "state": doc, "agent": agent})
+    assert "result" in response, response
+    return [(game.action_from_json(a["action"]), a["value"]) for a in response["result"]["actions"]]
+
+
+# two passed betting rounds, then the bot (seat 1) answers a claim that beat its own: the
+# answer's value depends only on P(claim true), i.e. on the lie rates (learnt from reveals
+# only: none here) and on the claim the standing one beat (BLUFF-3)
+BETTING_ROUNDS = [
+    pytest.param("bidding-bluff", [(1, 2), Claim(s(5), 1), Pass(), (3, 4), Claim(s(7), 1), Pass(),
+                                   (2, 6), Claim(s(9), 1)], s(7), id="bidding-bluff"),
+    pytest.param("liars-poker", [(1, 3, 3), (2, 5), Claim(Hand(1, (3,)), 1), Pass(), (4, 6), Claim(Hand(2, (6, 3)), 1),
+                                 Pass(), (1, 1), Claim(Hand(6, (3, 1)), 1)], Hand(2, (6, 3)), id="liars-poker"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, steps, previous", BETTING_ROUNDS)
+def test_bayes_answers_a_state_document_as_it_answers_in_a_match(name, steps, previous):
+    game = single_round_game(name, 2)
+    bot = BayesBot(game, 0)  # seat 1, following the match's events
+    state = feed(game, bot, game.new_round_state((10, 10)), steps)
+    assert state.phase == "answer" and game.current_player(state) == 1 and state.previous == previous
+    in_match = [(d.action, d.value) for d in bot.rank(state)]
+    assert seat_rank(game, state, "bayes") == [(a, pytest.approx(v)) for a, v in in_match]
+    # the history matters: read as opening the round, the same claim is believed more
+    # (over a higher claim, more of the claimant's results must lie to make it)
+    opening = dict(in_match)
+    fresh = {d.action: d.value for d in BayesBot(game, 0).rank_with(state, None)}
+    assert fresh[Bet()] < opening[Bet()]
+
+
+def test_bayes_seat_answer_in_abazs_uses_the_claim_beaten():
+    # seat 0 claims 10, seat 1 accepts and claims 11: seat 0 answers 11 over 10. The seat
+    # (a fresh bot, prior model) gets the hand-computed posterior 1.4 / 29.2 (see above),
+    # not the posterior of an opening 11
+    game = single_round_game("abazs", 2)
+    state = game.apply(game.new_round_state((10, 10)), (4, 6))
+    state = game.apply(game.apply(game.apply(state, Claim(s(10))), Accept()), (5, 6))
+    state = game.apply(state, Claim(s(11)))
+    assert state.history == (s(10), s(11)) and state.previous == s(10)
+    by_hand = {d.action: d.value for d in BayesBot(game, 0).rank_with(state, s(10))}
+    assert seat_rank(game, state, "bayes") == [(a, pytest.approx(v)) for a, v in sorted(by_hand.items(), key=lambda av: -av[1])]
+    detail = {type(d.action): d.detail for d in BayesBot(game, 0).rank(state)}
+    assert detail[Challenge]["P(claim true)"] == pytest.approx(1.4 / 29.2)
+
+
+# ----------------------------------------------------------------------------------------
 # Baselines
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("dice, standing, expected", [
@@ -206,6 +263,24 @@ def test_equilibrium_bot_samples_its_mixed_strategy(table_dir):
     assert sum(mixed.values()) == pytest.approx(1.0)
     picks = {bot.choose(state) for _ in range(200)}
     assert picks <= set(mixed) and (len(picks) > 1 or len(mixed) == 1)
+
+
+def test_equilibrium_bot_answers_a_state_document_as_in_a_match(table_dir):
+    from kocka.agents.seat import Seat, SeatOptions
+
+    game = AbazsGame(AbazsRules(seating="given"), 2)
+    bot = make_agent("equilibrium", game, 5, AgentOptions(cache_dir=table_dir))
+    # 11 over 10: every roller who beats 10 claims 11 or 12, so P(11 true) comes from the
+    # stage "beat 10" of the table, not from the opening stage
+    state = feed(game, bot, game.new_round_state((10, 10)), [(4, 6), Claim(s(10)), Accept(), (1, 2), Claim(s(11))])
+    in_match = [(d.action, d.value, d.detail["P(claim true)"]) for d in bot.rank(state)]
+    table = bot.table
+    expected = be.rank(game, table, state, previous=s(10))
+    assert [(d.action, d.value, d.detail["P(claim true)"]) for d in expected] == in_match
+    seat = Seat(SeatOptions(cache_dir=table_dir))
+    assert seat_rank(game, state, "equilibrium", seat) == [(a, pytest.approx(v)) for a, v, _ in in_match]
+    opening = be.rank(game, table, state, previous=None)
+    assert [d.detail["P(claim true)"] for d in opening] != [p for _, _, p in in_match]
 
 
 @pytest.mark.parametrize("players, options, message", [

@@ -11,7 +11,8 @@ from kocka.solver import bluff_equilibrium as be
 from kocka.solver.errors import RulesError
 from kocka.solver.registry import BuildOptions, build_table, solver_for
 from kocka.solver.rules.bluff import (
-    AbazsGame, AbazsRules, Accept, BiddingBluffGame, Challenge, Claim, TwoDiceClaim, actual_result, single_round_game,
+    AbazsGame, AbazsRules, Accept, Bet, BiddingBluffGame, Challenge, Claim, Pass, TwoDiceClaim, actual_result,
+    single_round_game,
 )
 
 SIMPLE = AbazsRules()
@@ -235,3 +236,65 @@ def test_table_rank_gives_posterior_and_values(simple_table):
     answers = be.rank(game, simple_table, opening)
     assert {type(d.action) for d in answers} == {Challenge, Accept}
     assert sum(d.detail["P(chosen)"] for d in answers) == pytest.approx(1.0)
+
+
+# ----------------------------------------------------------------------------------------
+# The betting-round abstraction of the bidding bluff and liar's poker (BLUFF-11..BLUFF-21)
+# ----------------------------------------------------------------------------------------
+def test_signalling_solver_on_a_toy_poker():
+    # a good or bad hand (1/2 each); "check" goes to showdown (+-1); "bet" is folded to (+1)
+    # or called (+-2). By hand: the bad hand bets b with the caller indifferent,
+    # 2(b - 1)/(1 + b) = -1, so b = 1/3; the caller calls c with the bad hand indifferent,
+    # 1 - 3c = -1, so c = 2/3; value (1 + c)/2 - 1/2 = 1/3
+    bet = [[1, 2], [1, -2]]  # per type: (fold, call)
+    sol = be.solve_signalling([Fraction(1, 2)] * 2, [[bet[0], [1]], [bet[1], [-1]]])
+    assert sol.value == Fraction(1, 3)
+    assert sol.receiver[0] == (Fraction(1, 3), Fraction(2, 3))
+    assert sol.sender == ((1, 0), (Fraction(1, 3), Fraction(2, 3)))
+
+
+def _fixed(claim_value: int, stake: int, answer):
+    """Claims ``sum claim_value`` with ``stake`` whatever the dice; answers ``answer``
+    unless BLUFF-5 forces a bet on the top claim, 12."""
+
+    def policy(state):
+        if state.phase == "claim":
+            return {Claim(s(claim_value), stake): 1}
+        return {Bet() if state.standing == s(12) else answer: 1}
+
+    return policy
+
+
+def _truthful_stake_one(state):
+    if state.phase == "claim":
+        return {Claim(actual_result(state.dice, "simple"), 1): 1}
+    return {Bet(): 1}
+
+
+@pytest.mark.parametrize("cap, policy, best_responses", [
+    # stake cap 1: a claimant who always claims 2 is believed by nobody: it is true 1 time
+    # in 36, so the best answer bets, earning 35/36 - 1/36 = 17/18 (a pass costs 1); against
+    # an answerer who always passes, any claim below 12 takes his chip (+1, BLUFF-14), and
+    # nothing earns more with stake 1
+    (1, _fixed(2, 1, Pass()), (Fraction(1), Fraction(17, 18))),
+    # stake cap 2: against an answerer who always bets, the truth with stake 2 wins 2 (BLUFF-15);
+    # a claimant who always tells the truth with stake 1 wins 1 whatever the answer
+    (2, _truthful_stake_one, (Fraction(2), Fraction(-1))),
+])  # fmt: skip
+def test_betting_best_response_by_hand(cap, policy, best_responses):
+    game = be.betting_round_game("bidding-bluff", cap)
+    result = be.betting_exploitability(game, policy)
+    assert result.best_response == best_responses
+    assert result.exploitability == sum(best_responses) / 2
+
+
+def test_betting_round_equilibrium_is_unexploitable():
+    # stake cap 1: the truth is always allowed and pays +1 whether passed or bet on, and no
+    # claim pays more than 1 chip: the value is exactly 1 (by hand)
+    assert be.solve_betting_round(be.betting_round_game("bidding-bluff", 1)).value == 1
+    # stake cap 2: the LP's equilibrium, checked by the independent best response (exact)
+    game = be.betting_round_game("bidding-bluff", 2)
+    eq = be.solve_betting_round(game)
+    policy = eq.policy()
+    assert be.betting_policy_value(game, policy, policy) == eq.value
+    assert be.betting_exploitability(game, policy).best_response == (eq.value, -eq.value)

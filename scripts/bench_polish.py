@@ -1,0 +1,65 @@
+"""Benchmark of the Polish solver: seconds and states/s per stage, the optimum and the
+value of a fence, for one or more fence caps (the cap-convergence table of docs/SOLVER.md).
+
+    python scripts/bench_polish.py --caps 24 --jobs 2
+    python scripts/bench_polish.py --caps 8 16 24 32 --jobs 16 --json caps.json
+    python scripts/bench_polish.py --basic
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+
+from kocka.solver.polish_solver import build_arrays, build_basic_arrays
+from kocka.solver.registry import BuildOptions
+from kocka.solver.rules.polish import PolishBasicGame, PolishGame, PolishRules
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--caps", type=int, nargs="+", default=[24], help="fence caps to build")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--boxes", default=None, help="comma list of boxes (default: the full card)")
+    parser.add_argument("--stages", type=int, default=3)
+    parser.add_argument("--basic", action="store_true", help="also build the basic game")
+    parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--progress", action="store_true")
+    args = parser.parse_args()
+    results = []
+    for cap in args.caps:
+        options = {"fence_cap": cap, "stages": args.stages}
+        if args.boxes:
+            options["boxes"] = tuple(args.boxes.split(","))
+        game = PolishGame(PolishRules(**options))
+        start = time.perf_counter()
+        _, extra = build_arrays(game, BuildOptions(jobs=args.jobs, backend="threading", progress=args.progress))
+        wall = time.perf_counter() - start
+        row = {"cap": cap, "expected_score": extra["expected_score"], "seconds": round(wall, 2),
+               "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "stages": {}}
+        for k, s in sorted(extra["stages"].items()):
+            secs = s["seconds_values"]
+            row["stages"][k] = {
+                "states": s["states"], "seconds": secs, "states_per_s": round(s["states"] / max(secs, 1e-9)),
+                "start_value_F0": s["start_value_by_fences"][0], "fence_value": s["fence_value_at_start"],
+                "start_value_by_fences": s["start_value_by_fences"],
+            }
+            print(f"cap {cap:3d} stage {k}: {s['states']:>9,} states  {secs:8.2f} s  "
+                  f"{s['states'] / max(secs, 1e-9):>10,.0f} states/s  value(F=0) {s['start_value_by_fences'][0]:.6f}  "
+                  f"fence {s['fence_value_at_start']:.6f}", flush=True)
+        print(f"cap {cap:3d}: expected total {extra['expected_score']:.9f}  ({wall:.1f} s, "
+              f"peak RSS {row['peak_rss_mb']} MB)", flush=True)
+        results.append(row)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+    if args.basic:
+        start = time.perf_counter()
+        _, extra = build_basic_arrays(PolishBasicGame())
+        print(f"basic game: expected total {extra['expected_score']:.6f}, {extra['states']} states, "
+              f"{time.perf_counter() - start:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
