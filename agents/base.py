@@ -30,6 +30,7 @@ from kocka.solver.dice import outcome_probability
 from kocka.solver.errors import IllegalActionError, KockaError
 from kocka.solver.registry import Decision
 from kocka.solver.rules import CHANCE, Game
+from kocka.solver.rules.base import pick_outcome
 
 
 class AgentUnavailable(RuntimeError):
@@ -186,12 +187,7 @@ class ChanceSampler:
         dice_count = self._dice_count(game, outcomes)
         if dice_count is not None:
             return tuple(sorted(rng.randint(1, 6) for _ in range(dice_count)))
-        u, acc = rng.random(), 0.0
-        for outcome, p in outcomes:
-            acc += p
-            if u < acc:
-                return outcome
-        return outcomes[-1][0]
+        return pick_outcome(outcomes, rng.random())
 
     def _dice_count(self, game: Game, outcomes: list[tuple[Any, float]]) -> int | None:
         """k if ``outcomes`` are all sorted throws of k fair dice with their multinomial

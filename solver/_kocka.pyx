@@ -66,6 +66,15 @@ cdef inline void _narrow(double gap, double dslope, double* margin) noexcept nog
             margin[1] = -gap / dslope
 
 
+cdef inline void _narrow_to_best(const double* cand_val, const double* cand_slope, int n, int best_i,
+                                 double* margin) noexcept nogil:
+    """Narrow ``margin`` so that candidate ``best_i`` of the ``n`` stays ahead of each other one."""
+    cdef int i
+    for i in range(n):
+        if i != best_i:
+            _narrow(cand_val[best_i] - cand_val[i], cand_slope[best_i] - cand_slope[i], margin)
+
+
 cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, double x,
                    const double* bank, double* val, double* slope, double* margin) noexcept nogil:
     """Fill rows ``cap-1 .. 0`` of ``val``/``slope``; rows ``cap .. cap + plain_reach``
@@ -122,9 +131,7 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                             best_i = i
                     best = cand_val[best_i]
                     best_slope = cand_slope[best_i]
-                    for i in range(e1 - e0):
-                        if i != best_i:
-                            _narrow(best - cand_val[i], best_slope - cand_slope[i], margin)
+                    _narrow_to_best(cand_val, cand_slope, e1 - e0, best_i, margin)
                 elif margin == NULL or e1 - e0 == 1:
                     best = -1e300
                     best_idx = 0
@@ -157,9 +164,7 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                             best_i = i
                     best = cand_val[best_i]
                     best_slope = cand_slope[best_i]
-                    for i in range(e1 - e0):
-                        if i != best_i:
-                            _narrow(best - cand_val[i], best_slope - cand_slope[i], margin)
+                    _narrow_to_best(cand_val, cand_slope, e1 - e0, best_i, margin)
                 p = m.group_prob[g]
                 rv += p * best
                 rb += p * best_slope

@@ -619,9 +619,11 @@ def solve_budget_masks(
     const double[:, :, ::1] rewards, const double[::1] scratch_rew, const int[::1] scratch_out,
     const i64[::1] tbase, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
     int n_upper, int base_throws, const double[::1] probs, const int[:, ::1] child,
+    int n_fences,
 ):
-    """Turn-start values of every state of ``masks`` (one layer) for every count of carried
-    throws F = 0..NF-1 (``out[state - first_state, F]``), when a turn's budget is
+    """Turn-start values of every state of ``masks`` (one layer) for the counts of carried
+    throws F = 0..n_fences-1 (``out[state - first_state, F]``; the other columns are left
+    alone, for counts the layer cannot reach), when a turn's budget is
     ``base_throws + F`` throws and ending it after t throws carries ``min(budget - t, NF - 1)``
     (Polish fences, PL-12). Successors are read from ``W`` (states, NF). Releases the GIL.
 
@@ -634,8 +636,8 @@ def solve_budget_masks(
     cdef int NF = W.shape[1]
     cdef int cap = NF - 1
     cdef int n_boxes = rewards.shape[0]
-    if rewards.shape[1] != 2 or out.shape[1] != NF or base_throws < 1:
-        raise ValueError("rewards must be (n_boxes, 2, 252), out (states, NF), base_throws >= 1")
+    if rewards.shape[1] != 2 or out.shape[1] != NF or base_throws < 1 or not 1 <= n_fences <= NF:
+        raise ValueError("rewards must be (n_boxes, 2, 252), out (states, NF), base_throws >= 1, 1 <= n_fences <= NF")
     cdef Lattice lat = _lattice(child)
     cdef const double* pr = &probs[0]
     cdef double* buf = <double*> malloc(sizeof(double) * ((NF + 5) * N_OUT + 2 * (N_KEEP + 1)))
@@ -668,13 +670,13 @@ def solve_budget_masks(
             n_open_upper = n_upper - _popcount(U)
             for c in range(ncls[m]):
                 s = bp[m] + c
-                for o in range(NF * N_OUT):
+                for o in range(n_fences * N_OUT):
                     best[o] = -INFINITY
                 allbits = 0
                 for g in range(grp_ptr[m], grp_ptr[m + 1]):
                     bits = grp_bits[g]
                     allbits = allbits | bits
-                    for r in range(cap + base_throws):
+                    for r in range(n_fences - 1 + base_throws):
                         Fp = r if r < cap else cap
                         if r <= cap:   # beyond the cap the fills are those of the cap
                             budget_fills(Wp, NF, Fp, m, c, bits, bp, rp, n_boxes, tbp, upp, tnp, top,
@@ -691,7 +693,7 @@ def solve_budget_masks(
                                 best[F * N_OUT + o] = _max(best[F * N_OUT + o], v)
                         for o in range(N_OUT):
                             X[o] = G0[o] if G0[o] > proper[o] else proper[o]
-                for F in range(NF):
+                for F in range(n_fences):
                     e = 0.0
                     for o in range(N_OUT):
                         e += pr[o] * best[F * N_OUT + o]

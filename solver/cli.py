@@ -38,6 +38,18 @@ def main() -> None:
     """
 
 
+def _stored_table_options(command):
+    """GAME, ``-r``, ``--kind`` and ``--cache-dir``: which stored table a command reads."""
+    for option in reversed((
+        click.argument("game"),
+        click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP),
+        click.option("--kind", default=None, help="Table kind, when a game has several."),
+        click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP),
+    )):
+        command = option(command)
+    return command
+
+
 def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None):
     game = game_from_cli(game_name, rules)
     return game, solver_for(game.NAME, kind)
@@ -68,10 +80,7 @@ def build(game, rules, kind, jobs, backend, cache_dir, quiet):
 
 
 @main.command()
-@click.argument("game")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
-@click.option("--kind", default=None, help="Table kind, when a game has several.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP)
+@_stored_table_options
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def info(game, rules, kind, cache_dir, as_json):
     """Expected value, state count, size, path, and whether the stored table matches the rules."""
@@ -98,10 +107,7 @@ def info(game, rules, kind, cache_dir, as_json):
 
 
 @main.command()
-@click.argument("game")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
-@click.option("--kind", default=None, help="Table kind, when a game has several.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP)
+@_stored_table_options
 def verify(game, rules, kind, cache_dir):
     """Re-check a stored table: checksum, rules variant, and independent spot checks."""
     try:

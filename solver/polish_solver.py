@@ -9,9 +9,11 @@ from the rules engine (:func:`.polish.box_value`, :func:`.polish.basic_value`,
 tracker is the stage's net upper score, merged into classes by
 :func:`scorecard_solver._tracker_classes` (the same exact merging as the scorecard games;
 the PL-9 bonus is the offset of a full card), and F the fences held (PL-12), capped at
-``fence_cap`` (the rules' cap, or :data:`DEFAULT_FENCE_CAP` when the rules leave them
-unbounded; docs/SOLVER.md shows the start value no longer moves with the cap). Stage 3
-only reaches the masks that fill the card in order (PL-16).
+``fence_cap`` (the rules' cap; when the rules leave fences unbounded, 3 per turn played,
+which never binds, so the solution is exact). A layer only holds the counts it can reach
+(at most 3 per box filled before, PL-12, plus 3 of headroom so that the value of one more
+fence is defined at every stage start); the table stores each layer's reachable counts
+only. Stage 3 only reaches the masks that fill the card in order (PL-16).
 
 **Turn.** The generic kernel :func:`kocka.solver._scorecard.solve_budget_masks` adds the
 throw budget to the scorecard turn: after a throw with r throws of budget left, writing a
@@ -55,8 +57,8 @@ from kocka.solver.tables import Table
 if TYPE_CHECKING:
     from kocka.agents.hint import HintParams, HintReport
 
-DEFAULT_FENCE_CAP = 24
-"""Fences saturate here when the rules leave them unbounded (``fence_cap=None``)."""
+HEADROOM = 3
+"""Fence counts solved beyond the reachable ones (PL-12: at most 3 per turn played)."""
 VALUE_NAME = "expected final total"
 MIN_PARALLEL_STATES = 20_000
 
@@ -174,7 +176,19 @@ def _classes(rules: PolishRules):
 
 
 def solver_cap(rules: PolishRules) -> int:
-    return DEFAULT_FENCE_CAP if rules.fence_cap is None else rules.fence_cap
+    """The rules' cap, or (unbounded fences) one that never binds: at most 3 fences are
+    earned per turn (PL-12), so 3 per box of every stage plus the headroom."""
+    if rules.fence_cap is not None:
+        return rules.fence_cap
+    return 3 * len(rules.boxes) * rules.stages + HEADROOM
+
+
+def layer_fences(rules: PolishRules, kind: int, layer: int) -> int:
+    """How many fence counts F = 0.. are solved at ``layer`` (boxes filled) of stage
+    ``kind``: those reachable after the turns played so far, plus :data:`HEADROOM`; each
+    layer holds 3 more than the one before, which covers every successor it reads."""
+    turns = len(rules.boxes) * (kind - 1) + layer
+    return min(solver_cap(rules) + 1, 3 * turns + HEADROOM + 1)
 
 
 def build_stage_model(rules: PolishRules, kind: int) -> StageModel:
@@ -244,7 +258,7 @@ def _kernel_args(model: StageModel) -> tuple:
 
 
 def _solve_chunk(masks, first, count, W, args):
-    out = np.empty((count, W.shape[1]))
+    out = np.full((count, W.shape[1]), np.nan)
     _scorecard.solve_budget_masks(masks, first, out, W, *args)
     return out
 
@@ -252,9 +266,10 @@ def _solve_chunk(masks, first, count, W, args):
 def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions = BuildOptions(progress=False),
                 label: str = "") -> np.ndarray:
     """Values ``W[state, F]`` of one stage: expected points of this stage and the later ones
-    (less the tracker offset), the full card worth ``next_start[F]``."""
+    (less the tracker offset), the full card worth ``next_start[F]``; NaN where a layer
+    cannot hold F fences (:func:`layer_fences`)."""
     NF = model.cap + 1
-    W = np.zeros((model.n_states, NF))
+    W = np.full((model.n_states, NF), np.nan)
     W[model.base[(1 << model.n_boxes) - 1]] = next_start
     args = _kernel_args(model)
     jobs = max(int(options.jobs), 1)
@@ -264,14 +279,15 @@ def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions
     with _pool(backend) as parallel:
         for layer in range(model.n_boxes - 1, -1, -1):
             chunks = _chunks(model, layer, 1 if parallel is None else 8 * jobs)
+            layer_args = (*args, layer_fences(model.rules, model.kind, layer))
             if parallel is None:
                 for masks, s0, cnt in chunks:
-                    _scorecard.solve_budget_masks(masks, s0, W[s0:s0 + cnt], W, *args)
+                    _scorecard.solve_budget_masks(masks, s0, W[s0:s0 + cnt], W, *layer_args)
                     progress.advance(cnt)
                 continue
             from joblib import delayed
 
-            results = parallel(delayed(_solve_chunk)(masks, s0, cnt, W, args) for masks, s0, cnt in chunks)
+            results = parallel(delayed(_solve_chunk)(masks, s0, cnt, W, layer_args) for masks, s0, cnt in chunks)
             for (masks, s0, cnt), out in zip(chunks, results):
                 W[s0:s0 + cnt] = out
                 progress.advance(cnt)
@@ -280,9 +296,21 @@ def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions
 
 
 def start_values(model: StageModel, W: np.ndarray) -> np.ndarray:
-    """Value of the empty card per F (tracker offset included)."""
+    """Value of the empty card per F (tracker offset included; NaN: F unreachable)."""
     t0 = _tracker(model.rules).initial_tracker
     return W[model.start_state] + model.toffset[0, t0]
+
+
+def compact_values(model: StageModel, W: np.ndarray) -> dict[str, np.ndarray]:
+    """The solved part of ``W``: layer by layer, each state's first :func:`layer_fences`
+    counts, flattened (``lptr`` offsets, ``lnf`` counts, ``lstart`` first state)."""
+    n = model.n_boxes
+    lstart = np.array([int(model.base[model.masks[p]]) if p < len(model.masks) else model.n_states
+                       for p in model.layer_ptr], dtype=np.int64)
+    lnf = np.array([layer_fences(model.rules, model.kind, L) for L in range(n + 1)], dtype=np.int64)
+    parts = [W[lstart[L]:lstart[L + 1], :lnf[L]].ravel() for L in range(n + 1)]
+    lptr = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
+    return {"values": np.concatenate(parts), "lptr": lptr, "lnf": lnf, "lstart": lstart}
 
 
 # ----------------------------------------------------------------------------------------
@@ -303,15 +331,18 @@ def build_arrays(game: PolishGame, options: BuildOptions = BuildOptions(progress
         t1 = time.perf_counter()
         W = solve_stage(model, next_start, options, label=f"polish stage {k}/{rules.stages}")
         t2 = time.perf_counter()
-        arrays[f"values{k}"] = W
+        for name, arr in compact_values(model, W).items():
+            arrays[f"{name}{k}"] = arr
         arrays[f"base{k}"] = model.base
         start = start_values(model, W)
+        del W
         per_stage[str(k)] = {
             "states": model.n_states, "reachable_states": model.reachable_states,
             "card_states_x_fences": model.n_states * (cap + 1),
             "seconds_model": round(t1 - t0, 3), "seconds_values": round(t2 - t1, 3),
-            "start_value_by_fences": [float(v) for v in start],
+            "start_value_by_fences": [float(v) for v in start if not np.isnan(v)],
             "fence_value_at_start": float(start[1] - start[0]) if cap >= 1 else 0.0,
+            "states_per_s": round(model.n_states / max(t2 - t1, 1e-9)),
         }
         next_start = start
         arrays["tclass"], arrays["toffset"] = model.tclass, model.toffset
@@ -373,7 +404,13 @@ def _future(game: PolishGame, table: Table, stage: int, mask: int, tracker, fenc
     cls = table["tclass"][U, tracker]
     if base < 0 or np.any(cls < 0):
         raise InvalidStateError(f"polish: stage {stage} card with mask {mask:#x} cannot occur under these rules")
-    return table[f"values{stage}"][base + cls, min(fences, cap)] + table["toffset"][U, tracker]
+    layer = bin(mask).count("1")
+    nf = int(table[f"lnf{stage}"][layer])
+    fences = min(fences, cap)
+    if fences >= nf:
+        raise InvalidStateError(f"polish: {fences!r} fences cannot be held with {layer} boxes of stage {stage} filled (PL-12)")
+    at = table[f"lptr{stage}"][layer] + (base + cls - table[f"lstart{stage}"][layer]) * nf + fences
+    return table[f"values{stage}"][at] + table["toffset"][U, tracker]
 
 
 class _Turn:
@@ -518,7 +555,7 @@ def build_basic_arrays(game: PolishBasicGame, options: BuildOptions = BuildOptio
                        ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     card, rew = _basic_as_stage(game.rules)
     model = build_stage_model(card, 1)
-    args = list(_kernel_args(model))
+    args = list(_kernel_args(model)) + [1]
     args[4] = rew
     args[5] = np.full(len(COMBINATIONS), -math.inf)  # the first throw is always made (PL-5)
     W = np.zeros((model.n_states, 1))

@@ -214,11 +214,7 @@ class Game(ABC):
 
     def state_from_json(self, doc: Mapping[str, Any] | str) -> Any:
         """Inverse of :meth:`state_to_json`; validates the document and the state."""
-        if isinstance(doc, str):
-            try:
-                doc = json.loads(doc)
-            except json.JSONDecodeError as exc:
-                raise InvalidStateError(f"state is not valid JSON: {exc}") from None
+        doc = _parse_json(doc, "state", InvalidStateError)
         if not isinstance(doc, Mapping):
             raise InvalidStateError(f"state document must be a JSON object, got {type(doc).__name__}")
         if doc.get("schema") != STATE_SCHEMA:
@@ -243,11 +239,7 @@ class Game(ABC):
         return {"type": type(action).__name__, **_jsonable(action)}
 
     def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
-        if isinstance(doc, str):
-            try:
-                doc = json.loads(doc)
-            except json.JSONDecodeError as exc:
-                raise IllegalActionError(f"action is not valid JSON: {exc}") from None
+        doc = _parse_json(doc, "action", IllegalActionError)
         if not isinstance(doc, Mapping):
             raise IllegalActionError(f"action must be a JSON object, got {doc!r}")
         kinds = {cls.__name__: cls for cls in self.ACTIONS}
@@ -283,7 +275,12 @@ class Game(ABC):
 
     def _check_action(self, state: Any, action: Any) -> None:
         if action not in self._legal_actions(state):
-            raise IllegalActionError(f"{self.NAME}: illegal action {action!r} in {self.describe_state(state)}")
+            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+
+    def _why_illegal(self, state: Any, action: Any) -> str:
+        """One line naming what is wrong with ``action`` (only called for illegal actions);
+        games override it with their own reasons."""
+        return f"illegal action {action!r} in {self.describe_state(state)}"
 
     def _check_outcome(self, state: Any, outcome: Any) -> None:
         if not any(outcome == o for o, _ in self._chance_outcomes(state)):
@@ -298,12 +295,34 @@ class Game(ABC):
         return self.STATE(**_tuplify(fields))
 
 
+def _parse_json(doc: Any, what: str, error: type[Exception]) -> Any:
+    """``doc`` parsed when it is JSON text, else as it is; bad JSON raises ``error``."""
+    if not isinstance(doc, str):
+        return doc
+    try:
+        return json.loads(doc)
+    except json.JSONDecodeError as exc:
+        raise error(f"{what} is not valid JSON: {exc}") from None
+
+
 def _tuplify(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_tuplify(v) for v in value)
     if isinstance(value, Mapping):
         return {k: _tuplify(v) for k, v in value.items()}
     return value
+
+
+def pick_outcome(outcomes: Sequence[tuple[Any, float]], u: float) -> Any:
+    """The outcome that the uniform number ``u`` in [0, 1) picks from ``(outcome,
+    probability)`` pairs by inverse CDF; the last one when rounding leaves the cumulative
+    probability at or below ``u``."""
+    acc = 0.0
+    for outcome, p in outcomes:
+        acc += p
+        if u < acc:
+            return outcome
+    return outcomes[-1][0]
 
 
 def play_random_game(game: Game, rng, max_steps: int = 100_000) -> tuple[Any, list]:
@@ -315,14 +334,7 @@ def play_random_game(game: Game, rng, max_steps: int = 100_000) -> tuple[Any, li
         if game.is_terminal(state):
             return state, history
         if game.is_chance_node(state):
-            outcomes = game.chance_outcomes(state)
-            r, acc = rng.random(), 0.0
-            choice = outcomes[-1][0]
-            for o, p in outcomes:
-                acc += p
-                if r < acc:
-                    choice = o
-                    break
+            choice = pick_outcome(game.chance_outcomes(state), rng.random())
         else:
             actions = game.legal_actions(state)
             choice = actions[rng.randrange(len(actions))]

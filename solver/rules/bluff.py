@@ -713,11 +713,6 @@ class _BluffGame(Game):
         )
 
     # ----- checks -----
-    def _check_action(self, state: BluffState, action: Any) -> None:
-        if action in self._legal_actions(state):
-            return
-        raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
-
     def _why_illegal(self, state: BluffState, action: Any) -> str:
         if state.phase == CLAIM and isinstance(action, Claim):
             if state.standing is not None and self.rules.escalation == "strict":
@@ -802,10 +797,22 @@ def _safe_dice(dice: Any, count: int | None = None) -> Dice | None:
     return valid if valid == dice else None
 
 
+class _TwoDiceClaims:
+    """Claims of the two-dice games (Abázs and the bidding bluff): the ``ranking`` option's
+    list (BLUFF-7), whose last is the top claim."""
+
+    def claims(self) -> tuple[TwoDiceClaim, ...]:
+        """Every claim of the ranking, lowest first."""
+        return all_claims(self.rules.ranking)
+
+    def _top_claim(self, state: BluffState) -> TwoDiceClaim:
+        return self.claims()[-1]
+
+
 # ----------------------------------------------------------------------------------------
 # Abázs
 # ----------------------------------------------------------------------------------------
-class AbazsGame(_BluffGame):
+class AbazsGame(_TwoDiceClaims, _BluffGame):
     """Abázs (*2 kockás blöff*), BLUFF-1..BLUFF-10.
 
     Phases: ``roll`` (the claimant rolls under cover) -> ``claim`` -> ``answer`` (the next
@@ -818,13 +825,6 @@ class AbazsGame(_BluffGame):
     STATE = AbazsState
     ACTIONS = (Claim, Accept, Challenge)
     rules: AbazsRules
-
-    def claims(self) -> tuple[TwoDiceClaim, ...]:
-        """Every claim of the ranking, lowest first."""
-        return all_claims(self.rules.ranking)
-
-    def _top_claim(self, state: BluffState) -> TwoDiceClaim:
-        return self.claims()[-1]
 
     def claimable(self, standing: TwoDiceClaim | None) -> list[TwoDiceClaim]:
         """Claims allowed over ``standing`` (BLUFF-3: strictly higher; any with
@@ -1006,7 +1006,7 @@ class _BettingGame(_BluffGame):
                 raise bad(f"only a player obliged by BLUFF-5 bets less than the stake: {bettor!r} bet {amount!r}")
 
 
-class BiddingBluffGame(_BettingGame):
+class BiddingBluffGame(_TwoDiceClaims, _BettingGame):
     """The bidding bluff (*Licitálós 2 kockás blöff*), BLUFF-1..BLUFF-7, BLUFF-11..BLUFF-16.
 
     Phases: ``roll`` (the active player rolls under cover) -> ``claim`` (a :class:`Claim`
@@ -1019,13 +1019,6 @@ class BiddingBluffGame(_BettingGame):
     STATE = BiddingBluffState
     ACTIONS = (Claim, Pass, Bet)
     rules: BiddingBluffRules
-
-    def claims(self) -> tuple[TwoDiceClaim, ...]:
-        """Every claim of the ranking, lowest first."""
-        return all_claims(self.rules.ranking)
-
-    def _top_claim(self, state: BluffState) -> TwoDiceClaim:
-        return self.claims()[-1]
 
     def _claimable(self, state: BluffState) -> list[TwoDiceClaim]:
         claims = self.claims()

@@ -20,9 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from kocka.solver.dice import Dice, validate_dice
+from kocka.solver.errors import RulesError
+
+if TYPE_CHECKING:
+    from kocka.solver.rules.base import Rules
 
 NUM_DICE = 5
 """HU-1, PL-1, SK-1: every game here uses five dice."""
@@ -138,6 +142,28 @@ def combination_scorers(same_face: bool) -> Mapping[str, Scorer]:
 
 
 # ----------------------------------------------------------------------------------------
+# Reduced cards
+# ----------------------------------------------------------------------------------------
+def normalize_boxes(rules: Rules, all_boxes: tuple[str, ...]) -> None:
+    """Check the rule option ``rules.boxes`` (a reduced card) and store it as a tuple in card
+    order, so equal subsets compare equal. Accepts a list (JSON) or a comma-separated
+    string of distinct ids from ``all_boxes``, at least one."""
+    value = rules.boxes  # type: ignore[attr-defined]
+    names = [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else value
+    try:
+        names = list(names)
+    except TypeError:
+        raise RulesError(f"{rules.GAME} rule option 'boxes' must be a list of box ids, got {value!r}") from None
+    unknown = [n for n in names if n not in all_boxes]
+    if unknown or not names or len(set(names)) != len(names):
+        raise RulesError(
+            f"{rules.GAME} rule option 'boxes' must be distinct ids from {list(all_boxes)!r}, "
+            f"at least one, got {value!r}"
+        )
+    object.__setattr__(rules, "boxes", tuple(b for b in all_boxes if b in names))
+
+
+# ----------------------------------------------------------------------------------------
 # The shared action
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -155,5 +181,5 @@ class Keep:
 __all__ = [
     "FACE_BOXES", "FACE_OF_BOX", "NUM_DICE", "Counts", "Keep", "Scorer", "combination_scorers",
     "dice_sum", "exact_straight", "face_sum", "full_house", "highest_group", "is_five_of_a_kind",
-    "is_full_house", "longest_run", "net_face_entry", "of_a_kind", "two_pairs",
+    "is_full_house", "longest_run", "net_face_entry", "normalize_boxes", "of_a_kind", "two_pairs",
 ]  # fmt: skip

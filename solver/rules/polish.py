@@ -33,7 +33,7 @@ from kocka.solver.dice import (
     sub_multisets,
     validate_dice,
 )
-from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.errors import DiceError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
 from kocka.solver.rules.five_dice import (  # FACE_BOXES, FACE_OF_BOX, NUM_DICE, Keep: re-exported
     FACE_BOXES,
@@ -42,6 +42,7 @@ from kocka.solver.rules.five_dice import (  # FACE_BOXES, FACE_OF_BOX, NUM_DICE,
     Keep,
     combination_scorers,
     net_face_entry,
+    normalize_boxes,
 )
 
 BASE_THROWS = 3
@@ -224,19 +225,7 @@ class PolishRules(Rules):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        boxes = self.boxes
-        if isinstance(boxes, str):
-            boxes = [b.strip() for b in boxes.split(",") if b.strip()]
-        try:
-            boxes = list(boxes)
-        except TypeError:
-            raise RulesError(f"polish 'boxes' must be a list of box ids, got {self.boxes!r}") from None
-        unknown = [b for b in boxes if b not in BOXES]
-        if unknown or not boxes or len(set(boxes)) != len(boxes):
-            raise RulesError(
-                f"polish 'boxes' must be distinct ids from {list(BOXES)!r}, at least one, got {self.boxes!r}"
-            )
-        object.__setattr__(self, "boxes", tuple(b for b in BOXES if b in boxes))
+        normalize_boxes(self, BOXES)
         if isinstance(self.stages, bool) or self.stages not in (1, 2, 3):
             raise RulesError(f"polish 'stages' must be 1, 2 or 3, got {self.stages!r}")
         cap = self.fence_cap
@@ -491,10 +480,6 @@ class PolishGame(Game):
     def _check_outcome(self, state: PolishState, outcome: Any) -> None:
         _check_roll(self, state, outcome)
 
-    def _check_action(self, state: PolishState, action: Any) -> None:
-        if action not in self._legal_actions(state):
-            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
-
     def _why_illegal(self, state: PolishState, action: Any) -> str:
         """A one-line reason naming the offending value (only called for illegal actions)."""
         if not isinstance(action, self.ACTIONS):
@@ -721,10 +706,6 @@ class PolishBasicGame(Game):
 
     def _check_outcome(self, state: PolishBasicState, outcome: Any) -> None:
         _check_roll(self, state, outcome)
-
-    def _check_action(self, state: PolishBasicState, action: Any) -> None:
-        if action not in self._legal_actions(state):
-            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
 
     def _why_illegal(self, state: PolishBasicState, action: Any) -> str:
         if not isinstance(action, self.ACTIONS):

@@ -96,6 +96,7 @@ from kocka.solver.rules.five_dice import (  # FACE_BOXES, NUM_DICE, Keep: re-exp
     is_full_house,
     longest_run,
     net_face_entry,
+    normalize_boxes,
 )
 
 MAX_THROWS = 3
@@ -120,21 +121,16 @@ def _face_boxes(entry: Callable[[Counts, int], int]) -> dict[str, Scorer]:
 # ----------------------------------------------------------------------------------------
 # Rules
 # ----------------------------------------------------------------------------------------
-def _normalize_boxes(rules: Rules, all_boxes: tuple[str, ...]) -> None:
-    """Check ``rules.boxes`` and store it as a tuple in card order (equal subsets compare
-    equal). Accepts a list (JSON) or a comma-separated string."""
-    value = rules.boxes  # type: ignore[attr-defined]
-    names = [s.strip() for s in value.split(",")] if isinstance(value, str) else value
-    try:
-        names = list(names)
-    except TypeError:
-        raise RulesError(f"{rules.GAME} rule option 'boxes' must be a list of box names, got {value!r}") from None
-    unknown = [n for n in names if n not in all_boxes]
-    if unknown or not names or len(set(names)) != len(names):
-        raise RulesError(
-            f"{rules.GAME} rule option 'boxes' must be distinct names from {list(all_boxes)!r}, got {value!r}"
-        )
-    object.__setattr__(rules, "boxes", tuple(b for b in all_boxes if b in names))
+@dataclass(frozen=True)
+class _CardRules(Rules):
+    """Base of the scorecard games' rules: every one takes ``boxes``, a reduced card of
+    ``ALL_BOXES`` (see :func:`~kocka.solver.rules.five_dice.normalize_boxes`)."""
+
+    ALL_BOXES: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        normalize_boxes(self, self.ALL_BOXES)
 
 
 HUNGARIAN_BOXES = FACE_BOXES + (
@@ -155,7 +151,7 @@ YATZY_BOXES = FACE_BOXES + (
 
 
 @dataclass(frozen=True)
-class HungarianRules(Rules):
+class HungarianRules(_CardRules):
     """HU-1..HU-9 options: ``hu.house_negative`` (HU-7) and ``same_face_groups`` (HU-6)."""
 
     GAME: ClassVar[str] = "kockapoker"
@@ -165,13 +161,9 @@ class HungarianRules(Rules):
     same_face_groups: str = "no"
     boxes: tuple[str, ...] = HUNGARIAN_BOXES
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _normalize_boxes(self, self.ALL_BOXES)
-
 
 @dataclass(frozen=True)
-class SlovakRules(Rules):
+class SlovakRules(_CardRules):
     """SK-1..SK-11 options: ``sk.part_order``, ``sk.part1_choice`` (SK-3), ``sk.poker_bonus``
     (SK-8) and ``same_face_groups`` (SK-6)."""
 
@@ -189,13 +181,9 @@ class SlovakRules(Rules):
     same_face_groups: str = "no"
     boxes: tuple[str, ...] = SLOVAK_BOXES
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _normalize_boxes(self, self.ALL_BOXES)
-
 
 @dataclass(frozen=True)
-class YahtzeeRules(Rules):
+class YahtzeeRules(_CardRules):
     """Standard Yahtzee (validation variant): ``joker`` = ``free`` | ``forced`` and
     ``yahtzee_bonus`` (+100 per bonus Yahtzee and the joker; False: neither)."""
 
@@ -206,22 +194,14 @@ class YahtzeeRules(Rules):
     yahtzee_bonus: bool = True
     boxes: tuple[str, ...] = YAHTZEE_BOXES
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _normalize_boxes(self, self.ALL_BOXES)
-
 
 @dataclass(frozen=True)
-class YatzyRules(Rules):
+class YatzyRules(_CardRules):
     """Scandinavian Yatzy (validation variant); no options besides ``boxes``."""
 
     GAME: ClassVar[str] = "yatzy"
     ALL_BOXES: ClassVar[tuple[str, ...]] = YATZY_BOXES
     boxes: tuple[str, ...] = YATZY_BOXES
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _normalize_boxes(self, self.ALL_BOXES)
 
 
 # ----------------------------------------------------------------------------------------
@@ -467,11 +447,6 @@ class ScorecardGame(Game):
     def _fillable(self, state: ScorecardState) -> list[int]:
         assert state.dice is not None
         return self.allowed_boxes(state.cards[state.player].filled_mask, state.dice)
-
-    def _check_action(self, state: ScorecardState, action: Any) -> None:
-        if action in self._legal_actions(state):
-            return
-        raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
 
     def _why_illegal(self, state: ScorecardState, action: Any) -> str:
         """One line naming what is wrong with ``action`` (it is known to be illegal)."""
