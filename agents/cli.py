@@ -35,7 +35,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("game", type=click.Choice(GAME_NAMES))
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 def rules(game, rules):
     """Show GAME's rule options (defaults from RULES.md section 6) and the variant id."""
     try:
@@ -62,7 +62,7 @@ def rules(game, rules):
 @click.option("--opponent", type=int, default=None, help="Kocka: the opponent's banked score.")
 @click.option("--turn-total", type=int, default=None, help="Kocka: points already set aside this turn.")
 @click.option("--dice-left", type=int, default=None, help="Kocka: how many dice were rolled for --dice.")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 @click.option("--top", type=int, default=8, show_default=True, help="How many actions to list (0 = all).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--cache-dir", default=None, help="Folder of the value tables.")
@@ -108,7 +108,7 @@ def _agents_help() -> str:
               help="Comma-separated seats in playing order, 1 to 6: 'human' or an agent name "
                    "(see `kocka arena --help`), e.g. human,optimal,heuristic.")
 @click.option("--seed", type=int, default=None, help="Seed of the dice and the agents (default: a random seed, printed).")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 @click.option("--cache-dir", default=None, help="Folder of the value tables.")
 @click.option("--build-missing", is_flag=True, help="Build a missing table (with a message) instead of failing.")
 def play(game, seats, seed, rules, cache_dir, build_missing):
@@ -146,7 +146,7 @@ def play(game, seats, seed, rules, cache_dir, build_missing):
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed; each game's dice come from (seed, game index).")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True,
               help="Worker processes (joblib); results do not depend on it.")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the score distributions to this PNG (needs matplotlib: pip install 'kocka[plot]').")
@@ -216,7 +216,7 @@ def seat(http_address, cache_dir, build_missing, log_level):
 @click.option("--dice", type=int, required=True, help="Five dice, e.g. --dice 3 3 3 5 5.")
 @click.option("--box", default=None, help="One box id (default: every box of the card).")
 @click.option("--first-throw", is_flag=True, help="Written right after the first throw (from hand).")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 def score(game, more_dice, dice, box, first_throw, rules):
     """Points that DICE score in each box of GAME's card (scorecard and Polish games)."""
     from kocka.agents.seat import box_scorer

@@ -42,7 +42,7 @@ def _stored_table_options(command):
     """GAME, ``-r``, ``--kind`` and ``--cache-dir``: which stored table a command reads."""
     for option in reversed((
         click.argument("game"),
-        click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP),
+        click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP),
         click.option("--kind", default=None, help="Table kind, when a game has several."),
         click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP),
     )):
@@ -57,7 +57,7 @@ def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None):
 
 @main.command()
 @click.argument("game")
-@click.option("-r", "--rule", "rules", multiple=True, help=RULE_HELP)
+@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 @click.option("--kind", default=None, help="Table kind, when a game has several (see `kocka-solve list`).")
 @click.option("--jobs", "-j", default=1, show_default=True, help="Parallel worker processes (joblib).")
 @click.option("--backend", default="loky", show_default=True,
