@@ -62,13 +62,16 @@ def rules(game, rules):
 @click.option("--opponent", type=int, default=None, help="Kocka: the opponent's banked score.")
 @click.option("--turn-total", type=int, default=None, help="Kocka: points already set aside this turn.")
 @click.option("--dice-left", type=int, default=None, help="Kocka: how many dice were rolled for --dice.")
+@click.option("--fences", type=int, default=None, help="Polish: fences held at the start of this turn (PL-12).")
+@click.option("--stage", type=int, default=None, help="Polish: the stage being played (1, 2 or 3).")
+@click.option("--declared", default=None, help="Polish stage 2: the box declared this turn (PL-15).")
 @click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 @click.option("--top", type=int, default=8, show_default=True, help="How many actions to list (0 = all).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--cache-dir", default=None, help="Folder of the value tables.")
 @click.option("--build-missing", is_flag=True, help="Build a missing table instead of failing.")
 def hint(game, more_dice, dice, roll, card, state_json, score, opponent, turn_total, dice_left,
-         rules, top, as_json, cache_dir, build_missing):
+         fences, stage, declared, rules, top, as_json, cache_dir, build_missing):
     """Rank every legal action in a position of GAME, with the loss of each versus the best."""
     from kocka.agents.hint import HintParams, hint as make_hint, render
 
@@ -81,6 +84,7 @@ def hint(game, more_dice, dice, roll, card, state_json, score, opponent, turn_to
             dice=all_dice, roll=roll, card=json.loads(card) if card else None,
             state=json.loads(state_json) if state_json else None, score=score, opponent=opponent,
             turn_total=turn_total, dice_left=dice_left, cache_dir=cache_dir, build_missing=build_missing,
+            extra={k: v for k, v in (("fences", fences), ("stage", stage), ("declare", declared)) if v is not None},
         )
         report = make_hint(g, params)
     except json.JSONDecodeError as exc:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -50,7 +50,7 @@ from kocka.solver.rules.polish import (
     basic_value, box_value, stage_total, upper_bonus,
 )
 from kocka.solver.scorecard_solver import (
-    N_KEEP, N_OUT, N_SMALL, _chunks, _group_rows, _pool, _popcounts, _tracker_classes, keep_lattice,
+    N_KEEP, N_OUT, N_SMALL, _chunks, _pool, _popcounts, _tracker_classes, keep_lattice,
 )
 from kocka.solver.tables import Table
 
@@ -503,7 +503,7 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
             ft = int(state.throws == 1)
             entry = turn.rew[b, ft, o]
             value = entry + turn.after_fill(b, min(r, cap))[o]
-            detail.update(box=action.box, points=int(entry), fences_after=min(r, cap) if rules.fence_cap else r)
+            detail.update(box=action.box, points=int(entry), fences_after=min(r, cap) if rules.fence_cap is not None else r)
         elif isinstance(action, Scratch):
             b = boxes.index(action.box)
             if state.throws == 0:
@@ -536,6 +536,7 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
 # ----------------------------------------------------------------------------------------
 # The basic game
 # ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=8)
 def _basic_as_stage(rules: PolishBasicRules) -> tuple[PolishRules, np.ndarray]:
     """The basic game as a one-stage card of the eight combinations in free order without
     fences (PL-4, PL-5), with the basic game's values (PL-6). Recording nothing is the
@@ -621,16 +622,19 @@ def _rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState) ->
 # ----------------------------------------------------------------------------------------
 # Hints
 # ----------------------------------------------------------------------------------------
-def _parse_card(game: PolishGame, doc: Any) -> tuple:
+def _parse_card(game: PolishGame | PolishBasicGame, doc: Any) -> tuple:
+    """``--card`` JSON (box id: entry) as the entries of the current card (basic game: the
+    eight combinations)."""
+    boxes = COMBINATIONS if isinstance(game, PolishBasicGame) else game.rules.boxes
     if doc is None:
-        return (None,) * len(game.rules.boxes)
+        return (None,) * len(boxes)
     if not isinstance(doc, Mapping):
         raise InvalidStateError(f"--card must be a JSON object of box: entry, got {doc!r}")
-    entries: list[int | None] = [None] * len(game.rules.boxes)
+    entries: list[int | None] = [None] * len(boxes)
     for name, entry in doc.items():
-        if name not in game.rules.boxes:
-            raise InvalidStateError(f"polish: no box {name!r} on the card; boxes: {list(game.rules.boxes)!r}")
-        entries[game.rules.boxes.index(name)] = entry
+        if name not in boxes:
+            raise InvalidStateError(f"{game.NAME}: no box {name!r} on the card; boxes: {list(boxes)!r}")
+        entries[boxes.index(name)] = entry
     return tuple(entries)
 
 

@@ -62,13 +62,13 @@ def _table(game, solver=POLISH_EV):
 
 
 # (boxes, stages, fence_cap, extra options): tiny cards covering free order (PL-14),
-# declarations (PL-15), fixed order (PL-16), the upper bonus (PL-9) and the rule options
+# fixed order (PL-16), fences carried across stages, the upper bonus (PL-9) and the rule
+# options; declarations between two boxes (PL-15) are checked from a stage-2 start below
 TINY = [
     (("twos", "small_straight"), 1, 1, {}),
     (("ones", "twos"), 1, 2, {"bonus_zero": "plus50"}),
-    (("pair", "poker"), 2, 1, {}),
-    (("threes", "full_house"), 2, 0, {"upper_scratch": "forbidden"}),
-    (("fours", "four_kind"), 3, 1, {}),
+    (("threes", "full_house"), 1, 0, {"upper_scratch": "forbidden"}),
+    (("four_kind",), 3, 1, {}),
 ]
 
 
@@ -148,20 +148,26 @@ def test_scratch_before_throwing_earns_three_fences():
     assert scratch.value == pytest.approx(expectimax(game, succ)[0], abs=1e-9)
 
 
-def test_stage_values_chain_by_fences():
-    # expected: stage 2 of a 2-stage game starts where the 1-stage game of the same card
-    # ends: the value of stage 2 at an empty card with F fences equals the one-stage
-    # (stage-2-kind) value, so the chained start value per F is non-decreasing in F
-    game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=4))
-    extra = build_arrays(game)[1]
+def test_stage_two_declarations_and_chaining_match_expectimax():
+    # expected: from the start of stage 2 (declare a box after each first throw, PL-15) the
+    # table's stage-2 value plus stage 1's total equals the expectimax over the engine;
+    # the start values per F never decrease (a fence can be left unused)
+    game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=0))
+    table = _table(game)
+    extra = table.meta.extra
     for k in ("1", "2"):
         by_f = extra["stages"][k]["start_value_by_fences"]
         assert all(b >= a - 1e-12 for a, b in zip(by_f, by_f[1:]))
-    # stage 2 from the empty card, F = 2, after stage 1 wrote five 5s (+10) and a pair of 6s
-    # (12): stage 1 totals 10 + 12 + 50 (net upper > 0, PL-9)
-    state = PolishState(stage=2, player=0, cards=(((10, 12),), ((None, None),)), fences=(2,))
-    want, _ = expectimax(game, state)
-    assert extra["stages"]["2"]["start_value_by_fences"][2] + 10 + 12 + 50 == pytest.approx(want, abs=1e-9)
+    # stage 1 wrote five 5s (+10) and a pair of 6s (12): 10 + 12 + 50 (net upper > 0, PL-9)
+    state = PolishState(stage=2, player=0, cards=(((10, 12),), ((None, None),)), fences=(0,))
+    want, memo = expectimax(game, state)
+    assert extra["stages"]["2"]["start_value_by_fences"][0] + 10 + 12 + 50 == pytest.approx(want, abs=1e-9)
+    declaring = [st for st in memo if game.current_player(st) == 0 and st.throws == 1 and st.declared is None]
+    for st in random.Random(5).sample(declaring, 20):
+        decisions = rank(game, table, st)
+        assert {type(d.action) for d in decisions} == {Declare}
+        for d in decisions:
+            assert d.value == pytest.approx(memo[game.apply(st, d.action)], abs=1e-9)
 
 
 # ----------------------------------------------------------------------------------------
