@@ -21,7 +21,6 @@ probability in Kocka).
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -522,8 +521,15 @@ def _render_observation(game: Game, state: Any, seat_names: Sequence[str], viewe
         lines.append("chips: " + ", ".join(f"{n} {c}" for n, c in zip(seat_names, doc["chips"])) + f"; bank {doc.get('bank', 0)}")
     if doc.get("standing") is not None and hasattr(state, "standing"):
         lines.append(f"standing claim: {state.standing}" + (f", stake {state.stake}" if getattr(state, "stake", 0) else ""))
-    rest = {k: v for k, v in doc.items() if k not in ("public", "dice", "chips", "bank", "standing", "initial")}
-    lines.append(json.dumps(rest, separators=(", ", ": ")))
+    if getattr(state, "history", ()):
+        lines.append("claims this round: " + " < ".join(str(c) for c in state.history))
+    if doc.get("bets"):
+        lines.append("bets: " + ", ".join(f"{seat_names[p]} {k}" for p, k in doc["bets"]))
+    if doc.get("revealed"):
+        who, dice = doc["revealed"]
+        lines.append(f"last reveal: {seat_names[who]} showed {' '.join(map(str, dice))}")
+    if "active" in doc and doc["active"] >= 0:
+        lines.append(f"phase: {doc['phase']}, active: {seat_names[doc['active']]}, round {doc.get('rounds', 0) + 1}")
     return "\n".join(lines)
 
 
@@ -796,7 +802,7 @@ class PlaySession:
             return
         names = self.seat_names
         if self.judge is None:
-            self.write(f"cost versus optimal play: not available ({self.judge_error})")
+            self.write(f"cost of your decisions: not available ({self.judge_error})")
             return
         unit = self.judge.value_name
         for seat in humans:
@@ -804,8 +810,8 @@ class PlaySession:
             total = sum(m.loss for m in own)
             costly = sorted((m for m in own if m.loss > 1e-9), key=lambda m: -m.loss)
             self.write(
-                f"{names[seat]}: {len(own)} decisions{'' if final else ' so far'}, {len(costly)} below optimal; "
-                f"total cost {total:.4f} ({unit}) versus optimal play"
+                f"{names[seat]}: {len(own)} decisions{'' if final else ' so far'}, {len(costly)} below "
+                f"{self.judge.name}'s best; total cost {total:.4f} ({unit}) versus {self.judge.name} play"
             )
             for m in costly[:3]:
                 self.write(f"    played '{m.played}' instead of '{m.best}': cost {m.loss:.4f}")
@@ -819,8 +825,10 @@ def _hint_label(decision: Decision, game: Game, state: Any) -> str:
     return f"{label}, then {then}" if then else label
 
 
-JUDGES = ("optimal", "ev")
-"""Agents whose ranking judges the humans' moves (hints, cost of mistakes), first that plays."""
+JUDGES = ("optimal", "ev", "equilibrium", "bayes", "bettor")
+"""Agents whose ranking judges the humans' moves (hints, cost of mistakes): the first one
+that plays the game. Exact tables first; in the bluff and betting games, where no exact
+optimum exists for the whole match, the strongest bot's own valuation."""
 
 
 def _judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:

@@ -130,7 +130,7 @@ def test_hint_and_summary_without_a_table_say_why():
     out = play(["polish", "-r", "boxes=chance", "--seats", "human", "--seed", "2"], ["?", "roll", "write chance"])
     assert out.exit_code == 0, out.output
     assert "no hint here:" in out.output
-    assert "cost versus optimal play: not available" in out.output
+    assert "cost of your decisions: not available" in out.output
 
 
 # ----------------------------------------------------------------------------------------
@@ -302,7 +302,18 @@ def test_hint_table_and_the_cost_of_a_mistake(tmp_path):
                 "--cache-dir", str(tmp_path)], ["?", *typed])
     assert out.exit_code == 0, out.output
     assert "expected final score" in out.output and "loss vs best" in out.output
-    match = re.search(r"you: (\d+) decisions, (\d+) below optimal; total cost ([0-9.]+)", out.output)
+    match = re.search(r"you: (\d+) decisions, (\d+) below optimal's best; total cost ([0-9.]+)", out.output)
     assert match, out.output
     assert int(match.group(1)) == len(typed) and int(match.group(2)) == 1
     assert float(match.group(3)) == pytest.approx(first_loss, abs=1e-4)
+
+
+def test_bluff_games_hint_with_the_bayesian_bot_when_no_table_exists():
+    """Abázs has no equilibrium table in the fresh test cache, so hints come from the
+    next judge, ``bayes``: its values are expected chips, and exactly one claim per
+    possible sum is listed (BLUFF-7 simple ranking: the 11 sums 2..12, none standing)."""
+    out = play(["abazs", "--seats", "human,bayes", "--seed", "2"], ["? all", "quit"])
+    assert out.exit_code == 0, out.output
+    assert "expected chips" in out.output
+    claims = re.findall(r"^[* ] claim (\d+)\s", out.output, flags=re.M)
+    assert sorted(int(c) for c in claims) == list(range(2, 13))
