@@ -706,6 +706,7 @@ def test_chance_outcomes_cover_each_dice_count():
 # ---------------------------------------------------------------------------------------
 # Every rule of section 1 is cited by a test in this file
 # ---------------------------------------------------------------------------------------
+@pytest.mark.skipif(not RULES_MD.is_file(), reason="needs ../shared/RULES.md beside the checkout")
 def test_every_kocka_rule_is_cited():
     section = RULES_MD.read_text().split("## 1. KOCKA")[1].split("## 2.")[0]
     rule_ids = sorted({int(m) for m in re.findall(r"\*\*KOCKA-(\d+)\*\*", section)})
