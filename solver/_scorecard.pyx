@@ -217,6 +217,35 @@ cdef Lattice _lattice(const int[:, ::1] child):
     return lat
 
 
+cdef Problem _problem(
+    const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
+    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
+    const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
+    const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
+    int n_upper,
+) noexcept:
+    """The :class:`Problem` over the caller's tables (pointers into its memoryviews, which
+    must outlive the returned struct)."""
+    cdef Problem P
+    P.W = &W[0]
+    P.base = &base[0]
+    P.ncls = &ncls[0]
+    P.nflag = &nflag[0]
+    P.grp_ptr = &grp_ptr[0]
+    P.grp_bits = &grp_bits[0]
+    P.ctx_of = &ctx_of[0]
+    P.rewards = &rewards[0, 0, 0, 0]
+    P.n_boxes = rewards.shape[1]
+    P.n_ft = rewards.shape[2]
+    P.tbase = &tbase[0]
+    P.uprank = &uprank[0]
+    P.tnext = &tnext[0, 0]
+    P.toff = &toff[0, 0]
+    P.fnext = &fnext[0, 0, 0]
+    P.n_upper = n_upper
+    return P
+
+
 def solve_masks(
     const int[::1] masks, i64 first_state, double[::1] out, const double[::1] W,
     const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
@@ -239,23 +268,8 @@ def solve_masks(
     fnext : (n_boxes, 2, 252) int8, flag after a fill
     child : (210, 6) int32, the keep lattice (see ``scorecard_solver.keep_lattice``)
     """
-    cdef Problem P
-    P.W = &W[0]
-    P.base = &base[0]
-    P.ncls = &ncls[0]
-    P.nflag = &nflag[0]
-    P.grp_ptr = &grp_ptr[0]
-    P.grp_bits = &grp_bits[0]
-    P.ctx_of = &ctx_of[0]
-    P.rewards = &rewards[0, 0, 0, 0]
-    P.n_boxes = rewards.shape[1]
-    P.n_ft = rewards.shape[2]
-    P.tbase = &tbase[0]
-    P.uprank = &uprank[0]
-    P.tnext = &tnext[0, 0]
-    P.toff = &toff[0, 0]
-    P.fnext = &fnext[0, 0, 0]
-    P.n_upper = n_upper
+    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rewards, tbase, uprank,
+                              tnext, toff, fnext, n_upper)
     cdef Lattice lat = _lattice(child)
     cdef const double* pr = &probs[0]
     cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + 2))
@@ -340,6 +354,26 @@ cdef inline void roll_keeps(double* KM, Lattice lat) noexcept nogil:
                 KM[lat.child[6 * k + f]] += share
 
 
+cdef inline void throw_step(const double* mass, const double* fill, const double* proper,
+                            const int* arg, double* filled, double* thrown, double* KM,
+                            Lattice lat) noexcept nogil:
+    """Move the ``mass`` of one throw's outcomes on: to ``filled`` where filling (``fill``)
+    is at least as good as the best keep (``proper``), else to keep ``arg`` and on through
+    the next throw into ``thrown``. ``KM`` is (N_KEEP + 1,) scratch."""
+    cdef int o
+    for o in range(N_KEEP + 1):
+        KM[o] = 0.0
+    for o in range(N_OUT):
+        if mass[o] != 0.0:
+            if fill[o] >= proper[o]:
+                filled[o] += mass[o]
+            else:
+                KM[arg[o]] += mass[o]
+    roll_keeps(KM, lat)
+    for o in range(N_OUT):
+        thrown[o] += KM[N_SMALL + o]
+
+
 DEF N_SLOTS = 256
 
 
@@ -365,23 +399,8 @@ def turn_transitions(
     ``root_group`` the box group already committed to (-1: none yet).
     Rewards must lie in ``[rew_lo, rew_lo + rew_span)``.
     """
-    cdef Problem P
-    P.W = &W[0]
-    P.base = &base[0]
-    P.ncls = &ncls[0]
-    P.nflag = &nflag[0]
-    P.grp_ptr = &grp_ptr[0]
-    P.grp_bits = &grp_bits[0]
-    P.ctx_of = &ctx_of[0]
-    P.rewards = &rewards[0, 0, 0, 0]
-    P.n_boxes = rewards.shape[1]
-    P.n_ft = rewards.shape[2]
-    P.tbase = &tbase[0]
-    P.uprank = &uprank[0]
-    P.tnext = &tnext[0, 0]
-    P.toff = &toff[0, 0]
-    P.fnext = &fnext[0, 0, 0]
-    P.n_upper = n_upper
+    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rewards, tbase, uprank,
+                              tnext, toff, fnext, n_upper)
     cdef Lattice lat = _lattice(child)
     cdef i64 cap = e_src.shape[0]
     cdef i64 n_out = 0
@@ -488,29 +507,9 @@ def turn_transitions(
                     V2[o] = F0[o] if F0[o] > proper3[o] else proper3[o]
                 keep_stage_arg(V2, K, Mx, Marg, proper2, arg2, lat)
                 # after the first throw: fill from hand, or keep and throw again
-                for o in range(N_KEEP + 1):
-                    KM[o] = 0.0
-                for o in range(N_OUT):
-                    if P1[o] != 0.0:
-                        if F1[o] >= proper2[o]:
-                            PF1[o] += P1[o]
-                        else:
-                            KM[arg2[o]] += P1[o]
-                roll_keeps(KM, lat)
-                for o in range(N_OUT):
-                    P2[o] += KM[N_SMALL + o]
+                throw_step(P1, F1, proper2, arg2, PF1, P2, KM, lat)
                 # after the second throw
-                for o in range(N_KEEP + 1):
-                    KM[o] = 0.0
-                for o in range(N_OUT):
-                    if P2[o] != 0.0:
-                        if F0[o] >= proper3[o]:
-                            PF0[o] += P2[o]
-                        else:
-                            KM[arg3[o]] += P2[o]
-                roll_keeps(KM, lat)
-                for o in range(N_OUT):
-                    PF0[o] += KM[N_SMALL + o]
+                throw_step(P2, F0, proper3, arg3, PF0, PF0, KM, lat)
                 # the fills, gathered by (next state, points)
                 for ft in range(2):
                     for o in range(N_OUT):

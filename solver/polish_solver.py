@@ -50,7 +50,7 @@ from kocka.solver.rules.polish import (
     basic_value, box_value, stage_total, upper_bonus,
 )
 from kocka.solver.scorecard_solver import (
-    N_KEEP, N_OUT, N_SMALL, _chunks, _pool, _popcounts, _tracker_classes, keep_lattice,
+    N_KEEP, N_OUT, N_SMALL, _pool, _popcounts, _tracker_classes, keep_lattice, solve_layers,
 )
 from kocka.solver.tables import Table
 
@@ -257,12 +257,6 @@ def _kernel_args(model: StageModel) -> tuple:
     )
 
 
-def _solve_chunk(masks, first, count, W, args):
-    out = np.full((count, W.shape[1]), np.nan)
-    _scorecard.solve_budget_masks(masks, first, out, W, *args)
-    return out
-
-
 def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions = BuildOptions(progress=False),
                 label: str = "") -> np.ndarray:
     """Values ``W[state, F]`` of one stage: expected points of this stage and the later ones
@@ -277,20 +271,9 @@ def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions
     progress = Progress(todo, label or f"polish stage {model.kind}", enabled=options.progress)
     backend = BuildOptions(jobs=jobs, backend="threading") if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()
     with _pool(backend) as parallel:
-        for layer in range(model.n_boxes - 1, -1, -1):
-            chunks = _chunks(model, layer, 1 if parallel is None else 8 * jobs)
-            layer_args = (*args, layer_fences(model.rules, model.kind, layer))
-            if parallel is None:
-                for masks, s0, cnt in chunks:
-                    _scorecard.solve_budget_masks(masks, s0, W[s0:s0 + cnt], W, *layer_args)
-                    progress.advance(cnt)
-                continue
-            from joblib import delayed
-
-            results = parallel(delayed(_solve_chunk)(masks, s0, cnt, W, layer_args) for masks, s0, cnt in chunks)
-            for (masks, s0, cnt), out in zip(chunks, results):
-                W[s0:s0 + cnt] = out
-                progress.advance(cnt)
+        solve_layers(model, W, _scorecard.solve_budget_masks,
+                     lambda layer: (*args, layer_fences(model.rules, model.kind, layer)), progress, parallel,
+                     n_chunks=8 * jobs)
     progress.close()
     return W
 
@@ -561,9 +544,7 @@ def build_basic_arrays(game: PolishBasicGame, options: BuildOptions = BuildOptio
     args[5] = np.full(len(COMBINATIONS), -math.inf)  # the first throw is always made (PL-5)
     W = np.zeros((model.n_states, 1))
     start = time.perf_counter()
-    for layer in range(model.n_boxes - 1, -1, -1):
-        for masks, s0, cnt in _chunks(model, layer, 1):
-            _scorecard.solve_budget_masks(masks, s0, W[s0:s0 + cnt], W, *args)
+    solve_layers(model, W, _scorecard.solve_budget_masks, lambda layer: args)
     return {"values": W[:, 0], "base": model.base}, {
         "expected_score": float(W[model.start_state, 0]), "states": model.n_states,
         "seconds_values": round(time.perf_counter() - start, 3), "horizon_turns": len(COMBINATIONS),
@@ -701,10 +682,7 @@ class PolishEV:
     def check(self, game: Game, table: Table, samples: int = 4, seed: int = 0) -> list[str]:
         """The start value recomputed through :func:`rank` (engine scores, dense keep
         transitions) must equal the table's."""
-        state = game.new_initial_state()
-        got = max(d.value for d in rank(game, table, state))
-        want = table.meta.extra["expected_score"]
-        return [] if abs(got - want) <= 1e-9 * max(1.0, abs(want)) else [f"start value {got!r} != table {want!r}"]
+        return _start_value_problems(game, table)
 
 
 @dataclass(frozen=True)
@@ -730,9 +708,15 @@ class PolishBasicEV:
         return {"expected_score": round(x["expected_score"], 6), "states": x["states"]}
 
     def check(self, game: Game, table: Table) -> list[str]:
-        got = max(d.value for d in rank(game, table, game.new_initial_state()))
-        want = table.meta.extra["expected_score"]
-        return [] if abs(got - want) <= 1e-9 * max(1.0, abs(want)) else [f"start value {got!r} != table {want!r}"]
+        return _start_value_problems(game, table)
+
+
+def _start_value_problems(game: Game, table: Table) -> list[str]:
+    """The start value recomputed through :func:`rank` against the table's expected score
+    (``kocka-solve verify``; empty: they agree)."""
+    got = max(d.value for d in rank(game, table, game.new_initial_state()))
+    want = table.meta.extra["expected_score"]
+    return [] if abs(got - want) <= 1e-9 * max(1.0, abs(want)) else [f"start value {got!r} != table {want!r}"]
 
 
 POLISH_EV = PolishEV()

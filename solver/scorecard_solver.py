@@ -466,9 +466,10 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
 MIN_PARALLEL_STATES = 20_000  # smaller layers are solved in-process: a pool round trip costs more
 
 
-def _solve_chunk(masks: np.ndarray, first: int, count: int, W: np.ndarray, args: tuple) -> np.ndarray:
-    out = np.empty(count, dtype=np.float64)
-    _scorecard.solve_masks(masks, first, out, W, *args)
+def _solve_chunk(kernel, masks: np.ndarray, first: int, count: int, W: np.ndarray, args: tuple) -> np.ndarray:
+    # a plain copy of the current rows: a kernel may leave some columns as they are
+    out = np.array(W[first:first + count])
+    kernel(masks, first, out, W, *args)
     return out
 
 
@@ -499,22 +500,38 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
     todo = int(model.state_start[model.n_boxes])  # every state but the full cards
     progress = Progress(todo, f"{model.game.NAME} values", enabled=options.progress)
     with _pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
-        for layer in range(model.n_boxes - 1, -1, -1):
-            small = model.state_start[layer + 1] - model.state_start[layer] < MIN_PARALLEL_STATES
-            chunks = _chunks(model, layer, 1 if parallel is None or small else 4 * jobs)
-            if parallel is None or small:
-                for masks, s0, cnt in chunks:
-                    _scorecard.solve_masks(masks, s0, W[s0:s0 + cnt], W, *args)
-                    progress.advance(cnt)
-                continue
-            from joblib import delayed
-
-            results = parallel(delayed(_solve_chunk)(masks, s0, cnt, W, args) for masks, s0, cnt in chunks)
-            for (masks, s0, cnt), out in zip(chunks, results):
-                W[s0:s0 + cnt] = out
-                progress.advance(cnt)
+        solve_layers(model, W, _scorecard.solve_masks, lambda layer: args, progress, parallel,
+                     n_chunks=4 * jobs, min_parallel_layer=MIN_PARALLEL_STATES)
     progress.close()
     return W
+
+
+def solve_layers(model, W: np.ndarray, kernel, layer_args, progress: Progress | None = None, parallel=None,
+                 n_chunks: int = 1, min_parallel_layer: int = 0) -> None:
+    """Fill ``W`` layer by layer, from the last open box back to the empty card, with
+    ``kernel(masks, first_state, out, W, *layer_args(layer))`` (a :mod:`_scorecard` solver
+    writing ``out[state - first_state]`` for the states of ``masks``, reading later layers
+    from ``W``). With a joblib ``parallel``, a layer of at least ``min_parallel_layer``
+    states is cut into about ``n_chunks`` chunks (:func:`_chunks`) solved by the pool;
+    smaller layers are solved in-process. ``model`` needs ``n_boxes``, ``layer_ptr``,
+    ``masks``, ``base`` and ``ncls`` (:class:`ScorecardModel` or a Polish stage model)."""
+    for layer in range(model.n_boxes - 1, -1, -1):
+        args = layer_args(layer)
+        chunks = _chunks(model, layer, 1)
+        if parallel is None or not chunks or chunks[0][2] < min_parallel_layer:
+            for masks, s0, cnt in chunks:
+                kernel(masks, s0, W[s0:s0 + cnt], W, *args)
+                if progress is not None:
+                    progress.advance(cnt)
+            continue
+        from joblib import delayed
+
+        chunks = _chunks(model, layer, n_chunks)
+        results = parallel(delayed(_solve_chunk)(kernel, masks, s0, cnt, W, args) for masks, s0, cnt in chunks)
+        for (masks, s0, cnt), out in zip(chunks, results):
+            W[s0:s0 + cnt] = out
+            if progress is not None:
+                progress.advance(cnt)
 
 
 # ----------------------------------------------------------------------------------------
