@@ -654,6 +654,9 @@ def hint(game: PolishGame, params: HintParams) -> HintReport:
              f"{table.meta.extra['expected_score']:.4f})"]
     if isinstance(game, PolishGame):
         notes.append("a keep after the third throw spends a fence; writing after t throws leaves F + 3 - t fences (PL-12)")
+        if params.state is None and state.stage > 1:
+            notes.append(f"stage {state.stage}: earlier stages are entered as cards of zeros, so every value "
+                         "counts the points from this stage on (pass --state for a whole game)")
     return HintReport(position=game.describe_state(state), value_name=VALUE_NAME, decisions=decisions, notes=notes)
 
 

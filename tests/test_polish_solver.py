@@ -213,3 +213,5 @@ def test_hint_lists_declarations_and_fence_spending(tmp_path):
                                    extra={"stage": 2, "fences": 2, "declare": "fives"}))
     keeps = [d for d in report.decisions if isinstance(d.action, Keep)]
     assert keeps and all(d.detail["spends_fence"] for d in keeps)
+    # a stage-2 hint built from --card says that earlier stages count as zeros
+    assert any("earlier stages are entered as cards of zeros" in n for n in report.notes)
