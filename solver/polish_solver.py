@@ -51,6 +51,7 @@ from kocka.solver.rules.polish import (
 )
 from kocka.solver.scorecard_solver import (
     N_KEEP, N_OUT, N_SMALL, _pool, _popcounts, _tracker_classes, keep_lattice, solve_layers,
+    tracker_rows,
 )
 from kocka.solver.tables import Table
 
@@ -226,24 +227,11 @@ def build_stage_model(rules: PolishRules, kind: int) -> StageModel:
     grp_ptr = np.zeros((1 << n) + 1, dtype=np.int32)
     grp_ptr[1:] = np.cumsum([len(g) for g in groups])
     grp_bits = np.array([b for g in groups for b in g] or [0], dtype=np.int32)
-    row_start = np.zeros(1 << nu, dtype=np.int64)
-    count = 0
-    for U in range(1 << nu):
-        row_start[U] = count
-        count += len(rows[U][0])
-    tnext = np.ascontiguousarray(np.concatenate([r[0] for r in rows]) if count else np.zeros((1, N_OUT), np.int32))
-    toff = np.ascontiguousarray(np.concatenate([r[1] for r in rows]) if count else np.zeros((1, N_OUT)))
-    uprank = np.zeros(max((1 << nu) * nu, 1), dtype=np.int32)
-    for U in range(1 << nu):
-        r = 0
-        for u in range(nu):
-            if not U >> u & 1:
-                uprank[U * nu + u] = r
-                r += 1
+    tbase, tnext, toff, uprank = tracker_rows(rows, nu, U_of)
     return StageModel(
         rules=rules, kind=kind, cap=solver_cap(rules), masks=masks, layer_ptr=layer_ptr, base=base,
         ncls=ncls, nflag=np.ones(1 << n, dtype=np.int8), grp_ptr=grp_ptr, grp_bits=grp_bits,
-        tclass=tclass, toffset=toffset, tbase=row_start[U_of], uprank=uprank, tnext=tnext, toff=toff,
+        tclass=tclass, toffset=toffset, tbase=tbase, uprank=uprank, tnext=tnext, toff=toff,
         n_states=int(sizes.sum()), reachable_states=int(np.where(reach, n_trackers[U_of], 0).sum()),
     )
 

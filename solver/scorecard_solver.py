@@ -384,6 +384,31 @@ def _contexts(game: ScorecardGame, flag_box: int | None, n_ft: int, n_masks: int
     return ctx_of, np.stack(tables)
 
 
+
+def tracker_rows(rows: list, nu: int, U_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pack the tracker-transition rows for the kernel.
+
+    ``rows[U]`` is ``(next class, value offset)``, each (rows of face set U, 252), one row
+    per (tracker class of U, rank of an open face box). Returns ``tbase`` (first row of each
+    mask's face set), ``tnext``, ``toff`` (all rows stacked) and ``uprank`` (``U * nu + u``:
+    the rank of face box u among the boxes still open in U).
+    """
+    row_start = np.zeros(1 << nu, dtype=np.int64)
+    count = 0
+    for U in range(1 << nu):
+        row_start[U] = count
+        count += len(rows[U][0])
+    tnext = np.ascontiguousarray(np.concatenate([r[0] for r in rows]) if count else np.zeros((1, N_OUT), np.int32))
+    toff = np.ascontiguousarray(np.concatenate([r[1] for r in rows]) if count else np.zeros((1, N_OUT)))
+    uprank = np.zeros(max((1 << nu) * nu, 1), dtype=np.int32)
+    for U in range(1 << nu):
+        r = 0
+        for u in range(nu):
+            if not U >> u & 1:
+                uprank[U * nu + u] = r
+                r += 1
+    return row_start[U_of], tnext, toff, uprank
+
 def build_model(game: ScorecardGame) -> ScorecardModel:
     """The state space, layout and kernel tables of ``game``'s rules variant."""
     start = time.perf_counter()
@@ -415,25 +440,7 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
     n_states = int(sizes.sum())
     reachable_states = int(np.where(reach, n_trackers[U_of] * nflag, 0).sum())
 
-    # tracker-transition rows: class c of face set U, open face box of rank r
-    row_start = np.zeros(1 << nu, dtype=np.int64)
-    row_blocks_next, row_blocks_off = [], []
-    count = 0
-    for U in range(1 << nu):
-        row_start[U] = count
-        row_blocks_next.append(rows[U][0])
-        row_blocks_off.append(rows[U][1])
-        count += len(rows[U][0])
-    tnext = np.ascontiguousarray(np.concatenate(row_blocks_next) if count else np.zeros((1, N_OUT), np.int32))
-    toff = np.ascontiguousarray(np.concatenate(row_blocks_off) if count else np.zeros((1, N_OUT)))
-    tbase = row_start[U_of]
-    uprank = np.zeros(max((1 << nu) * nu, 1), dtype=np.int32)
-    for U in range(1 << nu):
-        r = 0
-        for u in range(nu):
-            if not U >> u & 1:
-                uprank[U * nu + u] = r
-                r += 1
+    tbase, tnext, toff, uprank = tracker_rows(rows, nu, U_of)
 
     fnext = np.zeros((n, 2, N_OUT), dtype=np.int8)
     fnext[:, 1, :] = 1
