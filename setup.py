@@ -40,9 +40,9 @@ extensions = [
 
 setup(
     # ``kocka`` itself is an implicit namespace package: only its two subpackages exist.
-    packages=["kocka.solver", "kocka.solver.rules", "kocka.agents"],
+    packages=["kocka.solver", "kocka.solver.rules", "kocka.agents", "kocka.agents.frontends"],
     package_dir={"kocka.solver": "solver", "kocka.agents": "agents"},
-    package_data={"kocka.solver": ["*.pyx", "*.pxd", "data/*.json"], "kocka.agents": ["*.json"]},
+    package_data={"kocka.solver": ["*.pyx", "*.pxd", "data/*.json"], "kocka.agents.frontends": ["*.json"]},
     ext_modules=cythonize(extensions, compiler_directives=CYTHON_DIRECTIVES),
     zip_safe=False,
 )

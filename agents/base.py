@@ -10,8 +10,8 @@ choose ``rank(state)[0]``.
 Agents are stateless per call: what they choose depends only on the state, their seed
 and the number of random draws made since the last :meth:`Agent.reset`. The one
 exception is an opponent-modelling bot, which declares ``has_memory = True`` and learns
-from :meth:`Agent.observe` events; the match loops (:mod:`kocka.agents.arena`,
-:mod:`kocka.agents.play`) deliver every event to every agent and reset agents between
+from :meth:`Agent.observe` events; the match loops (:mod:`kocka.agents.frontends.arena`,
+:mod:`kocka.agents.frontends.play`) deliver every event to every agent and reset agents between
 games.
 
 Hidden information: agents receive the full state (the loops have nothing else to give)
@@ -28,7 +28,7 @@ from typing import Any, Callable, ClassVar, Hashable
 
 from kocka.solver.dice import outcome_probability
 from kocka.solver.errors import IllegalActionError, KockaError
-from kocka.solver.registry import Decision
+from kocka.solver.decision import Decision
 from kocka.solver.rules import CHANCE, Game
 from kocka.solver.rules.base import pick_outcome
 

@@ -43,7 +43,8 @@ import numpy as np
 from kocka.agents.base import Agent, AgentUnavailable, ranked
 from kocka.agents.registry import AgentOptions
 from kocka.solver.errors import TableError
-from kocka.solver.registry import Decision, get_table
+from kocka.solver.decision import Decision
+from kocka.solver.registry import get_table
 from kocka.solver.rules import Game
 from kocka.solver.rules.chip_bidding import (
     PLAY, RAISE, RESPOND, ChipBiddingGame, ChipBiddingState, Decline, Hold, Pass, Raise, settle,

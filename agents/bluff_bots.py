@@ -73,7 +73,8 @@ from kocka.agents.registry import AgentOptions
 from kocka.solver.dice import all_outcomes, outcome_distribution, remove
 from kocka.solver.bluff_equilibrium import challenge_payoffs
 from kocka.solver.errors import RulesError, TableError
-from kocka.solver.registry import Decision, get_table
+from kocka.solver.decision import Decision
+from kocka.solver.registry import get_table
 from kocka.solver.rules import CHANCE, Game
 from kocka.solver.rules.bluff import (
     ANSWER, CLAIM, AbazsGame, Accept, Bet, BiddingBluffGame, BluffState, Challenge, Claim, DiceClaim, Hand,
@@ -340,7 +341,7 @@ class _RoundMemory:
 # Shared plumbing
 # ----------------------------------------------------------------------------------------
 def _label(action: Any, game: Game, state: Any) -> str:
-    from kocka.agents.play import format_action
+    from kocka.agents.frontends.play import format_action
 
     return format_action(action, game, state)
 

@@ -23,7 +23,7 @@ from kocka.agents.base import Agent, ranked
 from kocka.agents.registry import AgentOptions
 from kocka.solver.dice import counts
 from kocka.solver.dice_tables import dice_tables
-from kocka.solver.registry import Decision
+from kocka.solver.decision import Decision
 from kocka.solver.rules import Game
 
 
@@ -611,6 +611,6 @@ def cautious_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 def _label(action: Any, game: Game, state: Any) -> str:
-    from kocka.agents.play import format_action
+    from kocka.agents.frontends.play import format_action
 
     return format_action(action, game, state)

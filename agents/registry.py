@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
 from kocka.solver.errors import TableError
-from kocka.solver.registry import Decision, get_table
+from kocka.solver.decision import Decision
+from kocka.solver.registry import get_table
 from kocka.solver.rules import Game
 
 
@@ -64,7 +65,7 @@ class RandomAgent(Agent):
 
 
 def _label(action: Any) -> str:
-    from kocka.agents.play import format_action
+    from kocka.agents.frontends.play import format_action
 
     return format_action(action)
 

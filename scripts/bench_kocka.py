@@ -19,7 +19,8 @@ from kocka.solver.kocka_solver import (
     UNIT, kocka_model, rank, series_odds, solve_race, turn_ev_values, turn_reach_values,
 )
 from kocka.solver.pig import pig_win_probabilities
-from kocka.solver.registry import BuildOptions, build_table
+from kocka.solver.decision import BuildOptions
+from kocka.solver.registry import build_table
 from kocka.solver.rules.kocka import KockaGame, KockaRules, KockaState
 from kocka.solver.kocka_solver import KOCKA_TURN_EV, KOCKA_WINPROB
 

@@ -13,7 +13,7 @@ import resource
 import time
 
 from kocka.solver.polish_solver import build_arrays, build_basic_arrays
-from kocka.solver.registry import BuildOptions
+from kocka.solver.decision import BuildOptions
 from kocka.solver.rules.polish import PolishBasicGame, PolishGame, PolishRules
 
 

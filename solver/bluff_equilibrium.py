@@ -64,7 +64,7 @@ import numpy as np
 
 from kocka.solver.dice import all_outcomes, outcome_distribution
 from kocka.solver.errors import IllegalActionError, RulesError
-from kocka.solver.registry import BuildOptions, Decision
+from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.rules.base import CHANCE, Game
 from kocka.solver.rules.bluff import (
     ANSWER, CLAIM, ROLL, AbazsGame, AbazsRules, Accept, Bet, BluffState, Challenge, Claim, LiarsPokerGame, Pass,

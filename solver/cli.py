@@ -9,8 +9,9 @@ import sys
 import click
 
 from kocka.solver.errors import KockaError, TableError
+from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import (
-    SOLVERS, BuildOptions, build_table, game_from_cli, path_for, solver_for, solvers_for,
+    SOLVERS, build_table, game_from_cli, path_for, solver_for, solvers_for,
 )
 from kocka.solver.parallel import prepare_backend
 from kocka.solver.tables import default_cache_dir, load_table, read_table

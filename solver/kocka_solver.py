@@ -44,7 +44,7 @@ from kocka.solver import _kocka
 from kocka.solver.dice import validate_dice
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, InvalidStateError, RulesError, TableError
-from kocka.solver.registry import BuildOptions, Decision
+from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.rules.kocka import (
     NUM_DICE, STAGE_BANK_OR_ROLL, STAGE_JOKER, STAGE_SET_ASIDE, Bank, KockaGame,
     KockaRules, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries, is_full, scores,
@@ -932,7 +932,7 @@ def hint(game: Any, params: Any) -> Any:
     """``kocka hint kocka``: rank the actions for the roll ``params.dice`` (or, with no
     dice, the bank-or-roll choice with ``params.dice_left`` dice), by P(win) when the
     scores are given (the winprob table), else by expected points this turn."""
-    from kocka.agents.hint import HintReport
+    from kocka.agents.frontends.hint import HintReport
     from kocka.solver.registry import get_table
 
     rules = _check_kocka(game)

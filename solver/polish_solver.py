@@ -41,7 +41,8 @@ from kocka.solver.dice import validate_dice
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, InvalidStateError, TableError
 from kocka.solver.progress import Progress
-from kocka.solver.registry import BuildOptions, Decision, get_table
+from kocka.solver.decision import BuildOptions, Decision
+from kocka.solver.registry import get_table
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import FACE_OF_BOX
 from kocka.solver.rules.polish import (
@@ -56,7 +57,7 @@ from kocka.solver.scorecard_solver import (
 from kocka.solver.tables import Table
 
 if TYPE_CHECKING:
-    from kocka.agents.hint import HintParams, HintReport
+    from kocka.agents.frontends.hint import HintParams, HintReport
 
 HEADROOM = 3
 """Fence counts solved beyond the reachable ones (PL-12: at most 3 per turn played)."""
@@ -610,7 +611,7 @@ def _parse_card(game: PolishGame | PolishBasicGame, doc: Any) -> tuple:
 def hint(game: PolishGame, params: HintParams) -> HintReport:
     """``kocka hint polish``: every action with its value, including spending a fence (a
     throw beyond the third), scratching for fences and which box to declare."""
-    from kocka.agents.hint import HintReport
+    from kocka.agents.frontends.hint import HintReport
 
     if params.state is not None:
         state = game.state_from_json(params.state)

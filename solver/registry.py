@@ -12,7 +12,6 @@ import json
 import pathlib
 import sys
 import time
-from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
@@ -20,26 +19,8 @@ import numpy as np
 
 from kocka.solver.errors import TableError
 from kocka.solver.rules import Game, get_game
+from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.tables import Table, TableMeta, default_cache_dir, load_table, save_table, table_path
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How to build: joblib worker count and backend, progress display."""
-
-    jobs: int = 1
-    backend: str = "loky"
-    progress: bool = True
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One legal action with the value the ranking agent optimises (best first lists)."""
-
-    action: Any
-    value: float
-    label: str = ""
-    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 class TableSolver(Protocol):

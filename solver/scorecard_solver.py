@@ -44,7 +44,8 @@ from kocka.solver.dice import validate_dice
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, InvalidStateError, TableError
 from kocka.solver.progress import Progress
-from kocka.solver.registry import BuildOptions, Decision, get_table
+from kocka.solver.decision import BuildOptions, Decision
+from kocka.solver.registry import get_table
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.scorecard import (
     Card, Declare, Fill, Keep, ScorecardGame, ScorecardState, YahtzeeGame,
@@ -52,7 +53,7 @@ from kocka.solver.rules.scorecard import (
 from kocka.solver.tables import Table
 
 if TYPE_CHECKING:  # the agents package imports the solvers, not the other way round
-    from kocka.agents.hint import HintParams, HintReport
+    from kocka.agents.frontends.hint import HintParams, HintReport
 
 N_OUT = 252
 N_KEEP = 462
@@ -1004,7 +1005,7 @@ def _describe(game: ScorecardGame, state: ScorecardState) -> str:
 
 def hint(game: ScorecardGame, params: HintParams) -> HintReport:
     """``kocka hint`` for the scorecard games: rank every action of the position."""
-    from kocka.agents.hint import HintReport
+    from kocka.agents.frontends.hint import HintReport
 
     if params.state is not None:
         state = game.state_from_json(params.state)

@@ -502,7 +502,7 @@ def test_kocka_optimal_self_play_matches_the_table(tiny_kocka_options):
     lie within the 99.9 % Wilson interval (z = 3.2905) of the table's P(first player wins)."""
     import numpy as np
 
-    from kocka.agents.arena import run_arena, wilson_interval
+    from kocka.agents.frontends.arena import run_arena, wilson_interval
     from kocka.solver.registry import get_table
 
     game = get_game("kocka", TINY_KOCKA, num_players=2)
@@ -552,7 +552,7 @@ def test_scorecard_optimal_simulated_mean_matches_the_table(tiny_yahtzee_options
     table's expected score (the README's strength table makes the same check at scale)."""
     import math
 
-    from kocka.agents.arena import run_arena
+    from kocka.agents.frontends.arena import run_arena
     from kocka.solver.registry import get_table, solver_for
 
     game = get_game("yahtzee", TINY_YAHTZEE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kocka.agents.arena import run_arena
+from kocka.agents.frontends.arena import run_arena
 from kocka.agents.base import AgentUnavailable
 from kocka.agents.betting import BettingAgent, FinalTotals, expected_net, top_set_probabilities
 from kocka.agents.registry import AgentOptions, make_agent

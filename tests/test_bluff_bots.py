@@ -7,12 +7,13 @@ import json
 
 import pytest
 
-from kocka.agents.arena import run_arena
+from kocka.agents.frontends.arena import run_arena
 from kocka.agents.base import AgentUnavailable, Event
 from kocka.agents.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver import bluff_equilibrium as be
-from kocka.solver.registry import BuildOptions, build_table, solver_for
+from kocka.solver.decision import BuildOptions
+from kocka.solver.registry import build_table, solver_for
 from kocka.solver.rules import CHANCE
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, Challenge, Claim, Hand, Pass, TwoDiceClaim, single_round_game,
@@ -126,7 +127,7 @@ def test_betting_answer_weighs_the_pass_cost():
 # ----------------------------------------------------------------------------------------
 def seat_rank(game, state, agent, seat=None):
     """The seat's ranking for a state document (the seat resets the agent first)."""
-    from kocka.agents.seat import Seat
+    from kocka.agents.frontends.seat import Seat
 
     seat = seat or Seat()
     doc = json.loads(json.dumps(game.state_to_json(state)))
@@ -266,7 +267,7 @@ def test_equilibrium_bot_samples_its_mixed_strategy(table_dir):
 
 
 def test_equilibrium_bot_answers_a_state_document_as_in_a_match(table_dir):
-    from kocka.agents.seat import Seat, SeatOptions
+    from kocka.agents.frontends.seat import Seat, SeatOptions
 
     game = AbazsGame(AbazsRules(seating="given"), 2)
     bot = make_agent("equilibrium", game, 5, AgentOptions(cache_dir=table_dir))

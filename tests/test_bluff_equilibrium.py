@@ -9,7 +9,8 @@ import pytest
 
 from kocka.solver import bluff_equilibrium as be
 from kocka.solver.errors import RulesError
-from kocka.solver.registry import BuildOptions, build_table, solver_for
+from kocka.solver.decision import BuildOptions
+from kocka.solver.registry import build_table, solver_for
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, BiddingBluffGame, Challenge, Claim, Pass, TwoDiceClaim, actual_result,
     single_round_game,

@@ -23,15 +23,16 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from kocka.agents.hint import HintParams, render
-from kocka.agents.hint import hint as make_hint
+from kocka.agents.frontends.hint import HintParams, render
+from kocka.agents.frontends.hint import hint as make_hint
 from kocka.solver.dice import outcome_distribution
 from kocka.solver.errors import DiceError, InvalidStateError, RulesError, TableError
 from kocka.solver.kocka_solver import (
     KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB, UNIT, kocka_model, race_turn_values, rank,
     series_odds, solve_race, turn_ev_values, turn_reach_values,
 )
-from kocka.solver.registry import BuildOptions, build_table
+from kocka.solver.decision import BuildOptions
+from kocka.solver.registry import build_table
 from kocka.solver.rules.kocka import (
     NUM_DICE, Bank, KockaGame, KockaRules, KockaState, Roll, SetAside, StartSeries, is_full, scores,
     series_starts, series_value, valid_set_asides,

@@ -11,8 +11,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.cli import main
-from kocka.agents.play import PlaySession, draw_dice, format_action, normalize, parse_input
+from kocka.agents.frontends.cli import main
+from kocka.agents.frontends.play import PlaySession, draw_dice, format_action, normalize, parse_input
 from kocka.agents.registry import AgentOptions
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.scorecard import Fill, Keep

@@ -15,7 +15,8 @@ import sys
 import numpy as np
 import pytest
 
-from kocka.solver.registry import BuildOptions, build_table
+from kocka.solver.decision import BuildOptions
+from kocka.solver.registry import build_table
 from kocka.solver.rules.base import CHANCE, TERMINAL
 from kocka.solver.rules.polish import (
     COMBINATIONS, Declare, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, PolishGame,
@@ -200,7 +201,7 @@ def test_basic_start_value_recomputed_by_rank():
 def test_hint_lists_declarations_and_fence_spending(tmp_path):
     # expected: stage 2 after the first throw the options are the declarations (PL-15);
     # after the third throw with fences held, a keep spends a fence (PL-12)
-    from kocka.agents.hint import HintParams
+    from kocka.agents.frontends.hint import HintParams
 
     game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=4))
     build_table(game, POLISH_EV, QUIET, cache_dir=tmp_path)

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 from conftest import published
 from kocka.solver.dice import outcome_distribution, sub_multisets
 from kocka.solver.errors import InvalidStateError, TableError
-from kocka.solver.registry import BuildOptions, build_table, get_table, path_for, solver_for
+from kocka.solver.decision import BuildOptions
+from kocka.solver.registry import build_table, get_table, path_for, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
 from kocka.solver.scorecard_solver import (
@@ -354,7 +355,7 @@ def test_corrupt_table_file_gives_table_error(tmp_path):
 
 def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
     # expected: the listed values are rank's values, best first, loss = best - value
-    from kocka.agents.cli import main
+    from kocka.agents.frontends.cli import main
 
     game, table = kockapoker_table
     args = ["hint", "kockapoker", "--dice", "1", "1", "3", "4", "6", "--roll", "1",
@@ -375,7 +376,7 @@ def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
 def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
     # expected: on the third throw only fills are legal; each value = points so far +
     # entry + value of the card after it (value_of_card of the next card)
-    from kocka.agents.hint import HintParams, hint
+    from kocka.agents.frontends.hint import HintParams, hint
 
     game, table = kockapoker_table
     card_doc = {"pair": 10, "sixes": 6, "full": 19}  # ids and labels both accepted
@@ -391,7 +392,7 @@ def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
 
 
 def test_hint_rejects_bad_input(kockapoker_table):
-    from kocka.agents.hint import HintParams, hint
+    from kocka.agents.frontends.hint import HintParams, hint
     from kocka.solver.errors import DiceError
 
     game, table = kockapoker_table

@@ -1,6 +1,6 @@
 """The AI seat: our agents behind a line protocol any frontend can speak (as chess GUIs
 speak UCI), over stdio or HTTP. The protocol is specified in docs/PROTOCOL.md and
-agents/seat_schema.json; this module is its one implementation.
+agents/frontends/seat_schema.json; this module is its one implementation.
 
 One request is one JSON object (one line on stdin, or one HTTP POST body); one response
 comes back for it: ``{"id": ..., "result": {...}}`` or ``{"id": ..., "error": {"code":
@@ -10,7 +10,7 @@ comes back for it: ``{"id": ..., "result": {...}}`` or ``{"id": ..., "error": {"
 themselves are loaded once per process by :func:`kocka.solver.registry.get_table`) and
 turns one request into one response with :meth:`Seat.handle` (decoded JSON) or
 :meth:`Seat.handle_line` (raw text). :func:`serve_stdio` and :func:`make_http_server` are
-the two transports; ``kocka seat`` (``python -m kocka.agents.seat``) runs them.
+the two transports; ``kocka seat`` (``python -m kocka.agents.frontends.seat``) runs them.
 
 Requests are stateless: every request carries the whole state document (docs/STATE.md),
 and ``choose``/``rank`` reseed the agent from the request's ``seed`` first, so equal
@@ -135,7 +135,7 @@ REQUEST_FIELDS: dict[str, dict[str, Field]] = {
     "score": {**_GAME, "dice": Field("array", True), "box": Field("string"), "first_throw": Field("boolean")},
     "quit": {},
 }
-"""Method -> its fields besides ``id`` and ``method`` (agents/seat_schema.json says the same)."""
+"""Method -> its fields besides ``id`` and ``method`` (agents/frontends/seat_schema.json says the same)."""
 
 DEFAULT_AGENT = "optimal"
 
@@ -476,7 +476,7 @@ def chance_outcome(game: Game, state: Any, doc: list) -> Any:
 def action_label(game: Game, state: Any, action: Any) -> str:
     """What a person would type for ``action`` (the terminal player's words)."""
     try:
-        from kocka.agents.play import format_action
+        from kocka.agents.frontends.play import format_action
     except ImportError:  # labels are a courtesy; the action document is what counts
         return type(action).__name__
     return format_action(action, game, state)
@@ -762,6 +762,6 @@ def run(options: SeatOptions = SeatOptions(), http: str | None = None, log_level
 
 
 if __name__ == "__main__":
-    from kocka.agents.cli import main
+    from kocka.agents.frontends.cli import main
 
-    main(["seat", *sys.argv[1:]], prog_name="python -m kocka.agents.seat")
+    main(["seat", *sys.argv[1:]], prog_name="python -m kocka.agents.frontends.seat")

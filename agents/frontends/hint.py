@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import Any, Callable, Mapping, Sequence
 
 from kocka.solver.errors import RulesError
-from kocka.solver.registry import Decision
+from kocka.solver.decision import Decision
 from kocka.solver.rules import Game
 
 

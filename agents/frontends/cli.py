@@ -73,7 +73,7 @@ def rules(game, rules):
 def hint(game, more_dice, dice, roll, card, state_json, score, opponent, turn_total, dice_left,
          fences, stage, declared, rules, top, as_json, cache_dir, build_missing):
     """Rank every legal action in a position of GAME, with the loss of each versus the best."""
-    from kocka.agents.hint import HintParams, hint as make_hint, render
+    from kocka.agents.frontends.hint import HintParams, hint as make_hint, render
 
     all_dice = None if dice is None else (dice, *more_dice)
     if dice is None and more_dice:
@@ -129,7 +129,7 @@ def play(game, seats, seed, rules, cache_dir, build_missing):
     import random
 
     from kocka.agents.base import AgentUnavailable
-    from kocka.agents.play import play as play_game
+    from kocka.agents.frontends.play import play as play_game
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
@@ -170,7 +170,7 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, cache
     \b
     Example: kocka arena kockapoker --agents optimal,heuristic,random --games 20000 --seed 1 --jobs 2
     """
-    from kocka.agents.arena import ArenaError, PlotUnavailable, run_arena
+    from kocka.agents.frontends.arena import ArenaError, PlotUnavailable, run_arena
     from kocka.agents.base import AgentUnavailable
 
     names = [s.strip().lower() for s in agent_list.split(",") if s.strip()]
@@ -204,7 +204,7 @@ def seat(http_address, cache_dir, build_missing, log_level):
     Example:
       echo '{"id": 1, "method": "hello"}' | kocka seat
     """
-    from kocka.agents.seat import SeatOptions, parse_address, run
+    from kocka.agents.frontends.seat import SeatOptions, parse_address, run
 
     if http_address is not None:
         try:
@@ -223,7 +223,7 @@ def seat(http_address, cache_dir, build_missing, log_level):
 @click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 def score(game, more_dice, dice, box, first_throw, rules):
     """Points that DICE score in each box of GAME's card (scorecard and Polish games)."""
-    from kocka.agents.seat import box_scorer
+    from kocka.agents.frontends.seat import box_scorer
     from kocka.solver.dice import validate_dice
 
     try:

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from kocka.agents.base import Agent, AgentUnavailable, ChanceSampler, Event, derive_seed
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver.errors import KockaError, TableError
-from kocka.solver.registry import Decision
+from kocka.solver.decision import Decision
 from kocka.solver.rules import CHANCE, Game
 from kocka.solver.rules.base import Game as _GameBase
 
@@ -546,7 +546,7 @@ _VIEWS: dict[str, Callable[..., str]] = {
 
 
 def final_scores_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
-    from kocka.agents.arena import final_scores, win_shares
+    from kocka.agents.frontends.arena import final_scores, win_shares
 
     scores = final_scores(game, state)
     shares = game.returns(state) if game.NAME == "kocka" else tuple(win_shares(game.returns(state)))
@@ -769,7 +769,7 @@ class PlaySession:
 
     # ----- hints and the cost of mistakes -----
     def _hint(self, state: Any, argument: str) -> str:
-        from kocka.agents.hint import HintReport, render
+        from kocka.agents.frontends.hint import HintReport, render
 
         if self.judge is None:
             return f"no hint here: {self.judge_error}"
