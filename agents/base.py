@@ -133,38 +133,12 @@ def ranked(decisions: list[Decision]) -> list[Decision]:
 # ----------------------------------------------------------------------------------------
 # Seeded chance
 # ----------------------------------------------------------------------------------------
-def _scorecard_key(state: Any) -> Hashable:
-    return ("turn", state.player, state.cards[state.player].filled_count, state.throw)
-
-
-def _polish_key(state: Any) -> Hashable:
-    filled = sum(v is not None for v in state.cards[state.stage - 1][state.player])
-    return ("turn", state.player, state.stage, filled, state.throws)
-
-
-def _chip_bidding_key(state: Any) -> Hashable:
-    return _scorecard_key(state.card)
-
-
-TURN_KEYS: dict[str, Callable[[Any], Hashable]] = {
-    "kockapoker": _scorecard_key,
-    "slovak": _scorecard_key,
-    "yahtzee": _scorecard_key,
-    "yatzy": _scorecard_key,
-    "polish": _polish_key,
-    "kockapoker-bid": _chip_bidding_key,
-}
-"""Games whose states say which turn and throw a roll belongs to. Their rolls are keyed
-by (seat, turn, throw), so two agents playing the same dice seed on their own cards see
-the same dice on the same throw of the same turn however they played before (common
-random numbers), and an undone decision is followed by the same roll."""
-
-
 class ChanceSampler:
     """Samples chance outcomes reproducibly from ``seed``.
 
     Each roll gets its own generator, seeded from ``(seed, key)``: the key is the
-    (seat, turn, throw) of :data:`TURN_KEYS` where the game has one, else the number of
+    (seat, turn, throw) of ``game.roll_key(state)`` where the game has one (common random
+    numbers, and an undone decision is followed by the same roll), else the number of
     chance nodes met so far in the game (passed in by the match loop). When the outcomes
     are the sorted results of k fair dice, k dice are drawn one by one and sorted, so the
     first dice of a throw are shared by every agent that throws at least that many;
@@ -177,8 +151,8 @@ class ChanceSampler:
         self.seed = seed
 
     def key(self, game: Game, state: Any, counter: int) -> Hashable:
-        turn_key = TURN_KEYS.get(game.NAME)
-        return turn_key(state) if turn_key is not None else ("roll", counter)
+        turn_key = game.roll_key(state)
+        return turn_key if turn_key is not None else ("roll", counter)
 
     def sample(self, game: Game, state: Any, counter: int) -> Any:
         """The outcome of the chance node ``state``, the ``counter``-th of its game."""

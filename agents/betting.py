@@ -42,6 +42,7 @@ import numpy as np
 
 from kocka.agents.base import Agent, AgentUnavailable, ranked
 from kocka.agents.registry import AgentOptions
+from kocka.solver import scorecard_solver
 from kocka.solver.errors import TableError
 from kocka.solver.decision import Decision
 from kocka.solver.registry import get_table
@@ -56,12 +57,6 @@ EXACT_MAX_OPEN = 11
 (propagating a card with 14 open boxes takes seconds, with 11 about a tenth of one)."""
 
 
-def _scorecard_solver() -> Any:
-    from kocka.solver import scorecard_solver
-
-    return scorecard_solver
-
-
 # ----------------------------------------------------------------------------------------
 # Who finishes top
 # ----------------------------------------------------------------------------------------
@@ -74,7 +69,7 @@ class FinalTotals:
         self.table = table
         self.exact_max_open = exact_max_open
         self.solo = HungarianGame(game.rules.scorecard_rules(), num_players=1)
-        self.empty_std = _scorecard_solver().score_distribution(self.solo, table, None).std()
+        self.empty_std = scorecard_solver.score_distribution(self.solo, table, None).std()
         self._cache: dict[Card, tuple[int, np.ndarray]] = {}
 
     def of_card(self, card: Card) -> tuple[int, np.ndarray]:
@@ -84,14 +79,13 @@ class FinalTotals:
         return self._cache[card]
 
     def _compute(self, card: Card) -> tuple[int, np.ndarray]:
-        solver = _scorecard_solver()
         filled = sum(e is not None for e in card.entries)
         if card.is_full:
             return self.solo.card_total(card), np.ones(1)
         if len(card.entries) - filled <= self.exact_max_open:
-            dist = solver.score_distribution(self.solo, self.table, card)
+            dist = scorecard_solver.score_distribution(self.solo, self.table, card)
             return dist.first, np.asarray(dist.probs, dtype=float)
-        mean = solver.value_of_card(self.solo, self.table, card)
+        mean = scorecard_solver.value_of_card(self.solo, self.table, card)
         std = self.empty_std * math.sqrt((len(card.entries) - filled) / len(card.entries))
         return _discrete_normal(mean, std)
 
@@ -101,7 +95,7 @@ class FinalTotals:
         card = card_state.cards[player]
         mid_turn = card_state.player == player and (card_state.throw > 0 or card_state.dice is not None)
         if mid_turn and sum(e is None for e in card.entries) <= self.exact_max_open:
-            dist = _scorecard_solver().score_distribution(self.game.card_game, self.table, card_state)
+            dist = scorecard_solver.score_distribution(self.game.card_game, self.table, card_state)
             return dist.first, np.asarray(dist.probs, dtype=float)
         return self.of_card(card)
 
@@ -178,7 +172,7 @@ class _CardPlayer(Agent):
     def rank(self, state: ChipBiddingState) -> list[Decision]:
         actions = self.decision_actions(state)
         if state.phase == PLAY:
-            return _scorecard_solver().rank(self.game.card_game, self.table, state.card)
+            return scorecard_solver.rank(self.game.card_game, self.table, state.card)
         return ranked(self.rank_betting(state, actions))
 
     def rank_betting(self, state: ChipBiddingState, actions: list) -> list[Decision]:

@@ -48,8 +48,13 @@ players an accepted claim is valued 0 and D = 0 (the round moves on without it).
 In the betting games it maximises the chips of the betting round at hand (BLUFF-12..15):
 an answer bets when (1 - q) x paid - q x k beats the pass's -1; a claim (with stake)
 weighs taking the bank when everybody passes against the bets it draws, exactly over who
-bets. In liar's poker a re-throw is valued by the best claim after it, averaged over the
-new die.
+bets. It values the claims and stakes of the engine's ``legal_actions``: every stake up to
+20 and the candidate stakes above (``candidate_stakes``: the largest, and where an
+opponent's chips stop him betting). Its call rates depend on the stake only through the
+stake class (1, or 2 and more), so between two candidates a claim's value is monotone in
+the stake and its best stake is a candidate: no stake value is enumerated, whatever the
+chips. In liar's poker a re-throw is valued by the best claim after it with stake 1, 2 or
+the largest, averaged over the new die.
 
 Hidden information: the bots read only what ``game.observation`` shows their seat (the
 standing claim and the round's claim history, stakes, bets, chips, the public and shown
@@ -57,6 +62,10 @@ dice, reveals) and their own dice when they are the claimant. Every decision rea
 state alone (the claim the standing claim beat is ``state.previous``), so a state
 document sent to the seat gets the answer the bot gives in a match; only what ``bayes``
 has learnt from the match's events (``observe``) differs.
+
+Rules come from the engine's public queries: ``claims_above`` (which claims may be made
+over a claim), ``claim_true``, ``claim_strength``, ``hidden_dice``, ``shown_dice``,
+``dice_claim_hand``, ``max_stake`` and ``must_bet``; nothing here re-derives a rule.
 """
 from __future__ import annotations
 
@@ -70,27 +79,23 @@ import numpy as np
 
 from kocka.agents.base import Agent, AgentUnavailable, Event, ranked
 from kocka.agents.registry import AgentOptions
-from kocka.solver.dice import all_outcomes, outcome_distribution, remove
-from kocka.solver.bluff_equilibrium import challenge_payoffs
+from kocka.solver import bluff_equilibrium
+from kocka.solver.dice import outcome_distribution, remove
 from kocka.solver.errors import RulesError, TableError
 from kocka.solver.decision import Decision
 from kocka.solver.registry import get_table
 from kocka.solver.rules import CHANCE, Game
 from kocka.solver.rules.bluff import (
-    ANSWER, CLAIM, AbazsGame, Accept, Bet, BiddingBluffGame, BluffState, Challenge, Claim, DiceClaim, Hand,
-    LiarsPokerGame, Pass, Reroll, TwoDiceClaim, achievable_claims, actual_result, claim_rank, hand_of, is_true,
+    ANSWER, CLAIM, AbazsGame, Accept, Bet, BiddingBluffGame, BluffState, Challenge, Claim, DiceClaim,
+    LiarsPokerGame, Pass, Reroll, actual_result, claim_rank, hand_of,
 )
 
-BLUFF_GAMES = ("abazs", "bidding-bluff", "liars-poker")
+_FROM_STATE: Any = object()
 
 
 # ----------------------------------------------------------------------------------------
 # What anybody can compute about a claim from the public dice
 # ----------------------------------------------------------------------------------------
-def _shown_dice(state: BluffState) -> tuple[int, ...]:
-    return (state.shown,) if state.shown else ()
-
-
 def truthful_claim(game: Game, state: BluffState, hidden: Sequence[int], shown: Sequence[int] = ()) -> Any:
     """T(x): the claim an honest claimant makes with hidden dice ``hidden`` (BLUFF-7,
     BLUFF-19; ``liar.claim = dice``: the hidden dice themselves)."""
@@ -99,47 +104,6 @@ def truthful_claim(game: Game, state: BluffState, hidden: Sequence[int], shown: 
             return DiceClaim(tuple(hidden))
         return hand_of(tuple(state.public) + tuple(shown) + tuple(hidden), game.rules)
     return actual_result(hidden, game.rules.ranking)
-
-
-def claim_true(game: Game, state: BluffState, claim: Any, hidden: Sequence[int], shown: Sequence[int] = ()) -> bool:
-    """Whether ``claim`` is true for a claimant with these hidden (and shown) dice (BLUFF-4,
-    BLUFF-20)."""
-    if isinstance(claim, TwoDiceClaim):
-        return is_true(claim, hidden, game.rules)
-    if isinstance(claim, Hand):
-        return is_true(claim, tuple(state.public) + tuple(shown) + tuple(hidden), game.rules)
-    # liar.claim = dice: the engine's own decision (exact: the named dice; at_least: the hand)
-    dice = tuple(sorted(tuple(shown) + tuple(hidden)))
-    probe = replace(state, shown=shown[0] if shown else 0, dice=dice, claimed_dice=claim.dice,
-                    standing=game.dice_claim_hand(replace(state, shown=shown[0] if shown else 0), claim))
-    return game._claim_true(probe)  # noqa: SLF001 -- the rule lives there, not re-implemented
-
-
-def claim_strength(game: Game, state: BluffState, claim: Any, shown: Sequence[int] = ()) -> int:
-    """Position of a claim in its ranking (a dice claim by the hand it names)."""
-    if isinstance(claim, TwoDiceClaim):
-        return claim.rank
-    if isinstance(claim, DiceClaim):
-        claim = game.dice_claim_hand(replace(state, shown=shown[0] if shown else 0), claim)
-    return claim_rank(claim, game.rules)
-
-
-def allowed_claims(game: Game, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> list:
-    """Claims a claimant may make over ``previous`` (BLUFF-3, BLUFF-20), from public
-    information only, lowest first."""
-    if isinstance(game, AbazsGame):
-        return list(game.claimable(previous))
-    beat = previous if game.rules.escalation == "strict" else None
-    if isinstance(game, BiddingBluffGame):
-        return [c for c in game.claims() if beat is None or c > beat]
-    hidden = 2 - len(shown)
-    if game.rules.claim == "hand":
-        return achievable_claims(state.public, shown, hidden, beat, game.rules)
-    template = replace(state, shown=shown[0] if shown else 0)
-    claims = [
-        DiceClaim(h) for h in all_outcomes(hidden) if beat is None or game.dice_claim_hand(template, DiceClaim(h)) > beat
-    ]
-    return sorted(claims, key=lambda c: claim_strength(game, state, c, shown))
 
 
 @dataclass(frozen=True)
@@ -167,8 +131,8 @@ class ClaimView:
 
     @staticmethod
     def build(game: Game, state: BluffState, previous: Any, shown: Sequence[int] = ()) -> "ClaimView":
-        shown = tuple(shown)
-        claims = tuple(allowed_claims(game, state, previous, shown))
+        shown, public = tuple(shown), tuple(state.public)
+        claims = tuple(game.claims_above(previous, public, shown))
         types: dict[Any, list] = {}
         for hidden, p in outcome_distribution(2 - len(shown)):
             t = truthful_claim(game, state, hidden, shown)
@@ -181,14 +145,14 @@ class ClaimView:
         reps = tuple(types[t][1] for t in type_claims)
         index = {c: k for k, c in enumerate(claims)}
         truthful = np.array([index.get(t, -1) for t in type_claims], dtype=np.int64)
-        truth = np.array([[claim_true(game, state, c, rep, shown) for c in claims] for rep in reps], dtype=bool)
+        truth = np.array([[game.claim_true(c, rep, public, shown) for c in claims] for rep in reps], dtype=bool)
         truth = truth.reshape(len(reps), len(claims))
         honest = np.zeros(len(claims))
         for t, k in enumerate(truthful):
             if k >= 0:
                 honest[k] += probs[t]
-        type_strength = np.array([claim_strength(game, state, t, shown) for t in type_claims])
-        claim_strengths = np.array([claim_strength(game, state, c, shown) for c in claims])
+        type_strength = np.array([game.claim_strength(t, public, shown) for t in type_claims])
+        claim_strengths = np.array([game.claim_strength(c, public, shown) for c in claims])
         reach = np.array([probs[type_strength >= s].sum() for s in claim_strengths])
         smallest = np.array([next((k for k in range(len(claims)) if k != tk), -1) for tk in truthful], dtype=np.int64)
         buckets = np.array([reach_bucket(r) for r in reach], dtype=np.int64)
@@ -321,7 +285,7 @@ class _RoundMemory:
         action = event.action
         if isinstance(action, Claim):
             self.last_claim = ClaimRecord(
-                before.active, action.claim, action.stake, before.standing, tuple(before.public), _shown_dice(before)
+                before.active, action.claim, action.stake, before.standing, tuple(before.public), self.game.shown_dice(before)
             )
             return
         rec = self.last_claim
@@ -340,18 +304,12 @@ class _RoundMemory:
 # ----------------------------------------------------------------------------------------
 # Shared plumbing
 # ----------------------------------------------------------------------------------------
-def _label(action: Any, game: Game, state: Any) -> str:
-    from kocka.agents.frontends.play import format_action
-
-    return format_action(action, game, state)
-
-
 class _BluffAgent(Agent):
     """Checks the game; decisions read the state alone (its claim history included)."""
 
     def __init__(self, game: Game, seed: int = 0) -> None:
-        if game.NAME not in BLUFF_GAMES:
-            raise AgentUnavailable(f"{type(self).__name__} plays {', '.join(BLUFF_GAMES)}, not {game.NAME!r}")
+        if not isinstance(game, (AbazsGame, BiddingBluffGame, LiarsPokerGame)):
+            raise AgentUnavailable(f"{type(self).__name__} plays the bluff games, not {game.NAME!r}")
         super().__init__(game, seed)
         self._views: dict[tuple, ClaimView] = {}
 
@@ -360,9 +318,6 @@ class _BluffAgent(Agent):
         if key not in self._views:
             self._views[key] = ClaimView.build(self.game, state, previous, shown)
         return self._views[key]
-
-    def own_hidden(self, state: BluffState) -> tuple[int, ...]:
-        return remove(state.dice, (state.shown,)) if state.shown else tuple(state.dice)
 
     def rank(self, state: Any) -> list[Decision]:
         self.require_decision(state)
@@ -388,17 +343,18 @@ class TruthfulBot(_BluffAgent):
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
         actions = self.decision_actions(state)
         choice = self._claim(state, actions) if state.phase == CLAIM else self._answer(state, actions, previous)
-        return ranked([Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions])
+        return ranked([Decision(a, 1.0 if a == choice else 0.0, self.game.describe_action(a, state)) for a in actions])
 
     def _claim(self, state: BluffState, actions: list) -> Any:
         claims = [a for a in actions if isinstance(a, Claim)]
         low = min(a.stake for a in claims)
         claims = [a for a in claims if a.stake == low]
-        truth = truthful_claim(self.game, state, self.own_hidden(state), _shown_dice(state))
+        shown = self.game.shown_dice(state)
+        truth = truthful_claim(self.game, state, self.game.hidden_dice(state), shown)
         for a in claims:
             if a.claim == truth:
                 return a
-        return min(claims, key=lambda a: claim_strength(self.game, state, a.claim, _shown_dice(state)))
+        return min(claims, key=lambda a: self.game.claim_strength(a.claim, state.public, shown))
 
     def _answer(self, state: BluffState, actions: list, previous: Any) -> Any:
         trust = [a for a in actions if isinstance(a, (Accept, Pass))]
@@ -436,7 +392,7 @@ class ThresholdBot(TruthfulBot):
         if not doubt or not trust:
             return actions[0]
         # a dice claim stands as the hand it names, so the standing claim always ranks
-        return doubt[0] if claim_strength(self.game, state, state.standing) >= self.threshold else trust[0]
+        return doubt[0] if self.game.claim_strength(state.standing, state.public) >= self.threshold else trust[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -490,7 +446,7 @@ class BayesBot(_BluffAgent):
         hidden = remove(tuple(dice), rec.shown) if rec.shown else tuple(dice)
         view = self.view(replace(state, public=rec.public), rec.previous, rec.shown)
         truth = truthful_claim(self.game, replace(state, public=rec.public), hidden, rec.shown)
-        true = claim_true(self.game, replace(state, public=rec.public), rec.claim, hidden, rec.shown)
+        true = self.game.claim_true(rec.claim, hidden, rec.public, rec.shown)
         model = self.model(rec.claimant)
         if truth in view.claims:  # he could have told the truth
             model.lies[stake_class(rec.stake), 0 if not true else 1] += 1.0
@@ -514,11 +470,9 @@ class BayesBot(_BluffAgent):
 
     def p_true(self, state: BluffState, previous: Any) -> float:
         """P(the standing claim is true), from this seat's view."""
-        shown = _shown_dice(state)
+        shown = self.game.shown_dice(state)
         view = self.view(state, previous, shown)
-        claim = state.standing
-        if isinstance(claim, Hand) and self.game.rules.claim == "dice":
-            claim = DiceClaim(tuple(state.claimed_dice))
+        claim = self.game.claim_as_made(state)
         if claim not in view.claims:  # not allowed over the assumed previous claim: assume none
             view = self.view(state, None, shown)
         _, q = self.claim_model(state.active, view, state.stake)
@@ -549,7 +503,8 @@ class BayesBot(_BluffAgent):
         claims = self.game.claims()
         top = claims[-1]
         two = self._two_player()
-        win, lose = (float(v) for v in challenge_payoffs(self.game.rules, Fraction(start_value).limit_denominator(10**9)))
+        payoffs = bluff_equilibrium.challenge_payoffs(self.game.rules, Fraction(start_value).limit_denominator(10**9))
+        win, lose = (float(v) for v in payoffs)
         rates = self.model(opponent).call_rates(0)
         R: dict[Any, float] = {}
         O: dict[Any, float] = {}
@@ -612,7 +567,7 @@ class BayesBot(_BluffAgent):
                 accepted = O.get(a.claim, 0.0) if self._two_player() and a.claim != view.claims[-1] else 0.0
                 true = bool(view.truth[t, k])
                 value = call * (win if true else lose) + (1.0 - call) * accepted
-                decisions.append(Decision(a, value, _label(a, self.game, state), {
+                decisions.append(Decision(a, value, self.game.describe_action(a, state), {
                     "true": true, "P(challenged)": call, "value if accepted": accepted, "start value": d,
                 }))
             return decisions
@@ -624,7 +579,7 @@ class BayesBot(_BluffAgent):
         decisions = []
         for a in actions:
             value = -(q * win + (1 - q) * lose) if isinstance(a, Challenge) else R[state.standing]
-            decisions.append(Decision(a, value, _label(a, self.game, state), detail))
+            decisions.append(Decision(a, value, self.game.describe_action(a, state), detail))
         return decisions
 
     # ----- betting games: the chips of this betting round -----
@@ -639,7 +594,7 @@ class BayesBot(_BluffAgent):
         decisions = []
         for a in actions:
             value = (1.0 - q) * paid_if_false - q * amount if isinstance(a, Bet) else -1.0
-            decisions.append(Decision(a, value, _label(a, self.game, state), detail))
+            decisions.append(Decision(a, value, self.game.describe_action(a, state), detail))
         return decisions
 
     def _claim_value(
@@ -651,10 +606,7 @@ class BayesBot(_BluffAgent):
         n = self.game.num_players
         answerers = [state.order[(state.order.index(me) + i) % n] for i in range(1, n)]
         claim = view.claims[k]
-        if isinstance(claim, DiceClaim):
-            standing = self.game.dice_claim_hand(replace(state, shown=shown[0] if shown else 0), claim)
-        else:
-            standing = claim
+        standing = self.game.dice_claim_hand(claim, state.public, shown) if isinstance(claim, DiceClaim) else claim
         forced_first = self.game.must_bet(replace(state, phase=ANSWER, standing=standing, stake=stake, bets=(), answered=0))
         bet_p, amounts = [], []
         for i, j in enumerate(answerers):
@@ -685,18 +637,20 @@ class BayesBot(_BluffAgent):
         return value, {"true": true, "P(everybody passes)": p_pass, "expected bettors": float(sum(bet_p))}
 
     def _rank_betting_claim(self, state: BluffState, actions: list) -> list[Decision]:
-        shown = _shown_dice(state)
+        shown = self.game.shown_dice(state)
         view = self.view(state, state.standing, shown)
-        hidden = self.own_hidden(state)
+        hidden = self.game.hidden_dice(state)
+        index = {c: k for k, c in enumerate(view.claims)}
+        truth: dict[Any, bool] = {}
         decisions = []
-        for a in actions:
+        for a in actions:  # the engine's candidate stakes: bounded whatever the chips
             if isinstance(a, Reroll):
                 value, detail = self._reroll_value(state, a)
             else:
-                k = view.claims.index(a.claim)
-                true = claim_true(self.game, state, a.claim, hidden, shown)
-                value, detail = self._claim_value(state, view, k, a.stake, true, shown)
-            decisions.append(Decision(a, value, _label(a, self.game, state), detail))
+                if a.claim not in truth:
+                    truth[a.claim] = self.game.claim_true(a.claim, hidden, state.public, shown)
+                value, detail = self._claim_value(state, view, index[a.claim], a.stake, truth[a.claim], shown)
+            decisions.append(Decision(a, value, self.game.describe_action(a, state), detail))
         return decisions
 
     def _reroll_value(self, state: BluffState, action: Reroll) -> tuple[float, dict]:
@@ -708,7 +662,7 @@ class BayesBot(_BluffAgent):
         for new, p in outcome_distribution(2 - len(shown)):
             best = -math.inf
             for k, claim in enumerate(view.claims):
-                true = claim_true(self.game, state, claim, new, shown)
+                true = self.game.claim_true(claim, new, state.public, shown)
                 for stake in stakes:
                     best = max(best, self._claim_value(state, view, k, stake, true, shown)[0])
             total += p * best
@@ -730,21 +684,18 @@ class EquilibriumBot(_BluffAgent):
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
-        from kocka.solver import bluff_equilibrium as eq
-
         try:
-            canonical = eq.canonical_game(game)
-            self.table = get_table(canonical, eq.KIND, options.cache_dir, build_missing=options.build_missing)
+            canonical = bluff_equilibrium.canonical_game(game)
+            self.table = get_table(canonical, bluff_equilibrium.KIND, options.cache_dir, build_missing=options.build_missing)
         except RulesError as exc:
             raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
         except TableError as exc:
             raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
-        self._eq = eq
-        self._policy = eq.table_policy(self.table, game.rules.ranking)
+        self._policy = bluff_equilibrium.table_policy(self.table, game.rules.ranking)
 
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
         self.decision_actions(state)
-        return self._eq.rank(self.game, self.table, state, previous)
+        return bluff_equilibrium.rank(self.game, self.table, state, previous)
 
     def choose(self, state: Any) -> Any:
         self.require_decision(state)
@@ -757,23 +708,18 @@ class EquilibriumBot(_BluffAgent):
 # Round policies (for the exploitability of any bot) and factories
 # ----------------------------------------------------------------------------------------
 def round_policy(agent: _BluffAgent) -> Any:
-    """The agent's (deterministic) choice as a
-    :data:`~kocka.solver.bluff_equilibrium.RoundPolicy`, its memory left untouched (the
-    bot as it plays a match's first round)."""
+    """The agent's (deterministic) choice as a policy of the solver's walks, its memory
+    left untouched (the bot as it plays a match's first round): its best-ranked action
+    other than a re-throw (the betting-round abstraction has none). Called as
+    ``policy(state, previous)`` it is a :data:`~kocka.solver.bluff_equilibrium.RoundPolicy`
+    (Abázs); as ``policy(state)``, reading ``previous`` from the state's history, a
+    :data:`~kocka.solver.bluff_equilibrium.BettingPolicy`."""
 
-    def policy(state: BluffState, previous: Any) -> dict:
-        return {agent.rank_with(state, previous)[0].action: 1}
-
-    return policy
-
-
-def betting_round_policy(agent: _BluffAgent) -> Any:
-    """The agent's (deterministic) choice in the betting-round abstraction as a
-    :data:`~kocka.solver.bluff_equilibrium.BettingPolicy`: its best-ranked action other
-    than a re-throw (the abstraction has none), its memory left untouched."""
-
-    def policy(state: BluffState) -> dict:
-        return {next(d.action for d in agent.rank(state) if not isinstance(d.action, Reroll)): 1}
+    def policy(state: BluffState, previous: Any = _FROM_STATE) -> dict:
+        if previous is _FROM_STATE:
+            agent.require_decision(state)
+            previous = state.previous
+        return {next(d.action for d in agent.rank_with(state, previous) if not isinstance(d.action, Reroll)): 1}
 
     return policy
 
@@ -796,5 +742,5 @@ def equilibrium_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 __all__ = [
     "BayesBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "ThresholdBot", "TruthfulBot",
-    "allowed_claims", "betting_round_policy", "claim_strength", "claim_true", "round_policy", "truthful_claim",
+    "round_policy", "truthful_claim",
 ]  # fmt: skip

@@ -21,10 +21,15 @@ import numpy as np
 
 from kocka.agents.base import Agent, ranked
 from kocka.agents.registry import AgentOptions
-from kocka.solver.dice import counts
+from kocka.solver.dice import counts, outcome_distribution
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.decision import Decision
 from kocka.solver.rules import Game
+from kocka.solver.rules.bluff import Claim, LiarsPokerGame, actual_result, hand_of
+from kocka.solver.rules.polish import COMBINATIONS, basic_value, box_value
+from kocka.solver.rules.kocka import (
+    STAGE_BANK_OR_ROLL, Bank, NameJoker, Roll, SetAside, StartSeries, TakeSeries, face_value, series_value,
+)
 
 
 # ----------------------------------------------------------------------------------------
@@ -101,8 +106,6 @@ def _scorecard_targets(game_class: type, rules: Any) -> BoxTargets:
 
 @lru_cache(maxsize=32)
 def _polish_targets(rules: Any) -> BoxTargets:
-    from kocka.solver.rules.polish import box_value
-
     dice = _all_dice()
     later = np.array([[box_value(b, d, False, rules) for d in dice] for b in rules.boxes])
     first = np.array([[box_value(b, d, True, rules) for d in dice] for b in rules.boxes])
@@ -111,8 +114,6 @@ def _polish_targets(rules: Any) -> BoxTargets:
 
 @lru_cache(maxsize=32)
 def _polish_basic_targets(rules: Any) -> BoxTargets:
-    from kocka.solver.rules.polish import COMBINATIONS, basic_value
-
     dice = _all_dice()
     later = np.array([[basic_value(c, d, False, rules) for d in dice] for c in COMBINATIONS])
     first = np.array([[basic_value(c, d, True, rules) for d in dice] for c in COMBINATIONS])
@@ -171,7 +172,7 @@ class ScorecardHeuristic(Agent):
                 b = game.box_index(a.box)
                 now = game.box_score(b, state.dice, state.throw == 1)
                 value = self.targets.best_now(b, state.dice, throws_left, now) - par[b]
-            decisions.append(Decision(a, float(value), _label(a, game, state)))
+            decisions.append(Decision(a, float(value), game.describe_action(a, state)))
         return ranked(decisions)
 
 
@@ -225,8 +226,6 @@ class PolishHeuristic(Agent):
         self.index = {b: i for i, b in enumerate(game.rules.boxes)}
 
     def rank(self, state: Any) -> list[Decision]:
-        from kocka.solver.rules.polish import FACE_OF_BOX, box_value
-
         game = self.game
         actions = self.decision_actions(state)
         par = self.targets.par
@@ -243,7 +242,7 @@ class PolishHeuristic(Agent):
                 value = box_value(a.box, state.dice, t == 1, game.rules) - par[b] + FENCE_VALUE * (3 - t)
             elif kind == "Scratch":
                 b = self.index[a.box]
-                entry = -3 * FACE_OF_BOX[a.box] if a.box in FACE_OF_BOX else 0
+                entry = game.scratch_entry(a.box) if t == 0 else 0  # PL-11
                 value = entry - par[b] + FENCE_VALUE * (3 - t)
             elif kind == "Keep":
                 fences_after = FENCE_VALUE * (3 - (t + 1))
@@ -255,7 +254,7 @@ class PolishHeuristic(Agent):
                 b = self.index[a.box]
                 now = box_value(a.box, state.dice, t == 1, game.rules)
                 value = self.targets.best_now(b, state.dice, budget - t, now) - par[b]
-            decisions.append(Decision(a, float(value), _label(a, game, state)))
+            decisions.append(Decision(a, float(value), game.describe_action(a, state)))
         return ranked(decisions)
 
 
@@ -275,14 +274,10 @@ class PolishBasicHeuristic(Agent):
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         super().__init__(game, seed)
-        from kocka.solver.rules.polish import COMBINATIONS
-
         self.targets = _polish_basic_targets(game.rules)
         self.index = {c: i for i, c in enumerate(COMBINATIONS)}
 
     def rank(self, state: Any) -> list[Decision]:
-        from kocka.solver.rules.polish import COMBINATIONS, basic_value
-
         game = self.game
         actions = self.decision_actions(state)
         par = self.targets.par
@@ -300,7 +295,7 @@ class PolishBasicHeuristic(Agent):
                 value = 0.0
             else:
                 value = keep_values[a.dice]
-            decisions.append(Decision(a, float(value), _label(a, game, state)))
+            decisions.append(Decision(a, float(value), game.describe_action(a, state)))
         return ranked(decisions)
 
 
@@ -320,16 +315,17 @@ class _KockaRuleAgent(Agent):
     def rank(self, state: Any) -> list[Decision]:
         actions = self.decision_actions(state)
         choice = self._choose(state, actions)
-        decisions = [Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions]
+        decisions = [Decision(a, 1.0 if a == choice else 0.0, self.game.describe_action(a, state)) for a in actions]
         return ranked(decisions)
 
     def _choose(self, state: Any, actions: list) -> Any:
-        kinds = {type(a).__name__ for a in actions}
-        if "NameJoker" in kinds:
-            return min((a for a in actions if type(a).__name__ == "NameJoker"), key=lambda a: a.face)
-        if "TakeSeries" in kinds:
-            return max(actions, key=lambda a: a.count)
-        if state.stage == "bank_or_roll":
+        jokers = self.by_kind(actions, NameJoker)
+        if jokers:
+            return min(jokers, key=lambda a: a.face)
+        takes = self.by_kind(actions, TakeSeries)
+        if takes:
+            return max(takes, key=lambda a: a.count)
+        if state.stage == STAGE_BANK_OR_ROLL:
             return self._bank_or_roll(state, actions)
         return self._use_roll(state, actions)
 
@@ -341,23 +337,18 @@ class _KockaRuleAgent(Agent):
 
     # ----- helpers over the engine's scoring -----
     def value_of(self, state: Any, action: Any) -> int:
-        from kocka.solver.rules.kocka import set_aside_value
-
-        value = set_aside_value(action.dice, state.dice_in_play, self.game.rules, state.is_opening)
-        return int(value or 0)
+        return int(self.game.set_aside_points(state, action.dice) or 0)
 
     def wins_by_banking(self, state: Any) -> bool:
-        return state.scores[state.player] + state.turn_total >= self.game.rules.target
+        return state.turn_total >= self.game.points_to_target(state)
 
     @staticmethod
-    def by_kind(actions: list, kind: str) -> list:
-        return [a for a in actions if type(a).__name__ == kind]
+    def by_kind(actions: list, kind: type) -> list:
+        return [a for a in actions if isinstance(a, kind)]
 
     @staticmethod
     def best_series(series: list) -> Any:
         """Most dice first, then the more valuable series (1s are worth 10000, KOCKA-17)."""
-        from kocka.solver.rules.kocka import series_value
-
         return max(series, key=lambda a: (a.count, series_value(a.face)))
 
 
@@ -377,14 +368,14 @@ class KockaHeuristic(_KockaRuleAgent):
     BANK_THRESHOLD = {1: 0, 2: 0, 3: 400, 4: 700, 5: 1500}
 
     def _bank_or_roll(self, state: Any, actions: list) -> Any:
-        bank = self.by_kind(actions, "Bank")
+        bank = self.by_kind(actions, Bank)
         if bank and (self.wins_by_banking(state) or state.turn_total >= self.BANK_THRESHOLD[state.dice_in_play]):
             return bank[0]
-        return self.by_kind(actions, "Roll")[0]
+        return self.by_kind(actions, Roll)[0]
 
     def _use_roll(self, state: Any, actions: list) -> Any:
-        set_asides = self.by_kind(actions, "SetAside")
-        series = self.by_kind(actions, "StartSeries")
+        set_asides = self.by_kind(actions, SetAside)
+        series = self.by_kind(actions, StartSeries)
         long_series = [a for a in series if a.count >= 4]
         if series and (long_series or not set_asides):
             return self.best_series(long_series or series)
@@ -400,16 +391,14 @@ class KockaHeuristic(_KockaRuleAgent):
 
 def _triples_and_ones(roll: Sequence[int]) -> tuple[int, ...]:
     """Every die of a triple or six of a kind, plus every 1 (KOCKA-5), sorted; empty if
-    there is none. A triple of 5s takes all the 5s (extra 5s add 50 each). A straight
-    that scores is a full roll, which the engine makes the only set-aside."""
-    c = counts(roll)
+    there is none: of each face, the most dice that score together (the engine's
+    :func:`face_value`) when they are three or more, and all the 1s. A triple of 5s takes
+    all the 5s (extra 5s add 50 each), four 2s only three. A straight that scores is a
+    full roll, which the engine makes the only set-aside."""
     chosen: list[int] = []
-    for face in range(1, 7):
-        k = c[face - 1]
-        if face in (1, 5) and (k >= 3 or face == 1):
-            chosen += [face] * k
-        elif k >= 3:
-            chosen += [face] * (6 if k == 6 else 3)
+    for face, k in zip(range(1, 7), counts(roll)):
+        take = max((j for j in range(k + 1) if face_value(face, j) is not None and (j >= 3 or face == 1)), default=0)
+        chosen += [face] * take
     return tuple(sorted(chosen))
 
 
@@ -422,13 +411,13 @@ class KockaCautious(_KockaRuleAgent):
     description = "banks every allowed total; never chases a series"
 
     def _bank_or_roll(self, state: Any, actions: list) -> Any:
-        bank = self.by_kind(actions, "Bank")
-        return bank[0] if bank else self.by_kind(actions, "Roll")[0]
+        bank = self.by_kind(actions, Bank)
+        return bank[0] if bank else self.by_kind(actions, Roll)[0]
 
     def _use_roll(self, state: Any, actions: list) -> Any:
-        set_asides = self.by_kind(actions, "SetAside")
+        set_asides = self.by_kind(actions, SetAside)
         if not set_asides:
-            return self.best_series(self.by_kind(actions, "StartSeries"))
+            return self.best_series(self.by_kind(actions, StartSeries))
         return max(set_asides, key=lambda a: (self.value_of(state, a), -len(a.dice)))
 
 
@@ -447,15 +436,15 @@ class KockaBold(_KockaRuleAgent):
     description = "chases series and big turns; banks at 1000+ with two dice left or 2000+"
 
     def _bank_or_roll(self, state: Any, actions: list) -> Any:
-        bank = self.by_kind(actions, "Bank")
+        bank = self.by_kind(actions, Bank)
         big = state.turn_total >= 2000 or (state.turn_total >= 1000 and state.dice_in_play <= 2)
         if bank and (self.wins_by_banking(state) or big):
             return bank[0]
-        return self.by_kind(actions, "Roll")[0]
+        return self.by_kind(actions, Roll)[0]
 
     def _use_roll(self, state: Any, actions: list) -> Any:
-        set_asides = self.by_kind(actions, "SetAside")
-        series = self.by_kind(actions, "StartSeries")
+        set_asides = self.by_kind(actions, SetAside)
+        series = self.by_kind(actions, StartSeries)
         long_series = [a for a in series if a.count >= 3]
         if series and (long_series or not set_asides):
             return self.best_series(long_series or series)
@@ -491,11 +480,11 @@ class BluffHeuristic(Agent):
     def rank(self, state: Any) -> list[Decision]:
         actions = self.decision_actions(state)
         choice = self._choose(state, actions)
-        return ranked([Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions])
+        return ranked([Decision(a, 1.0 if a == choice else 0.0, self.game.describe_action(a, state)) for a in actions])
 
     def _choose(self, state: Any, actions: list) -> Any:
         kinds = {type(a).__name__: a for a in actions}
-        claims = [a for a in actions if type(a).__name__ == "Claim"]
+        claims = [a for a in actions if isinstance(a, Claim)]
         if claims:
             smallest_stake = min(a.stake for a in claims)
             claims = [a for a in claims if a.stake == smallest_stake]
@@ -511,9 +500,7 @@ class BluffHeuristic(Agent):
         return doubt if self._reach_probability(state) < self.DOUBT_BELOW else trust
 
     def _actual(self, state: Any) -> Any:
-        from kocka.solver.rules.bluff import actual_result, hand_of
-
-        if self.game.NAME == "liars-poker":
+        if isinstance(self.game, LiarsPokerGame):
             if len(state.dice) != 2 or self.game.rules.claim != "hand":
                 return None
             return hand_of(state.public + state.dice, self.game.rules)
@@ -521,12 +508,9 @@ class BluffHeuristic(Agent):
 
     def _reach_probability(self, state: Any) -> float:
         """P(a fresh roll of the claimant's hidden dice ranks at or above the claim)."""
-        from kocka.solver.dice import outcome_distribution
-        from kocka.solver.rules.bluff import actual_result, hand_of
-
         standing = state.standing
-        if self.game.NAME == "liars-poker":
-            shown = (state.shown,) if state.shown else ()
+        if isinstance(self.game, LiarsPokerGame):
+            shown = self.game.shown_dice(state)
             total = 0.0
             for hidden, p in outcome_distribution(2 - len(shown)):
                 if hand_of(state.public + shown + hidden, self.game.rules) >= standing:
@@ -572,34 +556,25 @@ class ChipBiddingHeuristic(Agent):
             choice = kinds["Raise"] if lead >= self.RAISE_LEAD and "Raise" in kinds else kinds.get("Decline", actions[-1])
         else:
             choice = kinds["Hold"] if lead >= -self.HOLD_GAP and "Hold" in kinds else kinds.get("Pass", actions[-1])
-        return ranked([Decision(a, 1.0 if a == choice else 0.0, _label(a, self.game, state)) for a in actions])
+        return ranked([Decision(a, 1.0 if a == choice else 0.0, self.game.describe_action(a, state)) for a in actions])
 
 
 # ----------------------------------------------------------------------------------------
-# Factories (registered in kocka.agents.registry)
+# Factories (named by the games' specs)
 # ----------------------------------------------------------------------------------------
-HEURISTICS: dict[str, Callable[[Game, int], Agent]] = {
-    "kockapoker": ScorecardHeuristic,
-    "slovak": ScorecardHeuristic,
-    "yahtzee": ScorecardHeuristic,
-    "yatzy": ScorecardHeuristic,
-    "polish": PolishHeuristic,
-    "polish-basic": PolishBasicHeuristic,
-    "kocka": KockaHeuristic,
-    "abazs": BluffHeuristic,
-    "bidding-bluff": BluffHeuristic,
-    "liars-poker": BluffHeuristic,
-    "kockapoker-bid": ChipBiddingHeuristic,
-}
+def _factory(cls: Callable[[Game, int], Agent]) -> Callable[[Game, int, AgentOptions], Agent]:
+    def factory(game: Game, seed: int, options: AgentOptions) -> Agent:
+        return cls(game, seed)
+
+    return factory
 
 
-def heuristic_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
-    from kocka.agents.base import AgentUnavailable
-
-    cls = HEURISTICS.get(game.NAME)
-    if cls is None:
-        raise AgentUnavailable(f"no heuristic agent for {game.NAME!r} yet; heuristics exist for {sorted(HEURISTICS)!r}")
-    return cls(game, seed)
+scorecard_heuristic = _factory(ScorecardHeuristic)
+polish_heuristic = _factory(PolishHeuristic)
+polish_basic_heuristic = _factory(PolishBasicHeuristic)
+kocka_heuristic = _factory(KockaHeuristic)
+bluff_heuristic = _factory(BluffHeuristic)
+chip_bidding_heuristic = _factory(ChipBiddingHeuristic)
 
 
 def bold_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
@@ -608,9 +583,3 @@ def bold_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 def cautious_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
     return KockaCautious(game, seed)
-
-
-def _label(action: Any, game: Game, state: Any) -> str:
-    from kocka.agents.frontends.play import format_action
-
-    return format_action(action, game, state)

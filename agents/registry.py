@@ -1,23 +1,25 @@
-"""Every agent by name, with a one-line description, and the agents that need no rules
-knowledge: ``random`` and the table-backed ``optimal`` / ``ev``.
+"""Every agent by name, and the agents that need no rules knowledge: ``random`` and the
+table-backed ones (``optimal``, ``ev``).
 
-:func:`make_agent` is the one way the CLI, the arena, terminal play and the seat build a
-player. An agent that cannot play a game here raises :class:`AgentUnavailable` naming
-what is missing (a solver that has not landed, a table to build) -- it never falls back
-to random play. Other modules add agents with :func:`register_agent` (the bluff bots do).
+Which agents play a game is a fact of its spec (``GameSpec.agents``); ``random`` plays
+every game. :func:`make_agent` is the one way the CLI, the arena, terminal play and the
+seat build a player. An agent that cannot play a game here raises
+:class:`AgentUnavailable` naming what is missing (a table to build) -- it never falls
+back to random play.
 """
 from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any, Callable
 
 from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
+from kocka.solver import kocka_solver, polish_solver, scorecard_solver
 from kocka.solver.errors import TableError
 from kocka.solver.decision import Decision
 from kocka.solver.registry import get_table
-from kocka.solver.rules import Game
+from kocka.solver.rules import Game, game_specs, resolve
+from kocka.solver.rules.spec import AgentEntry
 
 
 @dataclass(frozen=True)
@@ -27,17 +29,6 @@ class AgentOptions:
 
     cache_dir: str | pathlib.Path | None = None
     build_missing: bool = False
-
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """A registered agent: ``factory`` is ``"module:callable"`` taking ``(game, seed,
-    options)``; ``games`` lists the games it plays (``None``: every game)."""
-
-    name: str
-    description: str
-    factory: str
-    games: tuple[str, ...] | None = None
 
 
 # ----------------------------------------------------------------------------------------
@@ -57,17 +48,11 @@ class RandomAgent(Agent):
     def rank(self, state: Any) -> list[Decision]:
         actions = self.decision_actions(state)
         p = 1.0 / len(actions)
-        return [Decision(a, p, _label(a)) for a in actions]
+        return [Decision(a, p, self.game.describe_action(a, state)) for a in actions]
 
     def choose(self, state: Any) -> Any:
         actions = self.decision_actions(state)
         return actions[self.rng.randrange(len(actions))]
-
-
-def _label(action: Any) -> str:
-    from kocka.agents.frontends.play import format_action
-
-    return format_action(action)
 
 
 # ----------------------------------------------------------------------------------------
@@ -75,33 +60,14 @@ def _label(action: Any) -> str:
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class TableBackend:
-    """How a table agent ranks one game: table ``kind`` (``None``: the game's default
-    kind) and ``rank``, a ``"module:function(game, table, state) -> list[Decision]"``."""
+    """How a table agent ranks: table ``kind`` (``None``: the game's default kind) and
+    ``rank(game, table, state) -> list[Decision]``, a solver's ranking function."""
 
     kind: str | None
-    rank: str
+    rank: Callable[[Game, Any, Any], list[Decision]]
     value_name: str
-    solver_issue: str
     min_players: int = 1
     alternative: str = ""
-
-
-_SCORECARD = TableBackend(None, "kocka.solver.scorecard_solver:rank", "expected final score", "the scorecard solver")
-OPTIMAL_BACKENDS: dict[str, TableBackend] = {
-    "kockapoker": _SCORECARD,
-    "slovak": _SCORECARD,
-    "yahtzee": _SCORECARD,
-    "yatzy": _SCORECARD,
-    "kocka": TableBackend("winprob", "kocka.solver.kocka_solver:rank", "P(win)", "the Kocka solver", min_players=2,
-                          alternative="for one player use 'ev' (expected points banked per turn)"),
-    "polish": TableBackend(None, "kocka.solver.polish_solver:rank", "expected final score", "the Polish solver"),
-    "polish-basic": TableBackend(None, "kocka.solver.polish_solver:rank", "expected final score", "the Polish solver"),
-}
-"""Game -> what ``optimal`` plays with. Games missing here have no optimal agent yet."""
-
-EV_BACKENDS: dict[str, TableBackend] = {
-    "kocka": TableBackend("turn_ev", "kocka.solver.kocka_solver:rank", "expected points this turn", "the Kocka solver"),
-}
 
 
 class TableAgent(Agent):
@@ -118,45 +84,23 @@ class TableAgent(Agent):
         self.name = name
         self.backend = backend
         self.value_name = backend.value_name
-        module_name, func = backend.rank.split(":")
-        try:
-            module = import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            raise AgentUnavailable(
-                f"agent {name!r} cannot play {game.NAME!r} yet: {backend.solver_issue} "
-                f"({module_name}) is missing from this installation"
-            ) from None
-        rank = getattr(module, func, None)
-        if rank is None:
-            raise AgentUnavailable(
-                f"agent {name!r} cannot play {game.NAME!r} yet: {module_name} has no {func}() to rank moves"
-            )
-        self._rank: Callable[[Game, Any, Any], list[Decision]] = rank
         try:
             self.table = get_table(game, backend.kind, options.cache_dir, build_missing=options.build_missing)
         except TableError as exc:
             raise AgentUnavailable(f"agent {name!r} needs a value table: {exc}") from None
-        except (ImportError, AttributeError) as exc:  # the solver registry names a solver not yet written
-            raise AgentUnavailable(f"agent {name!r} cannot play {game.NAME!r} yet: its table solver is missing ({exc})") from None
 
     def rank(self, state: Any) -> list[Decision]:
         self.require_decision(state)
-        decisions = list(self._rank(self.game, self.table, state))
+        decisions = list(self.backend.rank(self.game, self.table, state))
         if not decisions:
-            raise AgentUnavailable(f"{self.backend.rank} ranked no action in {self.game.describe_state(state)}")
+            raise AgentUnavailable(f"the {self.game.NAME} table ranked no action in {self.game.describe_state(state)}")
         return decisions
 
 
-def _table_factory(backends: dict[str, TableBackend], name: str) -> Callable[[Game, int, AgentOptions], Agent]:
+def table_agent(backend: TableBackend, name: str) -> Callable[[Game, int, AgentOptions], Agent]:
+    """A factory of table agents ranking with ``backend`` (what a spec's agent entry names)."""
+
     def factory(game: Game, seed: int, options: AgentOptions) -> Agent:
-        backend = backends.get(game.NAME)
-        if backend is None:
-            raise AgentUnavailable(
-                f"no {name!r} agent for {game.NAME!r}: no table solver covers it yet; "
-                f"{name!r} plays {sorted(backends)!r}"
-            )
         if game.num_players < backend.min_players:
             raise AgentUnavailable(
                 f"{name!r} plays {game.NAME!r} with {backend.min_players}+ players (its table is a "
@@ -167,8 +111,12 @@ def _table_factory(backends: dict[str, TableBackend], name: str) -> Callable[[Ga
     return factory
 
 
-optimal_factory = _table_factory(OPTIMAL_BACKENDS, "optimal")
-ev_factory = _table_factory(EV_BACKENDS, "ev")
+scorecard_optimal = table_agent(TableBackend(None, scorecard_solver.rank, "expected final score"), "optimal")
+polish_optimal = table_agent(TableBackend(None, polish_solver.rank, "expected final score"), "optimal")
+kocka_optimal = table_agent(
+    TableBackend("winprob", kocka_solver.rank, "P(win)", min_players=2,
+                 alternative="for one player use 'ev' (expected points banked per turn)"), "optimal")
+kocka_ev = table_agent(TableBackend("turn_ev", kocka_solver.rank, "expected points this turn"), "ev")
 
 
 def random_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
@@ -176,67 +124,51 @@ def random_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 # ----------------------------------------------------------------------------------------
-# the registry
+# the registry: every game's spec, plus the agents that play any game
 # ----------------------------------------------------------------------------------------
-AGENTS: dict[str, AgentSpec] = {}
+ANY_GAME_AGENTS = (AgentEntry("random", "kocka.agents.registry:random_factory", "uniform over the legal actions (seeded)"),)
 
 
-def register_agent(spec: AgentSpec) -> None:
-    """Add (or replace) an agent under ``spec.name``."""
-    AGENTS[spec.name] = spec
-
-
-for _spec in (
-    AgentSpec("optimal", "plays the best action from the game's exact value table "
-                         "(expected score; Kocka: win probability)", "kocka.agents.registry:optimal_factory"),
-    AgentSpec("heuristic", "a human-like rule set per game, documented in kocka.agents.heuristic",
-              "kocka.agents.heuristic:heuristic_factory"),
-    AgentSpec("bold", "Kocka: chases series and big turns, banks late",
-              "kocka.agents.heuristic:bold_factory", ("kocka",)),
-    AgentSpec("cautious", "Kocka: never starts a series and banks every allowed total",
-              "kocka.agents.heuristic:cautious_factory", ("kocka",)),
-    AgentSpec("ev", "Kocka: maximises the expected points banked this turn (turn EV table)",
-              "kocka.agents.registry:ev_factory", ("kocka",)),
-    AgentSpec("random", "uniform over the legal actions (seeded)", "kocka.agents.registry:random_factory"),
-    AgentSpec("bayes", "bluff games: Bayesian posterior over the claimant's dice, learns lie and call rates",
-              "kocka.agents.bluff_bots:bayes_factory", ("abazs", "bidding-bluff", "liars-poker")),
-    AgentSpec("truthful", "bluff games: claims the truth (else the smallest lie), believes every claim",
-              "kocka.agents.bluff_bots:truthful_factory", ("abazs", "bidding-bluff", "liars-poker")),
-    AgentSpec("threshold", "bluff games: claims like 'truthful', challenges every claim at or above a fixed claim",
-              "kocka.agents.bluff_bots:threshold_factory", ("abazs", "bidding-bluff", "liars-poker")),
-    AgentSpec("equilibrium", "two-player Abázs: the exact match equilibrium (table), mixed strategies",
-              "kocka.agents.bluff_bots:equilibrium_factory", ("abazs",)),
-    AgentSpec("bettor", "kockapoker-bid: raises, holds or passes by P(finishing top) from the score distributions",
-              "kocka.agents.betting:bettor_factory", ("kockapoker-bid",)),
-    AgentSpec("score-only", "kockapoker-bid: optimal card play, never raises, holds every raise",
-              "kocka.agents.betting:score_only_factory", ("kockapoker-bid",)),
-    AgentSpec("reckless", "kockapoker-bid: optimal card play, raises at every chance (re-raises up to a stake of 10)",
-              "kocka.agents.betting:reckless_factory", ("kockapoker-bid",)),
-):
-    register_agent(_spec)
+def _entries(game: str | None) -> list[AgentEntry]:
+    """Agent entries of ``game`` (every game's, first description kept, when ``None``)."""
+    found: dict[str, AgentEntry] = {}
+    for spec in game_specs():
+        if game is None or spec.name == game:
+            for entry in spec.agents:
+                found.setdefault(entry.name, entry)
+    for entry in ANY_GAME_AGENTS:
+        found.setdefault(entry.name, entry)
+    return list(found.values())
 
 
 def agent_names(game: str | None = None) -> list[str]:
-    """Registered agent names (those that may play ``game``, when given)."""
-    return [n for n, s in AGENTS.items() if game is None or s.games is None or game in s.games]
+    """Agent names (those that may play ``game``, when given)."""
+    return [e.name for e in _entries(game)]
 
 
 def describe_agents(game: str | None = None) -> list[tuple[str, str]]:
     """``(name, one-line description)`` of every agent (for ``game``, when given)."""
-    return [(n, AGENTS[n].description) for n in agent_names(game)]
+    return [(e.name, e.description) for e in _entries(game)]
+
+
+def agent_games(name: str) -> list[str] | None:
+    """The games agent ``name`` plays (``None``: every game)."""
+    if any(e.name == name for e in ANY_GAME_AGENTS):
+        return None
+    return [spec.name for spec in game_specs() if spec.agent(name) is not None]
 
 
 def make_agent(name: str, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> Agent:
     """Build agent ``name`` for ``game``.
 
-    Raises :class:`UnknownAgentError` for a name nobody registered and
+    Raises :class:`UnknownAgentError` for a name no game knows and
     :class:`AgentUnavailable` when the agent cannot play this game here.
     """
-    spec = AGENTS.get(name)
-    if spec is None:
-        raise UnknownAgentError(f"unknown agent {name!r}; agents: {', '.join(AGENTS)}")
-    if spec.games is not None and game.NAME not in spec.games:
-        raise AgentUnavailable(f"agent {name!r} plays only {', '.join(spec.games)}, not {game.NAME!r}")
-    module, attr = spec.factory.split(":")
-    factory: Callable[[Game, int, AgentOptions], Agent] = getattr(import_module(module), attr)
+    entry = game.spec().agent(name) or next((e for e in ANY_GAME_AGENTS if e.name == name), None)
+    if entry is None:
+        if name not in agent_names():
+            raise UnknownAgentError(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
+        raise AgentUnavailable(f"no {name!r} agent for {game.NAME!r} "
+                               f"(agent {name!r} plays only {', '.join(agent_games(name) or ())}, not {game.NAME!r})")
+    factory: Callable[[Game, int, AgentOptions], Agent] = resolve(entry.factory)
     return factory(game, seed, options)

@@ -27,7 +27,6 @@ from collections import defaultdict
 
 from seat_client import SeatClient, SeatError
 
-SCORED_GAMES = {"kockapoker", "slovak", "yahtzee", "yatzy", "polish", "polish-basic"}
 MALFORMED = [  # (raw line, expected error code)
     ('{"id": "bad", "method": "hello"', "parse_error"),
     ('{"id": "bad", "method": "resign"}', "unknown_method"),
@@ -147,7 +146,7 @@ def soak(client: TimedClient, args: argparse.Namespace, rules: dict, players: in
             if rng.random() < 0.3:
                 client.timed("legal (decision)", "legal", state=state)
             dice = state["state"].get("dice")
-            if args.game in SCORED_GAMES and isinstance(dice, list) and len(dice) == 5 and rng.random() < 0.2:
+            if args.scored and isinstance(dice, list) and len(dice) == 5 and rng.random() < 0.2:
                 client.timed("score", "score", game=args.game, rules=rules, dice=dice)
             if rng.random() < 0.01:
                 client.timed("hello", "hello")
@@ -192,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     seat: PipeSeat | InProcessSeat = InProcessSeat(args.cache_dir, args.build_missing) if args.in_process else PipeSeat(command)
     client = TimedClient(seat)
     try:
-        client.request("hello", client="seat_soak.py")
+        hello = client.request("hello", client="seat_soak.py")
+        args.scored = any(g["name"] == args.game and g.get("score") for g in hello["games"])  # the seat says which games have boxes
         rss_start = rss_kib(seat.pid)
         # warm-up: one decision, so that the agent (and its table) is loaded before timing
         warm = client.request("new", game=args.game, rules=rules, players=args.players)

@@ -33,7 +33,8 @@ per type of the sum over claims of min(challenge, accept) payoff) and the respon
 values certify both strategies exactly (LP duality). Types whose truth pattern over the
 allowed claims is the same (e.g. every result at or below s) are merged first. Truth,
 claim order and chances come from :mod:`kocka.solver.rules.bluff` (``is_true``,
-``all_claims``, ``claim_probabilities``); nothing is re-implemented.
+``all_claims``, ``claim_probabilities``, the engine's ``claims_above`` and ``claim_true``);
+nothing is re-implemented.
 
 **Exploitability** is measured on the engine's own game (:func:`walk_game`: two rounds of
 :func:`~kocka.solver.rules.bluff.single_round_game`, so that the engine says who starts
@@ -68,9 +69,9 @@ from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.rules.base import CHANCE, Game
 from kocka.solver.rules.bluff import (
     ANSWER, CLAIM, ROLL, AbazsGame, AbazsRules, Accept, Bet, BluffState, Challenge, Claim, LiarsPokerGame, Pass,
-    TwoDiceClaim, achievable_claims, actual_result, all_claims, claim_probabilities, is_true, single_round_game,
+    STAKES_LISTED, TwoDiceClaim, actual_result, all_claims, claim_probabilities, is_true, single_round_game,
 )
-from kocka.solver.tables import Table
+from kocka.solver.tables import Table, TableMeta
 
 KIND = "equilibrium"
 EXPLOITABILITY_TARGET = 1e-3
@@ -384,7 +385,7 @@ def _solve_stage(
     results = all_claims(rules.ranking)
     chance = claim_probabilities(rules.ranking)
     reps = _representatives(rules.ranking)
-    claims = tuple(c for c in results if standing is None or c > standing)
+    claims = tuple(AbazsGame(rules, num_players=2).claims_above(standing))  # BLUFF-3
     top = results[-1]
     # types with equal truth patterns over the allowed claims are one type
     groups: dict[tuple[bool, ...], list[TwoDiceClaim]] = {}
@@ -696,8 +697,9 @@ def betting_round_game(name: str, stake_cap: int = 3, **options: Any) -> Game:
     answer."""
     if name not in BETTING_GAMES:
         raise RulesError(f"the betting-round abstraction is for {list(BETTING_GAMES)!r}, got {name!r}")
-    if isinstance(stake_cap, bool) or not isinstance(stake_cap, int) or stake_cap < 1:
-        raise RulesError(f"stake_cap must be a positive integer, got {stake_cap!r}")
+    if isinstance(stake_cap, bool) or not isinstance(stake_cap, int) or not 1 <= stake_cap <= STAKES_LISTED:
+        # the walks take the engine's legal_actions, which list every stake up to STAKES_LISTED
+        raise RulesError(f"the betting-round abstraction takes a stake_cap of 1 to {STAKES_LISTED}, got {stake_cap!r}")
     game = single_round_game(name, 2, start_chips=stake_cap, **options)
     if getattr(game.rules, "claim", "hand") != "hand":
         raise RulesError(f"the betting-round abstraction needs liar.claim 'hand', got {game.rules.claim!r}")
@@ -792,7 +794,7 @@ def solve_betting_round(game: Game) -> BettingRoundEquilibrium:
     """The exact equilibrium of a :func:`betting_round_game` by :func:`solve_signalling`,
     one signalling game per public roll (the public dice are common knowledge): the
     claimant's types are his hidden dice, merged when their truth over every claim is the
-    same (BLUFF-4, BLUFF-20: ``is_true``); the messages are (claim, stake) for every claim
+    same (BLUFF-4, BLUFF-20: ``claim_true``); the messages are (claim, stake) for every claim
     allowed with nothing standing (BLUFF-3, achievable ones in liar's poker) and stake
     1..cap; the answers pass (+1 to the claimant, BLUFF-14) and bet (+k true, -k false,
     BLUFF-15), the top claim only bet under ``first_must_bet`` (BLUFF-5)."""
@@ -803,14 +805,14 @@ def solve_betting_round(game: Game) -> BettingRoundEquilibrium:
     by_public: dict[tuple, Any] = {}
     value = Fraction(0)
     for public, chance in publics:
-        claims = achievable_claims(public, (), 2, None, rules) if liar else list(game.claims())
+        claims = game.claims_above(None, public)  # BLUFF-3 with nothing standing; BLUFF-20 in liar's poker
         top_only_bet = rules.top_claim == "first_must_bet"
         messages = tuple((c, k) for c in claims for k in range(1, cap + 1))
         answers = tuple((Bet(),) if c == claims[-1] and top_only_bet else (Pass(), Bet()) for c, _ in messages)
         patterns: dict[tuple[bool, ...], list] = {}
         type_of: dict[tuple, int] = {}
         for hidden, p in outcome_distribution(2):
-            truth = tuple(is_true(c, public + tuple(hidden), rules) for c in claims)
+            truth = tuple(game.claim_true(c, hidden, public) for c in claims)
             entry = patterns.setdefault(truth, [len(patterns), Fraction(0)])
             entry[1] += Fraction(p).limit_denominator(36)
             type_of[tuple(hidden)] = entry[0]
@@ -856,11 +858,11 @@ def rank(
         challenge = table[f"{plan}_challenge_policy"][standing_index(state.standing)]
         for action in actions:
             c = action.claim
-            true = is_true(c, state.dice, game.rules)
+            true = game.claim_true(c, state.dice)
             accepted = 0.0 if c == claims[-1] else -float(values[standing_index(c)])
             p = float(challenge[c.rank])
             value = p * (win if true else lose) + (1 - p) * accepted
-            decisions.append(Decision(action, value, f"claim {c!s}", {
+            decisions.append(Decision(action, value, game.describe_action(action, state), {
                 "P(chosen)": float(chosen.get(action, 0.0)), "true": true, "P(challenged)": p,
             }))
     elif state.phase == ANSWER:
@@ -868,7 +870,7 @@ def rank(
         chance = claim_probabilities(ranking)
         reps = _representatives(ranking)
         claim = state.standing
-        true_of = {r: is_true(claim, reps[r], game.rules) for r in claims}
+        true_of = {r: game.claim_true(claim, reps[r]) for r in claims}
         made = sum(float(chance[r]) * row[r.rank, claim.rank] for r in claims)
         if made > 0:  # Bayes over the claimant's equilibrium policy
             p_true = sum(float(chance[r]) * row[r.rank, claim.rank] for r in claims if true_of[r]) / made
@@ -876,10 +878,10 @@ def rank(
             p_true = sum(float(chance[r]) for r in claims if true_of[r])
         for action in actions:
             if isinstance(action, Challenge):
-                value, label = -(p_true * win + (1 - p_true) * lose), "challenge"
+                value = -(p_true * win + (1 - p_true) * lose)
             else:
-                value, label = float(values[standing_index(claim)]), "accept"
-            decisions.append(Decision(action, value, label, {
+                value = float(values[standing_index(claim)])
+            decisions.append(Decision(action, value, game.describe_action(action, state), {
                 "P(chosen)": float(chosen.get(action, 0.0)), "P(claim true)": float(p_true), "on equilibrium path": bool(made > 0),
             }))
     else:
@@ -922,6 +924,18 @@ class AbazsEquilibriumSolver:
             "match: exploitability (chips per round)": extra.get("match", {}).get("match_exploitability"),
             "round plan in the match: exploitability": extra.get("round", {}).get("match_exploitability"),
         }
+
+    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """The arrays of :meth:`AbazsEquilibrium.arrays` for both plans: standing index s
+        (no claim, then each claim), result rank r and claim rank c over the ranking."""
+        n = len(all_claims(check_rules(game).ranking))
+        arrays: dict[str, tuple[tuple[int, ...], Any]] = {}
+        for plan in PLANS:
+            arrays.update({f"{plan}_claim_policy": ((n + 1, n, n), np.float64),
+                           f"{plan}_challenge_policy": ((n + 1, n), np.float64),
+                           f"{plan}_stage_value": ((n + 1,), np.float64),
+                           f"{plan}_challenged": ((2,), np.float64)})
+        return arrays
 
     def check(self, game: Game, table: Table) -> list[str]:
         rules = check_rules(game)

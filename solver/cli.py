@@ -11,10 +11,10 @@ import click
 from kocka.solver.errors import KockaError, TableError
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import (
-    SOLVERS, build_table, game_from_cli, path_for, solver_for, solvers_for,
+    build_command, build_table, games_with_tables, game_from_cli, open_table, path_for, solver_for, solvers_for,
 )
 from kocka.solver.parallel import prepare_backend
-from kocka.solver.tables import default_cache_dir, load_table, read_table
+from kocka.solver.tables import default_cache_dir, read_table
 
 RULE_HELP = "Rule option as key=value (names from RULES.md section 6, e.g. -r house_negative=count). Repeatable."
 CACHE_HELP = "Folder for tables (default: $KOCKA_CACHE, the checkout's cache/, or ~/.cache/kocka)."
@@ -88,17 +88,15 @@ def info(game, rules, kind, cache_dir, as_json):
     try:
         g, solver = _game_and_solver(game, rules, kind)
         path = path_for(g, solver, cache_dir)
-        if not path.is_file():
-            raise TableError(f"no table at {str(path)!r}; build it with kocka-solve build {game}"
-                             + "".join(f" -r {r}" for r in rules))
-        table = load_table(path, game=g.NAME, kind=solver.kind, variant_id=g.rules.variant_id())
+        table = open_table(g, solver, cache_dir)
+        summary = _summary(g, solver, table, cache_dir)
     except (KockaError, TableError) as exc:
         _fail(exc)
     facts = {
         "game": g.NAME, "kind": solver.kind, "path": str(path), "size_bytes": path.stat().st_size,
         "rules": g.rules.describe(), "variant_id": g.rules.variant_id(), "matches_rules": True,
         "format_version": table.meta.format_version, "built_at": table.meta.built_at,
-        "build_seconds": table.meta.build_seconds, **solver.summary(table),
+        "build_seconds": table.meta.build_seconds, **summary,
     }
     if as_json:
         click.echo(json.dumps(facts, default=str))
@@ -107,15 +105,25 @@ def info(game, rules, kind, cache_dir, as_json):
             click.echo(f"{key}: {value}")
 
 
+def _summary(game, solver, table, cache_dir) -> dict:
+    """``solver.summary``; metadata it cannot read (a table whose checksum was forged) is a
+    TableError like any other damage."""
+    try:
+        return solver.summary(table)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise TableError(f"table {str(table.path)!r} has metadata its solver cannot summarise ({exc!r:.200}); "
+                         f"rebuild it with: {build_command(game, solver, cache_dir)}") from None
+
+
 @main.command()
 @_stored_table_options
 def verify(game, rules, kind, cache_dir):
-    """Re-check a stored table: checksum, rules variant, and independent spot checks."""
+    """Re-check a stored table: the full checksum (never the verified record), layout, rules
+    variant, and independent spot checks."""
     try:
         g, solver = _game_and_solver(game, rules, kind)
         path = path_for(g, solver, cache_dir)
-        table = load_table(path, game=g.NAME, kind=solver.kind, variant_id=g.rules.variant_id(),
-                           verify_checksum=True)
+        table = open_table(g, solver, cache_dir, verify="full")
         problems = solver.check(g, table)
     except (KockaError, TableError) as exc:
         _fail(exc)
@@ -123,7 +131,7 @@ def verify(game, rules, kind, cache_dir):
         for p in problems:
             click.echo(f"FAIL: {p}", err=True)
         sys.exit(1)
-    click.echo(f"ok: {path} (checksum, rules variant {g.rules.variant_id()}, spot checks)")
+    click.echo(f"ok: {path} (full checksum, layout, rules variant {g.rules.variant_id()}, spot checks)")
 
 
 @main.command(name="list")
@@ -132,7 +140,7 @@ def list_tables(cache_dir):
     """Show the table kinds that can be built and the tables already built."""
     folder = pathlib.Path(cache_dir) if cache_dir else default_cache_dir()
     click.echo("buildable tables (kocka-solve build GAME [--kind KIND]):")
-    for game in SOLVERS:
+    for game in games_with_tables():
         try:
             for s in solvers_for(game):
                 click.echo(f"  {game:12s} {s.kind:8s} {s.description}")

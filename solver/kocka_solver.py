@@ -1,4 +1,4 @@
-"""Kocka (10000): exact single-turn tables, two-player win probabilities, hints, ranking.
+"""Kocka (10000): exact single-turn tables, two-player win probabilities, ranking.
 
 Three layers:
 
@@ -13,11 +13,13 @@ Three layers:
   machinery.
 * **The Kocka model** (:func:`kocka_model`): compiled from the rules engine's scoring
   functions (``valid_set_asides``, ``is_full``, ``series_starts``, ``series_matches``,
-  ``series_value``); nothing here re-implements a scoring rule.
-* **Tables, ranking and hints**: ``turn_ev`` (expected points banked this turn),
+  ``series_value``, ``series_allowed_from``) and rule queries (``KockaRules.bank_minimum``,
+  ``series_on_reroll``, ``six_ones_win``); nothing here re-implements a rule.
+* **Tables and ranking**: ``turn_ev`` (expected points banked this turn),
   ``turn_reach`` (P(bank >= T this turn), T = 50 .. target), ``winprob`` (two-player
-  P(win)); :func:`rank` values every legal action of an engine state; :func:`hint` serves
-  ``kocka hint kocka``.
+  P(win)); :func:`rank` values every legal action of an engine state, and
+  :func:`rank_by_turn_ev` / :func:`rank_with_details` give ``kocka hint kocka``
+  (:mod:`kocka.agents.frontends.hint_kocka`) its values.
 
 Units: turn totals and scores are counted in units of 50 points (every Kocka score is a
 multiple of 50, KOCKA-5). A turn total in the tables is the number of units.
@@ -41,16 +43,15 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 import numpy as np
 
 from kocka.solver import _kocka
-from kocka.solver.dice import validate_dice
 from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import DiceError, InvalidStateError, RulesError, TableError
+from kocka.solver.errors import InvalidStateError, RulesError, TableError
 from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.rules.kocka import (
-    NUM_DICE, STAGE_BANK_OR_ROLL, STAGE_JOKER, STAGE_SET_ASIDE, Bank, KockaGame,
+    NUM_DICE, PHASE_BELOW, PHASE_HIGH, STAGE_BANK_OR_ROLL, STAGE_JOKER, STAGE_SET_ASIDE, Bank, KockaGame,
     KockaRules, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries, is_full, scores,
-    series_matches, series_starts, series_value, set_aside_value, valid_set_asides,
+    series_allowed_from, series_matches, series_starts, series_value, set_aside_value, valid_set_asides,
 )
-from kocka.solver.tables import Table
+from kocka.solver.tables import Table, TableMeta
 
 UNIT = 50
 """Points per table unit: every Kocka score is a multiple of 50 (KOCKA-5)."""
@@ -489,7 +490,7 @@ class KockaModel:
         return self.rules.target // UNIT
 
     def series_on_reroll(self, phase: int) -> bool:
-        return phase == 1 and self.rules.series_start == "any_six_dice_roll"
+        return phase == 1 and self.rules.series_on_reroll
 
     def completion_slot(self, phase: int, face: int) -> int:
         """Slot reached when a series of ``face`` completes: its compulsory re-roll."""
@@ -524,7 +525,7 @@ def _roll_entries(rules: KockaRules, roll: tuple[int, ...], *, opening: bool, se
             left = n - len(dice)
             best[left] = max(best.get(left, 0), value)
         entries.extend((v // UNIT, ("free", ("roll", left, series_on_reroll)), 1.0) for left, v in best.items())
-    if series_here and not (full and rules.series_from_full == "forbidden"):
+    if series_here and series_allowed_from(roll, rules, opening):
         odds = series_odds()
         for face, count in series_starts(roll):
             if face == 1 and six_ones_key is not None:
@@ -554,7 +555,7 @@ def kocka_model(rules: KockaRules = KockaRules()) -> KockaModel:
                                          for o, p in outcomes(NUM_DICE)], False)
         if key[0] == "opening":
             high = key[1] == 1
-            s = high and rules.series_start == "any_six_dice_roll"
+            s = high and rules.series_on_reroll
             name = "opening roll, " + ("2500+" if high else "below 2500")
             return (name, [(p, _roll_entries(rules, o, opening=True, series_here=high, series_on_reroll=s,
                                              six_ones_key=six_ones_key)) for o, p in outcomes(NUM_DICE)], True)
@@ -568,14 +569,14 @@ def kocka_model(rules: KockaRules = KockaRules()) -> KockaModel:
                                                      six_ones_key=six_ones_key)) for o, p in outcomes(n)], False)
 
     builder = TurnModelBuilder(UNIT, expand)
-    high_min = rules.min_bank_points // UNIT if rules.min_bank == "always" else 0
     turn = builder.build(
-        [("below 2500", ("opening", 0), rules.min_bank_points // UNIT), ("2500+", ("opening", 1), high_min)],
+        [("below 2500", ("opening", 0), rules.bank_minimum(PHASE_BELOW) // UNIT),
+         ("2500+", ("opening", 1), rules.bank_minimum(PHASE_HIGH) // UNIT)],
         threshold=rules.series_threshold // UNIT,
     )
     # every slot the engine can reach must exist, even if no roll leads there from an opening
     for phase in (0, 1):
-        s = phase == 1 and rules.series_start == "any_six_dice_roll"
+        s = phase == 1 and rules.series_on_reroll
         for key in [("six", s, s), ("six", s, False), *[("roll", n, s) for n in range(1, NUM_DICE)]]:
             if key not in builder.keys:
                 raise RulesError(f"kocka model lacks the roll kind {key!r}")
@@ -610,7 +611,7 @@ def _cached_reach(rules: KockaRules, phase: int, target_units: int) -> TurnValue
 
 
 def _phase_names() -> list[str]:
-    return ["below_2500", "2500+"]
+    return [PHASE_BELOW, PHASE_HIGH]
 
 
 def _check_kocka(game: Any) -> KockaRules:
@@ -643,6 +644,10 @@ class KockaTurnEVSolver:
         extra = table.meta.extra
         return {"expected_turn_points": extra.get("expected_turn_points"),
                 "cap": f"{extra.get('cap_units', 0) * UNIT} points"}
+
+    def layout(self, game: Any, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """``ev[phase, turn total, slot]``, turn totals below :data:`EV_CAP_UNITS`."""
+        return {"ev": ((2, EV_CAP_UNITS, kocka_model(_check_kocka(game)).turn.n_cols), np.float64)}
 
     def check(self, game: Any, table: Table) -> list[str]:
         model = kocka_model(_check_kocka(game))
@@ -682,6 +687,13 @@ class KockaTurnReachSolver:
         op = table["opening"]
         return {f"P(bank >= {t * UNIT}) from a fresh turn, {name}": round(float(op[p, t - 1]), 6)
                 for p, name in enumerate(_phase_names()) for t in (7, 20, 40, op.shape[1]) if t <= op.shape[1]}
+
+    def layout(self, game: Any, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """``reach[phase, target - 1, turn total, slot]`` (float32) and ``opening[phase, target - 1]``."""
+        model = kocka_model(_check_kocka(game))
+        rows = max(model.goal, *(ph.min_bank for ph in model.turn.phases))
+        return {"reach": ((2, model.goal, rows, model.turn.n_cols), np.float32),
+                "opening": ((2, model.goal), np.float64)}
 
     def check(self, game: Any, table: Table) -> list[str]:
         model = kocka_model(_check_kocka(game))
@@ -727,6 +739,12 @@ class KockaWinProbSolver:
                 "score pairs": extra.get("score_pairs"),
                 "(scores, turn total) positions": extra.get("positions"),
                 "solve seconds": extra.get("solve_seconds")}
+
+    def layout(self, game: Any, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """``win[my score, opponent's score]`` in units below the target (no turn model
+        needed: this runs on every load)."""
+        goal = _check_kocka(game).target // UNIT
+        return {"win": ((goal, goal), np.float64)}
 
     def check(self, game: Any, table: Table) -> list[str]:
         model = kocka_model(_check_kocka(game))
@@ -795,7 +813,7 @@ def action_prospects(game: KockaGame, state: KockaState) -> list[tuple[Any, Pros
             out.append((action, Prospect(t + _units(series_value(face)), model.completion_slot(phase, face),
                                          model.series.last_die[(face, joker)]), label))
         elif isinstance(action, SetAside):
-            value = set_aside_value(action.dice, state.dice_in_play, game.rules, state.is_opening)
+            value = game.set_aside_points(state, action.dice)
             left = state.dice_in_play - len(action.dice)
             slot = model.after_set_aside_slot(phase, left)
             what = "all six come back" if left == 0 else f"{left} {'die' if left == 1 else 'dice'} left"
@@ -811,7 +829,7 @@ def action_prospects(game: KockaGame, state: KockaState) -> list[tuple[Any, Pros
                                          model.series.after[(face, collected + action.count)]),
                         f"take {action.count} more {face}s ({collected + action.count} of 6)"))
         else:
-            raise InvalidStateError(f"kocka: cannot value {action!r} at stage {state.stage!r}")
+            raise InvalidStateError(f"kocka: cannot value {game.describe_action(action, state)!r} at stage {state.stage!r}")
     return out
 
 
@@ -926,71 +944,35 @@ def bellman_residuals(game: KockaGame, model: KockaModel, tv: TurnValues, phase:
 
 
 # ========================================================================================
-# Hints
+# Ranking for hints: the turn EV computed on the fly, and P(win) with its details
 # ========================================================================================
-def hint(game: Any, params: Any) -> Any:
-    """``kocka hint kocka``: rank the actions for the roll ``params.dice`` (or, with no
-    dice, the bank-or-roll choice with ``params.dice_left`` dice), by P(win) when the
-    scores are given (the winprob table), else by expected points this turn."""
-    from kocka.agents.frontends.hint import HintReport
-    from kocka.solver.registry import get_table
-
+def rank_by_turn_ev(game: KockaGame, state: KockaState) -> list[Decision]:
+    """Every legal action at a decision state, best first, valued by the expected points
+    banked this turn (computed for the rules, no stored table needed)."""
     rules = _check_kocka(game)
-    two = KockaGame(rules, num_players=2)
-    if params.state is not None:
-        doc = params.state
-        players = doc.get("players", 2) if isinstance(doc, Mapping) else 2
-        g = KockaGame(rules, num_players=players)
-        state = g.state_from_json(doc)
-    else:
-        g = two
-        state = _hint_state(two, params)
+    phase = kocka_model(rules).turn.phase_index(_units(state.scores[state.player]))
+    return _decisions(game, state, _cached_ev(rules, phase), {})
+
+
+def rank_with_details(game: KockaGame, table: Table, state: KockaState) -> list[Decision]:
+    """As :func:`rank` with a ``winprob`` table, with two details per action: ``ev``
+    (expected points banked this turn if the rest of it maximises them) and
+    ``reach_target`` (P(this turn banks the points still needed to reach the target))."""
+    rules = _check_kocka(game)
+    if table.meta.kind != "winprob":
+        raise TableError(f"kocka rank_with_details needs a winprob table, got {table.meta.kind!r}")
     model = kocka_model(rules)
     phase = model.turn.phase_index(_units(state.scores[state.player]))
-    ev = _cached_ev(rules, phase)
-    notes = []
-    if g.num_players >= 2 and (params.opponent is not None or params.state is not None):
-        table = get_table(g, "winprob", params.cache_dir, build_missing=params.build_missing)
-        need = rules.target - state.scores[state.player]
-        reach = _cached_reach(rules, phase, max(1, min(_units(need), model.goal)))
-        decisions = [Decision(d.action, d.value, f"{d.label} [EV {d.detail['ev']:.1f}]", d.detail)
-                     for d in _decisions(g, state, win_turn_values(g, table, state), {"ev": ev, "reach_target": reach})]
-        value_name = "P(win)"
-        notes.append("P(win) from the exact two-player table" + (" (the leading opponent stands for all)"
-                                                                  if g.num_players > 2 else "")
-                     + f"; EV = expected points banked this turn if the rest of it maximises them; reach_target = P(banking the {need} "
-                       "still needed this turn)")
-    else:
-        decisions = _decisions(g, state, ev, {})
-        value_name = "expected points this turn"
-    position = (f"kocka: {g.describe_state(state)} ({'2500+' if phase == 1 else 'below 2500'} phase)")
-    return HintReport(position, value_name, decisions, tuple(notes))
-
-
-def _hint_state(game: KockaGame, params: Any) -> KockaState:
-    score = params.score or 0
-    opponent = params.opponent or 0
-    total = params.turn_total or 0
-    if params.dice is None:
-        if params.dice_left is None:
-            raise DiceError("kocka hint needs --dice (the roll to use) or --dice-left with --turn-total (bank or roll?)")
-        state = KockaState(scores=(score, opponent), stage=STAGE_BANK_OR_ROLL, turn_total=total,
-                           dice_in_play=params.dice_left, last_event="set_aside")
-    else:
-        dice = validate_dice(params.dice)
-        if params.dice_left is not None and params.dice_left != len(dice):
-            raise DiceError(f"--dice-left {params.dice_left!r} must equal the number of dice rolled, got {list(params.dice)!r}")
-        if not 1 <= len(dice) <= NUM_DICE:
-            raise DiceError(f"dice must be 1..6 values in 1..6, got {list(params.dice)!r}")
-        state = KockaState(scores=(score, opponent), stage=STAGE_SET_ASIDE, turn_total=total,
-                           dice_in_play=len(dice), roll=dice, last_event="rolled")
-    game.check_state(state)
-    return state
+    need = _units(game.points_to_target(state))
+    reach = _cached_reach(rules, phase, max(1, min(need, model.goal)))
+    return _decisions(game, state, win_turn_values(game, table, state),
+                      {"ev": _cached_ev(rules, phase), "reach_target": reach})
 
 
 __all__ = [
     "EV_CAP_UNITS", "KOCKA_TURN_EV", "KOCKA_TURN_REACH", "KOCKA_WINPROB", "KockaModel", "Prospect",
     "RaceSolution", "SeriesOdds", "TurnModel", "TurnModelBuilder", "TurnPhase", "TurnValues", "UNIT",
-    "action_prospects", "bellman_residuals", "hint", "kocka_model", "race_turn_values", "rank",
-    "series_odds", "solve_race", "solve_turn", "turn_ev_values", "turn_reach_values", "win_turn_values",
+    "action_prospects", "bellman_residuals", "kocka_model", "race_turn_values", "rank", "rank_by_turn_ev",
+    "rank_with_details", "series_odds", "solve_race", "solve_turn", "turn_ev_values", "turn_reach_values",
+    "win_turn_values",
 ]

@@ -2,12 +2,13 @@
 game with fences, declarations and from-hand bonuses, and the basic game.
 
 **Objective.** Maximise the expected game total of one player (PL-17). Every score comes
-from the rules engine (:func:`.polish.box_value`, :func:`.polish.basic_value`,
-:func:`.polish.upper_bonus`); nothing about scoring is re-implemented here.
+from the rules engine (:func:`.polish.box_value`, :func:`.polish.basic_value`, and the
+:class:`.polish.PolishGame` card: ``net_upper_range``, ``stage_bonus``, ``scratch_entry``,
+``box_groups``, ``turn_boxes``); nothing about scoring is re-implemented here.
 
 **State.** Between turns of stage k a player is ``(filled mask, tracker class, F)``: the
 tracker is the stage's net upper score, merged into classes by
-:func:`scorecard_solver._tracker_classes` (the same exact merging as the scorecard games;
+:func:`.card_model.tracker_classes` (the same exact merging as the scorecard games;
 the PL-9 bonus is the offset of a full card), and F the fences held (PL-12), capped at
 ``fence_cap`` (the rules' cap; when the rules leave fences unbounded, 3 per turn played,
 which never binds, so the solution is exact). A layer only holds the counts it can reach
@@ -20,7 +21,9 @@ throw budget to the scorecard turn: after a throw with r throws of budget left, 
 box leaves F' = r fences (F + 3 - t = budget - t), so one widget per remaining budget r,
 ``X[r] = max(write with F' = r, best keep of X[r - 1])``, serves every F; the first throw
 uses the from-hand rewards (PL-13). Stage 2 declares after the first throw (one box group
-per open box, PL-15); scratching before the first throw earns 3 fences (PL-11, PL-12).
+per open box, PL-15); scratching before the first throw earns 3 fences (PL-11, PL-12). The
+keep lattice, tracker classes, mask layout and layer loop are shared with the scorecard
+solver (:mod:`kocka.solver.card_model`).
 
 **Stages.** Stage k's values at an empty card depend on the fences carried in, so stage 3
 is solved first; its empty-card values per F become the full-card values of stage 2, and so
@@ -32,32 +35,26 @@ import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from kocka.solver import _scorecard
-from kocka.solver.dice import validate_dice
+from kocka.solver.card_model import (
+    N_KEEP, N_OUT, best_proper_keep, keep_lattice, keep_values, layer_order, parallel_pool,
+    reachable_groups, solve_layers, state_bases, three_throw_turn, tracker_classes, tracker_rows,
+)
 from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import DiceError, InvalidStateError, TableError
+from kocka.solver.errors import InvalidStateError, TableError
 from kocka.solver.progress import Progress
 from kocka.solver.decision import BuildOptions, Decision
-from kocka.solver.registry import get_table
 from kocka.solver.rules.base import Game
-from kocka.solver.rules.five_dice import FACE_OF_BOX
+from kocka.solver.rules.five_dice import FACE_OF_BOX, bits_of
 from kocka.solver.rules.polish import (
-    BASE_THROWS, COMBINATIONS, Declare, EndTurn, Keep, PolishBasicGame, PolishBasicRules,
-    PolishBasicState, PolishGame, PolishRules, PolishState, Record, Scratch, Write,
-    basic_value, box_value, stage_total, upper_bonus,
+    BASE_THROWS, COMBINATIONS, Declare, EndTurn, PolishBasicGame, PolishBasicRules, PolishBasicState,
+    PolishGame, PolishRules, PolishState, Record, Scratch, Write, basic_value, box_value, stage_total,
 )
-from kocka.solver.scorecard_solver import (
-    N_KEEP, N_OUT, N_SMALL, _pool, _popcounts, _tracker_classes, keep_lattice, solve_layers,
-    tracker_rows,
-)
-from kocka.solver.tables import Table
-
-if TYPE_CHECKING:
-    from kocka.agents.frontends.hint import HintParams, HintReport
+from kocka.solver.tables import Table, TableMeta
 
 HEADROOM = 3
 """Fence counts solved beyond the reachable ones (PL-12: at most 3 per turn played)."""
@@ -68,26 +65,33 @@ MIN_PARALLEL_STATES = 20_000
 # ----------------------------------------------------------------------------------------
 # The stage model
 # ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=16)
+def _engine(rules: PolishRules) -> PolishGame:
+    return PolishGame(rules)
+
+
 @dataclass(frozen=True)
 class _NetUpperTracker:
-    """The net upper score of one stage card (PL-9) in the interface
-    :func:`scorecard_solver._tracker_classes` expects: tracker ``net - lowest net``."""
+    """The net upper score of one stage card (PL-9) in the tracker interface of
+    :func:`.card_model.tracker_classes`: tracker ``net - lowest net``, the range and the
+    bonus from the engine (:meth:`.PolishGame.net_upper_range`, :meth:`.PolishGame.stage_bonus`)."""
 
     rules: PolishRules
 
-    NAME = "polish"
+    NAME = PolishGame.NAME
 
     @property
     def upper_boxes(self) -> list[int]:
-        return [i for i, b in enumerate(self.rules.boxes) if b in FACE_OF_BOX]
+        return list(_engine(self.rules).upper_boxes)
 
     @property
     def lowest(self) -> int:
-        return -3 * sum(FACE_OF_BOX[b] for b in self.rules.boxes if b in FACE_OF_BOX)
+        return _engine(self.rules).net_upper_range()[0]
 
     @property
     def tracker_size(self) -> int:
-        return 1 + 5 * sum(FACE_OF_BOX[b] for b in self.rules.boxes if b in FACE_OF_BOX)
+        lowest, highest = _engine(self.rules).net_upper_range()
+        return highest - lowest + 1
 
     @property
     def initial_tracker(self) -> int:
@@ -97,7 +101,7 @@ class _NetUpperTracker:
         return tracker + box_value(self.rules.boxes[box], dice, False, self.rules)
 
     def final_bonus(self, tracker: int) -> int:
-        return upper_bonus(tracker + self.lowest, self.rules) if self.upper_boxes else 0
+        return _engine(self.rules).stage_bonus(tracker + self.lowest)
 
     def score_table(self) -> np.ndarray:
         return _reward_table(self.rules).transpose(0, 2, 1)  # (box, outcome, from hand)
@@ -119,15 +123,18 @@ def _reward_table(rules: PolishRules) -> np.ndarray:
 
 
 def _scratch_tables(rules: PolishRules) -> tuple[np.ndarray, np.ndarray]:
-    """Scratching box ``b`` before the first throw (PL-11): its entry (-inf: forbidden) and
-    an outcome whose entry equals it (no die of the face), which moves the tracker alike."""
+    """Scratching box ``b`` before the first throw (PL-11, :meth:`.PolishGame.scratch_entry`):
+    its entry (-inf: forbidden) and, for a face box, an outcome with no die of its face,
+    whose entry (-3f) moves the tracker alike."""
     dt = dice_tables(5)
+    game = _engine(rules)
     rew = np.zeros(len(rules.boxes))
     out = np.zeros(len(rules.boxes), dtype=np.int32)
     for b, box in enumerate(rules.boxes):
+        entry = game.scratch_entry(box)
+        rew[b] = -math.inf if entry is None else entry
         if box in FACE_OF_BOX:
             face = FACE_OF_BOX[box]
-            rew[b] = -3 * face if rules.upper_scratch == "minus_3f" else -math.inf
             out[b] = dt.outcome_index((face % 6 + 1,) * 5)
     return rew, out
 
@@ -174,7 +181,7 @@ def _tracker(rules: PolishRules) -> _NetUpperTracker:
 
 @lru_cache(maxsize=16)
 def _classes(rules: PolishRules):
-    return _tracker_classes(_tracker(rules))
+    return tracker_classes(_tracker(rules))
 
 
 def solver_cap(rules: PolishRules) -> int:
@@ -196,38 +203,18 @@ def layer_fences(rules: PolishRules, kind: int, layer: int) -> int:
 def build_stage_model(rules: PolishRules, kind: int) -> StageModel:
     tr = _tracker(rules)
     n, nu = len(rules.boxes), len(tr.upper_boxes)
-    full = (1 << n) - 1
     tclass, toffset, rows, n_trackers = _classes(rules)
     ncls_u = tclass.max(axis=1) + 1
     all_masks = np.arange(1 << n, dtype=np.int64)
-    reach = np.ones(1 << n, dtype=bool)
-    if kind == 3:  # PL-16: the card fills in order, so only prefix masks occur
-        reach[:] = False
-        reach[(1 << np.arange(n + 1)) - 1] = True
-    popcount = _popcounts(n)
-    order = np.lexsort((all_masks, popcount))
-    masks = order[reach[order]].astype(np.int32)
-    layer_ptr = np.searchsorted(popcount[masks], np.arange(n + 2)).astype(np.int64)
+    # the engine's box groups of stage ``kind`` (PL-14..PL-16): in stage 3 the card fills
+    # in order, so only prefix masks are reached
+    game = _engine(rules)
+    reach, grp_ptr, grp_bits = reachable_groups(n, lambda mask: game.box_groups(kind, mask))
+    masks, layer_ptr = layer_order(reach, n)
     U_of = all_masks & ((1 << nu) - 1)
     ncls = ncls_u[U_of].astype(np.int32)
     sizes = np.where(reach, ncls.astype(np.int64), 0)
-    base = np.full(1 << n, -1, dtype=np.int64)
-    base[masks] = np.concatenate([[0], np.cumsum(sizes[masks])[:-1]])
-    # box groups: every open box (stage 1), each open box alone (stage 2), the next box (stage 3)
-    groups: list[list[int]] = []
-    for m in range(1 << n):
-        open_bits = full & ~m
-        if not reach[m] or open_bits == 0:
-            groups.append([])
-        elif kind == 1:
-            groups.append([open_bits])
-        elif kind == 2:
-            groups.append([1 << b for b in range(n) if open_bits >> b & 1])
-        else:
-            groups.append([open_bits & -open_bits])
-    grp_ptr = np.zeros((1 << n) + 1, dtype=np.int32)
-    grp_ptr[1:] = np.cumsum([len(g) for g in groups])
-    grp_bits = np.array([b for g in groups for b in g] or [0], dtype=np.int32)
+    base = state_bases(masks, sizes)
     tbase, tnext, toff, uprank = tracker_rows(rows, nu, U_of)
     return StageModel(
         rules=rules, kind=kind, cap=solver_cap(rules), masks=masks, layer_ptr=layer_ptr, base=base,
@@ -259,7 +246,7 @@ def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions
     todo = int(model.n_states - 1)
     progress = Progress(todo, label or f"polish stage {model.kind}", enabled=options.progress)
     backend = BuildOptions(jobs=jobs, backend="threading") if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()
-    with _pool(backend) as parallel:
+    with parallel_pool(backend) as parallel:
         solve_layers(model, W, _scorecard.solve_budget_masks,
                      lambda layer: (*args, layer_fences(model.rules, model.kind, layer)), progress, parallel,
                      n_chunks=8 * jobs)
@@ -332,19 +319,6 @@ def build_arrays(game: PolishGame, options: BuildOptions = BuildOptions(progress
 # ----------------------------------------------------------------------------------------
 # Values of positions: the turn widget in numpy (independent of the kernel's lattice)
 # ----------------------------------------------------------------------------------------
-def _keep_values(after: np.ndarray) -> np.ndarray:
-    """Value of each of the 462 keeps when the next throw's outcome is worth ``after``."""
-    dt = dice_tables(5)
-    rows = np.repeat(np.arange(N_KEEP), np.diff(dt.trans_indptr))
-    return np.bincount(rows, weights=dt.trans_probs * after[dt.trans_indices], minlength=N_KEEP)
-
-
-def _best_proper_keep(K: np.ndarray) -> np.ndarray:
-    dt = dice_tables(5)
-    k = np.where(dt.outcome_keeps >= N_SMALL, -math.inf, K[dt.outcome_keeps])
-    return np.maximum.reduceat(k, dt.outcome_keeps_indptr[:-1])
-
-
 @dataclass
 class _Position:
     """What the table needs of the player to move: stage, current card, fences, points."""
@@ -403,7 +377,8 @@ class _Turn:
             pos = self.pos
             tracker = pos.tracker
             if b in self.upper:
-                entries = self.rew[b, 0] if not scratch else np.full(N_OUT, -3.0 * FACE_OF_BOX[self.game.rules.boxes[b]])
+                scratched = self.game.scratch_entry(self.game.rules.boxes[b]) if scratch else None
+                entries = self.rew[b, 0] if scratched is None else np.full(N_OUT, float(scratched))
                 tracker = pos.tracker + entries.astype(np.int64)
             self._succ[key] = np.broadcast_to(
                 _future(self.game, self.table, pos.stage, pos.mask | 1 << b, tracker, fences), (N_OUT,)).astype(float)
@@ -431,16 +406,10 @@ class _Turn:
                 K = np.full(N_KEEP, -math.inf)
                 proper = np.full(N_OUT, -math.inf)
             else:
-                K = _keep_values(rows[r - 1][0])
-                proper = _best_proper_keep(K)
+                K = keep_values(rows[r - 1][0])
+                proper = best_proper_keep(K)
             rows.append((np.maximum(G0, proper), np.maximum(G1, proper), K))
         return rows
-
-
-def _label(game: PolishGame, action: Any) -> str:
-    if isinstance(action, Keep):
-        return "throw all five" if not action.dice else "keep " + " ".join(map(str, action.dice))
-    return f"{type(action).__name__.lower()} {action.box}"
 
 
 def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[Decision]:
@@ -457,13 +426,9 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
     boxes = rules.boxes
     budget = BASE_THROWS + pos.fences
     r = budget - state.throws
-    open_bits = sum(1 << i for i in range(len(boxes)) if not pos.mask >> i & 1)
-    if pos.stage == 3:
-        group_of_turn = open_bits & -open_bits
-    elif pos.stage == 2 and state.declared is not None:
-        group_of_turn = 1 << boxes.index(state.declared)
-    else:
-        group_of_turn = open_bits
+    # the boxes this turn may end in (PL-14..PL-16), and the groups before the first throw
+    group_of_turn = bits_of(boxes.index(b) for b in game.turn_boxes(state))
+    groups = game.box_groups(pos.stage, pos.mask)
     dt = dice_tables(5)
     o = dt.outcome_index(state.dice) if state.dice is not None else None
     cap = int(table.meta.extra["fence_cap"])
@@ -479,11 +444,11 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
         elif isinstance(action, Scratch):
             b = boxes.index(action.box)
             if state.throws == 0:
-                entry = -3 * FACE_OF_BOX[action.box] if action.box in FACE_OF_BOX else 0
+                entry = game.scratch_entry(action.box)
                 value = entry + turn.after_fill(b, min(r, cap), scratch=True)[0]
-            else:
+            else:  # after a throw only a lower box is scratched, for 0 (PL-11)
                 entry = 0
-                value = float(turn.after_fill(b, min(r, cap))[0]) if action.box not in FACE_OF_BOX else -math.inf
+                value = float(turn.after_fill(b, min(r, cap))[0])
             detail.update(box=action.box, points=entry, fences_after=r)
         elif isinstance(action, Declare):
             rows = turn.widget(1 << boxes.index(action.box), r)
@@ -491,17 +456,16 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
             detail.update(box=action.box)
         else:  # Keep: the throw that leaves r - 1
             if state.dice is None:  # the first throw: declare (stage 2) or play the group
-                groups = [1 << b for b in range(len(boxes)) if open_bits >> b & 1] if pos.stage == 2 else [group_of_turn]
                 best = np.full(N_OUT, -math.inf)
                 for g in groups:
                     best = np.maximum(best, turn.widget(g, r - 1)[r - 1][1])
                 value = float(dt.probs @ best)
             else:
                 rows = turn.widget(group_of_turn, r - 1)
-                K = _keep_values(rows[r - 1][0])
+                K = keep_values(rows[r - 1][0])
                 value = K[dt.keep_index(action.dice)]
             detail.update(dice=list(action.dice), spends_fence=state.throws >= BASE_THROWS, throw=state.throws + 1)
-        decisions.append(Decision(action, float(pos.so_far + value), _label(game, action), detail))
+        decisions.append(Decision(action, float(pos.so_far + value), game.describe_action(action, state), detail))
     return sorted(decisions, key=lambda d: -d.value)
 
 
@@ -565,11 +529,8 @@ def _rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState) ->
     stop_hand = np.full(N_OUT, -math.inf)
     for b in open_boxes:
         stop_hand = np.maximum(stop_hand, np.maximum(rew[b, 1], 0) + after(b))
-    X2 = stop
-    K3 = _keep_values(X2)
-    X1 = np.maximum(stop, _best_proper_keep(K3))   # after the second throw
-    K2 = _keep_values(X1)
-    Y = np.maximum(stop_hand, _best_proper_keep(K2))  # after the first throw
+    turn = three_throw_turn(stop, stop_hand)
+    K3, K2, Y = turn["K3"], turn["K2"], turn["V1"]  # V1: the value after the first throw
     o = dt.outcome_index(state.dice) if state.dice is not None else None
     decisions = []
     for action in actions:
@@ -584,69 +545,8 @@ def _rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState) ->
         else:
             K = K2 if state.throws == 1 else K3
             value, detail = K[dt.keep_index(action.dice)], {"type": "keep", "dice": list(action.dice)}
-        decisions.append(Decision(action, float(so_far + value), _label(game, action) if not isinstance(action, (Record, EndTurn))
-                                  else (f"record {action.combo}" if isinstance(action, Record) else "end turn"), detail))
+        decisions.append(Decision(action, float(so_far + value), game.describe_action(action, state), detail))
     return sorted(decisions, key=lambda d: -d.value)
-
-
-# ----------------------------------------------------------------------------------------
-# Hints
-# ----------------------------------------------------------------------------------------
-def _parse_card(game: PolishGame | PolishBasicGame, doc: Any) -> tuple:
-    """``--card`` JSON (box id: entry) as the entries of the current card (basic game: the
-    eight combinations)."""
-    boxes = COMBINATIONS if isinstance(game, PolishBasicGame) else game.rules.boxes
-    if doc is None:
-        return (None,) * len(boxes)
-    if not isinstance(doc, Mapping):
-        raise InvalidStateError(f"--card must be a JSON object of box: entry, got {doc!r}")
-    entries: list[int | None] = [None] * len(boxes)
-    for name, entry in doc.items():
-        if name not in boxes:
-            raise InvalidStateError(f"{game.NAME}: no box {name!r} on the card; boxes: {list(boxes)!r}")
-        entries[boxes.index(name)] = entry
-    return tuple(entries)
-
-
-def hint(game: PolishGame, params: HintParams) -> HintReport:
-    """``kocka hint polish``: every action with its value, including spending a fence (a
-    throw beyond the third), scratching for fences and which box to declare."""
-    from kocka.agents.frontends.hint import HintReport
-
-    if params.state is not None:
-        state = game.state_from_json(params.state)
-    else:
-        extra = dict(params.extra)
-        fences = int(extra.get("fences") or 0)
-        stage = int(extra.get("stage") or 1)
-        roll = 1 if params.roll is None else params.roll
-        dice = None
-        if roll > 0:
-            if params.dice is None:
-                raise DiceError("give the five dice showing with --dice, e.g. --dice 1 1 3 4 6")
-            dice = validate_dice(params.dice, 5)
-        card = _parse_card(game, params.card)
-        if isinstance(game, PolishBasicGame):
-            state = PolishBasicState(player=0, records=(card,), throws=roll, dice=dice)
-        else:
-            # earlier stages count as zeros: the values are then the points from this stage on
-            empty, zeros = (None,) * len(game.rules.boxes), (0,) * len(game.rules.boxes)
-            cards = tuple(((zeros if k < stage else card if k == stage else empty),)
-                          for k in range(1, game.rules.stages + 1))
-            declared = extra.get("declare") or None
-            state = PolishState(stage=stage, player=0, cards=cards, fences=(fences,), throws=roll, dice=dice,
-                                declared=declared)
-        game.check_state(state)
-    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
-    decisions = rank(game, table, state)
-    notes = [f"values: {VALUE_NAME} under optimal solitaire play (optimum from the start: "
-             f"{table.meta.extra['expected_score']:.4f})"]
-    if isinstance(game, PolishGame):
-        notes.append("a keep after the third throw spends a fence; writing after t throws leaves F + 3 - t fences (PL-12)")
-        if params.state is None and state.stage > 1:
-            notes.append(f"stage {state.stage}: earlier stages are entered as cards of zeros, so every value "
-                         "counts the points from this stage on (pass --state for a whole game)")
-    return HintReport(position=game.describe_state(state), value_name=VALUE_NAME, decisions=decisions, notes=notes)
 
 
 # ----------------------------------------------------------------------------------------
@@ -670,6 +570,23 @@ class PolishEV:
         x = table.meta.extra
         return {"expected_score": round(x["expected_score"], 6), "states": x["states"], "fence_cap": x["fence_cap"],
                 "fence_value_at_stage_start": {k: round(v["fence_value_at_start"], 6) for k, v in x["stages"].items()}}
+
+    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int | None, ...], Any]]:
+        """The arrays of :func:`build_arrays`: per stage k the flattened values (their
+        count depends on the reachable tracker classes), the layer offsets and counts
+        (:func:`compact_values`) and the per-mask ``base``; the tracker's classes and
+        offsets per set of face boxes."""
+        rules = game.rules
+        n, tr = len(rules.boxes), _tracker(rules)
+        arrays: dict[str, tuple[tuple[int | None, ...], Any]] = {
+            "tclass": ((1 << len(tr.upper_boxes), tr.tracker_size), np.int32),
+            "toffset": ((1 << len(tr.upper_boxes), tr.tracker_size), np.int64),
+        }
+        for k in range(1, rules.stages + 1):
+            arrays.update({f"values{k}": ((None,), np.float64), f"lptr{k}": ((n + 2,), np.int64),
+                           f"lnf{k}": ((n + 1,), np.int64), f"lstart{k}": ((n + 2,), np.int64),
+                           f"base{k}": ((1 << n,), np.int64)})
+        return arrays
 
     def check(self, game: Game, table: Table, samples: int = 4, seed: int = 0) -> list[str]:
         """The start value recomputed through :func:`rank` (engine scores, dense keep
@@ -698,6 +615,11 @@ class PolishBasicEV:
     def summary(self, table: Table) -> dict[str, Any]:
         x = table.meta.extra
         return {"expected_score": round(x["expected_score"], 6), "states": x["states"]}
+
+    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """The arrays of :func:`build_basic_arrays`: one value per state (the count is
+        recorded), ``base`` per mask of the eight combinations."""
+        return {"values": ((meta.extra["states"],), np.float64), "base": ((1 << len(COMBINATIONS),), np.int64)}
 
     def check(self, game: Game, table: Table) -> list[str]:
         return _start_value_problems(game, table)

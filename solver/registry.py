@@ -1,9 +1,8 @@
 """Which table solvers exist, and the shared build / load / hint plumbing around them.
 
-A *table solver* computes one kind of value table for one game (``kockapoker``/``ev``,
-``kocka``/``winprob``, ...). Each solver module exposes an object satisfying
-:class:`TableSolver` and registers it in :data:`SOLVERS` (lazy ``"module:attr"``
-strings, so a broken solver cannot hide the others). The CLI, the agents and the seat
+A *table solver* computes one kind of value table for one game. Each solver module
+exposes an object satisfying :class:`TableSolver`; a game's spec names them
+(``GameSpec.tables``, resolved here on first use). The CLI, the agents and the seat
 all go through :func:`get_table`, which refuses stale tables and never builds silently.
 """
 from __future__ import annotations
@@ -12,15 +11,16 @@ import json
 import pathlib
 import sys
 import time
-from importlib import import_module
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from kocka.solver.errors import TableError
-from kocka.solver.rules import Game, get_game
+from kocka.solver.errors import RulesError, TableError
+from kocka.solver.rules import Game, game_specs, get_game, resolve, spec_for
 from kocka.solver.decision import BuildOptions, Decision
-from kocka.solver.tables import Table, TableMeta, default_cache_dir, load_table, save_table, table_path
+from kocka.solver.tables import (
+    Layout, Table, TableMeta, checksum, default_cache_dir, load_table, save_table, table_path,
+)
 
 
 class TableSolver(Protocol):
@@ -37,39 +37,23 @@ class TableSolver(Protocol):
     def check(self, game: Game, table: Table) -> list[str]:
         """Independent spot checks for ``kocka-solve verify``; problems found (empty = fine)."""
 
-
-_SCORECARD_EV = "kocka.solver.scorecard_solver:SCORECARD_EV"
-# game -> "module:attr" solver objects; the first is the game's default kind
-SOLVERS: dict[str, list[str]] = {
-    "kockapoker": [_SCORECARD_EV],
-    "slovak": [_SCORECARD_EV],
-    "yahtzee": [_SCORECARD_EV],
-    "yatzy": [_SCORECARD_EV],
-    "kocka": [
-        "kocka.solver.kocka_solver:KOCKA_WINPROB",
-        "kocka.solver.kocka_solver:KOCKA_TURN_EV",
-        "kocka.solver.kocka_solver:KOCKA_TURN_REACH",
-    ],
-    "abazs": ["kocka.solver.bluff_equilibrium:ABAZS_EQUILIBRIUM"],
-    "polish": ["kocka.solver.polish_solver:POLISH_EV"],
-    "polish-basic": ["kocka.solver.polish_solver:POLISH_BASIC_EV"],
-}
+    def layout(self, game: Game, meta: TableMeta) -> Layout:
+        """The arrays ``build`` writes for ``game`` (``meta``: the table's metadata, for
+        lengths it records): name -> (shape, dtype), None for a length only the data
+        decides. Checked on every load (:func:`open_table`)."""
 
 
-def register(game: str, target: str) -> None:
-    SOLVERS.setdefault(game, [])
-    if target not in SOLVERS[game]:
-        SOLVERS[game].append(target)
+def games_with_tables() -> tuple[str, ...]:
+    """The games whose spec names at least one table kind."""
+    return tuple(spec.name for spec in game_specs() if spec.tables)
 
 
 def solvers_for(game: str) -> list[TableSolver]:
-    if game not in SOLVERS:
-        raise TableError(f"no table solver for game {game!r} yet; games with tables: {sorted(SOLVERS)!r}")
-    result = []
-    for target in SOLVERS[game]:
-        module, attr = target.split(":")
-        result.append(getattr(import_module(module), attr))
-    return result
+    """The table solvers of ``game``, its default kind first (from its spec)."""
+    spec = spec_for(game)
+    if not spec.tables:
+        raise TableError(f"no table solver for game {game!r} yet; games with tables: {', '.join(games_with_tables())}")
+    return [resolve(t.solver) for t in spec.tables]
 
 
 def solver_for(game: str, kind: str | None = None) -> TableSolver:
@@ -98,9 +82,7 @@ def build_table(
         rules=game.rules.options(), build_seconds=round(time.perf_counter() - start, 3), extra=extra,
     )
     if not save:
-        from kocka.solver.tables import checksum
-
-        return Table(arrays=arrays, meta=TableMeta(**{**json.loads(meta.to_json()), "checksum": checksum(arrays)}))
+        return Table(arrays=arrays, meta=TableMeta(**{**json.loads(meta.to_json()), "checksum": checksum(arrays, meta)}))
     return save_table(path_for(game, solver, cache_dir), arrays, meta)
 
 
@@ -133,9 +115,31 @@ def get_table(
         )
         table = build_table(game, solver, options, cache_dir)
     else:
-        table = load_table(path, game=game.NAME, kind=solver.kind, variant_id=game.rules.variant_id())
+        table = open_table(game, solver, cache_dir)
     _LOADED[key] = table
     return table
+
+
+def open_table(
+    game: Game, solver: TableSolver, cache_dir: pathlib.Path | str | None = None, *, verify: str = "recorded",
+) -> Table:
+    """Load the stored table of ``solver`` for ``game`` and refuse any mismatch: format,
+    game and kind, rules variant, the recorded rules against that variant (through the
+    game's Rules class), the arrays against ``solver.layout``, and the checksum over arrays
+    and metadata (``verify``: ``"recorded"`` trusts the verified record of an unchanged
+    file, ``"full"`` always hashes). A refusal is one TableError line naming the file,
+    what is wrong and the command that rebuilds it."""
+    variant_id = game.rules.variant_id()
+    path = table_path(cache_dir or default_cache_dir(), game.NAME, solver.kind, variant_id)
+    try:
+        return load_table(
+            path, game=game.NAME, kind=solver.kind, variant_id=variant_id,
+            variant_of=lambda rules: game.RULES.from_options(rules).variant_id(),
+            layout=lambda meta: solver.layout(game, meta), verify=verify,
+        )
+    except TableError as exc:
+        verb = "build" if not path.is_file() else "rebuild"
+        raise TableError(f"{exc}; {verb} it with: {build_command(game, solver, cache_dir)}") from None
 
 
 def build_command(game: Game, solver: TableSolver, cache_dir: pathlib.Path | str | None = None) -> str:
@@ -159,18 +163,11 @@ def _cli_value(v: Any) -> str:
 
 def game_from_cli(name: str, rule_pairs: Sequence[str], num_players: int | None = None) -> Game:
     """``-r key=value`` pairs (comma lists become tuples) -> a Game (``num_players``
-    default: the fewest the game takes, 1, or 2 for the bluff and chip-bidding games)."""
+    default: the spec's default seat count)."""
     options: dict[str, Any] = {}
     for pair in rule_pairs:
         if "=" not in pair:
-            from kocka.solver.errors import RulesError
-
             raise RulesError(f"rule option must look like key=value, got {pair!r}")
         key, value = pair.split("=", 1)
         options[key.strip()] = tuple(value.split(",")) if "," in value else value.strip()
-    if num_players is None:
-        from kocka.solver.rules import game_class
-
-        cls = game_class(name)
-        num_players = cls.player_range(cls.__new__(cls))[0]  # player_range reads no instance state
     return get_game(name, options, num_players=num_players)

@@ -1,5 +1,6 @@
 """Exact solitaire solver of the five-dice scorecard games: kockapóker (HU), Slovak yatzi (SK),
-Yahtzee and Yatzy, with hints and the distribution of the final score.
+Yahtzee and Yatzy: the value of every action (:func:`rank`, which ``kocka hint`` shows through
+:mod:`kocka.agents.frontends.hint_cards`) and the distribution of the final score.
 
 **Objective.** Maximise the expected final score of one card (solitaire). Every number comes
 from the rules engine (:mod:`kocka.solver.rules.scorecard`): its score table, tracker and
@@ -11,7 +12,7 @@ fill rules; nothing about scoring is re-implemented here.
   capped at 63); only trackers reachable for the filled face boxes are kept;
 * trackers whose futures differ by a constant are merged into one *tracker class*: the value
   is ``W[mask, class, flag] + offset[tracker]``. The classes are found exactly, backwards,
-  by comparing what every face-box fill leads to (:func:`_tracker_classes`), so the tracker
+  by comparing what every face-box fill leads to (:func:`.card_model.tracker_classes`), so the tracker
   is clipped where the upper bonus is already certain or already impossible without being
   told the bonus rule (HU-7 ``zero``: a certain negative house cancels every later face
   entry, which is an offset too);
@@ -34,65 +35,31 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from functools import lru_cache, reduce
+from operator import or_
+from typing import Any, Sequence
 
 import numpy as np
+from joblib import delayed
 
 from kocka.solver import _scorecard
-from kocka.solver.dice import validate_dice
+from kocka.solver.card_model import (
+    N_OUT, keep_lattice, layer_order, parallel_pool, reachable_groups, solve_layers, state_bases,
+    three_throw_turn, tracker_after_table, tracker_classes, tracker_rows,
+)
 from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import DiceError, InvalidStateError, TableError
+from kocka.solver.errors import InvalidStateError, TableError
 from kocka.solver.progress import Progress
 from kocka.solver.decision import BuildOptions, Decision
-from kocka.solver.registry import get_table
 from kocka.solver.rules.base import Game
+from kocka.solver.rules.five_dice import bits_of
 from kocka.solver.rules.scorecard import (
     Card, Declare, Fill, Keep, ScorecardGame, ScorecardState, YahtzeeGame,
 )
-from kocka.solver.tables import Table
+from kocka.solver.tables import Table, TableMeta
 
-if TYPE_CHECKING:  # the agents package imports the solvers, not the other way round
-    from kocka.agents.frontends.hint import HintParams, HintReport
-
-N_OUT = 252
-N_KEEP = 462
-N_SMALL = 210
 VALUE_NAME = "expected final score"
-
-
-# ----------------------------------------------------------------------------------------
-# Keep lattice
-# ----------------------------------------------------------------------------------------
-N_FOUR = 84  # keeps of 0..3 dice; keeps 84..209 hold four dice
-
-
-@dataclass(frozen=True)
-class KeepLattice:
-    """The 462 keeps of five dice as a lattice (keep order of :func:`dice_tables`: by size,
-    then lexicographic, so the last 252 keeps are the outcomes in outcome order).
-
-    Attributes
-    ----------
-    child : ndarray, shape (210, 6), int32
-        ``child[k, f - 1]``: keep ``k`` (0..4 dice) plus one die showing ``f``.
-    """
-
-    child: np.ndarray
-
-
-@lru_cache(maxsize=None)
-def keep_lattice() -> KeepLattice:
-    dt = dice_tables(5)
-    sizes_ok = (dt.keep_sizes[:N_FOUR] <= 3).all() and (dt.keep_sizes[N_FOUR:N_SMALL] == 4).all()
-    if not (dt.keeps[N_SMALL:] == dt.outcomes).all() or not sizes_ok:
-        raise TableError("dice_tables(5) keep order changed: keeps must be sorted by size, outcomes last")
-    child = np.empty((N_SMALL, 6), dtype=np.int32)
-    for k in range(N_SMALL):
-        kept = dt.keep_dice(k)
-        for f in range(1, 7):
-            child[k, f - 1] = dt.keep_index(kept + (f,))
-    return KeepLattice(child)
+_tracker_after_table = tracker_after_table  # the name ScorecardEV.check uses
 
 
 # ----------------------------------------------------------------------------------------
@@ -156,161 +123,6 @@ def _flag_box(game: ScorecardGame) -> int | None:
     if isinstance(game, YahtzeeGame) and game.rules.yahtzee_bonus:
         return game.yahtzee_box
     return None
-
-
-def _entry_groups(game: ScorecardGame, box: int) -> tuple[np.ndarray, list[tuple[int, ...]]]:
-    """Outcomes of ``box`` grouped by the entry they write: (group of each outcome,
-    one representative dice per group). ``tracker_after`` depends on the dice only through
-    the entry (the tracker sums face entries); :meth:`ScorecardEV.check` and the tests
-    compare with direct calls."""
-    entries = game.score_table()[box, :, 0]
-    _, first, inv = np.unique(entries, return_index=True, return_inverse=True)
-    outcomes = dice_tables(5).outcomes
-    return inv.astype(np.int64), [tuple(int(v) for v in outcomes[i]) for i in first]
-
-
-@lru_cache(maxsize=16)
-def _tracker_after_table(game: ScorecardGame) -> np.ndarray:
-    """``after[u, t, o]``: tracker after writing outcome ``o`` into face box ``u``."""
-    T = game.tracker_size
-    after = np.empty((len(game.upper_boxes), T, N_OUT), dtype=np.int64)
-    for u, box in enumerate(game.upper_boxes):
-        inv, reps = _entry_groups(game, box)
-        per_group = np.array([[game.tracker_after(t, box, d) for d in reps] for t in range(T)], dtype=np.int64)
-        after[u] = per_group[:, inv]
-    return after
-
-
-def _tracker_classes(game: ScorecardGame) -> tuple[np.ndarray, np.ndarray, list, np.ndarray]:
-    """Reachable trackers per face-box set ``U`` and their classes.
-
-    Two trackers of ``U`` are in one class when, for every open face box and outcome, the
-    trackers they lead to are in one class of ``U + box`` with the same offset difference
-    (at a full ``U`` every tracker is in one class with offset ``final_bonus``). Their
-    values then differ by that constant under every policy, so one class is solved once.
-
-    Returns ``tclass``, ``toffset`` (2^nu, T), per ``U`` the transition rows
-    ``(next class, normalized offset)`` of each class and open face box, and the number
-    of reachable trackers per ``U``.
-    """
-    nu, T = len(game.upper_boxes), game.tracker_size
-    after = _tracker_after_table(game)
-    n_u = 1 << nu
-    full = n_u - 1
-    reach = np.zeros((n_u, T), dtype=bool)
-    reach[0, game.initial_tracker] = True
-    for U in range(1, n_u):
-        for u in range(nu):
-            if U >> u & 1:
-                prev = np.flatnonzero(reach[U & ~(1 << u)])
-                reach[U, np.unique(after[u, prev])] = True
-    tclass = np.full((n_u, T), -1, dtype=np.int32)
-    toffset = np.zeros((n_u, T), dtype=np.int64)
-    rows: list = [None] * n_u
-    for U in range(full, -1, -1):
-        ts = np.flatnonzero(reach[U])
-        if U == full:
-            tclass[U, ts] = 0
-            toffset[U, ts] = [game.final_bonus(int(t)) for t in ts]
-            rows[U] = (np.zeros((0, N_OUT), np.int32), np.zeros((0, N_OUT), np.float64))
-            continue
-        open_u = [u for u in range(nu) if not U >> u & 1]
-        nxt = [after[u][ts] for u in open_u]
-        C = np.concatenate([tclass[U | 1 << u][a] for u, a in zip(open_u, nxt)], axis=1)
-        O = np.concatenate([toffset[U | 1 << u][a] for u, a in zip(open_u, nxt)], axis=1)
-        if (C < 0).any():
-            raise TableError(f"{game.NAME}: tracker transition leaves the reachable set at face set {U:#x}")
-        off = O[:, 0].copy()
-        normalized = O - off[:, None]
-        keys = np.ascontiguousarray(np.concatenate([C, normalized], axis=1))
-        first, inv = _group_rows(keys)
-        tclass[U, ts] = inv
-        toffset[U, ts] = off
-        k = len(open_u)
-        rows[U] = (C[first].reshape(len(first) * k, N_OUT).astype(np.int32),
-                   normalized[first].reshape(len(first) * k, N_OUT).astype(np.float64))
-    return tclass, toffset, rows, reach.sum(axis=1)
-
-
-def _group_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal rows of a 2-D array: (first row of each group, group of each row), groups
-    numbered in order of first appearance."""
-    seen: dict[bytes, int] = {}
-    inv = np.empty(len(rows), dtype=np.int32)
-    first: list[int] = []
-    for i, row in enumerate(rows):
-        key = row.tobytes()
-        g = seen.setdefault(key, len(first))
-        if g == len(first):
-            first.append(i)
-        inv[i] = g
-    return np.asarray(first, dtype=np.int64), inv
-
-
-def _popcounts(n: int) -> np.ndarray:
-    """Number of set bits of 0 .. 2^n - 1."""
-    pc = np.zeros(1 << n, dtype=np.int64)
-    for b in range(n):
-        pc[1 << b:1 << (b + 1)] = pc[:1 << b] + 1
-    return pc
-
-
-def _reachable_masks(game: ScorecardGame) -> tuple[np.ndarray, np.ndarray]:
-    """Masks reachable from the empty card through ``allowed_boxes`` (SK part order), and
-    the allowed boxes of each as a bit mask."""
-    n = game.num_boxes
-    full = (1 << n) - 1
-    reach = np.zeros(1 << n, dtype=bool)
-    allowed = np.zeros(1 << n, dtype=np.int32)
-    reach[0] = True
-    if type(game).allowed_boxes is ScorecardGame.allowed_boxes:  # every open box, always
-        allowed[:] = ~np.arange(1 << n, dtype=np.int32) & full
-        reach[:] = True
-        return reach, allowed
-    for m in range(full):  # every predecessor of m is numerically smaller
-        if reach[m]:
-            bits = 0
-            for b in game.allowed_boxes(m):
-                bits |= 1 << b
-            allowed[m] = bits
-            for b in range(n):
-                if bits >> b & 1:
-                    reach[m | 1 << b] = True
-    return reach, allowed
-
-
-def _box_groups(game: ScorecardGame, masks: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per mask, the groups of boxes one turn may end in. Normally one group (the allowed
-    boxes). Under SK ``declare_after_first_throw`` a face box is declared after the first
-    throw: each open face box is a group of its own, plus the other boxes if any (SK-3)."""
-    n = game.num_boxes
-    declares = getattr(game, "declares", False)
-    upper_bits = sum(1 << b for b in game.upper_boxes)
-    ptr = np.zeros((1 << n) + 1, dtype=np.int32)
-    if not declares:
-        has = np.zeros(1 << n, dtype=np.int32)
-        has[masks] = allowed[masks] != 0
-        ptr[1:] = np.cumsum(has)
-        return ptr, np.ascontiguousarray(allowed[np.flatnonzero(has)], dtype=np.int32)
-    counts = np.zeros(1 << n, dtype=np.int32)
-    bits_of: dict[int, list[int]] = {}
-    for m in masks.tolist():
-        a = int(allowed[m])
-        if a == 0:
-            groups = []
-        elif a & upper_bits:
-            groups = [1 << b for b in game.upper_boxes if a >> b & 1]
-            if a & ~upper_bits:
-                groups.append(a & ~upper_bits)
-        else:
-            groups = [a]
-        bits_of[m] = groups
-        counts[m] = len(groups)
-    ptr[1:] = np.cumsum(counts)
-    flat = np.zeros(int(ptr[-1]), dtype=np.int32)
-    for m, groups in bits_of.items():
-        flat[ptr[m]:ptr[m] + len(groups)] = groups
-    return ptr, flat
 
 
 def _special_outcomes(game: ScorecardGame, flag_box: int | None) -> list[int]:
@@ -386,30 +198,6 @@ def _contexts(game: ScorecardGame, flag_box: int | None, n_ft: int, n_masks: int
 
 
 
-def tracker_rows(rows: list, nu: int, U_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Pack the tracker-transition rows for the kernel.
-
-    ``rows[U]`` is ``(next class, value offset)``, each (rows of face set U, 252), one row
-    per (tracker class of U, rank of an open face box). Returns ``tbase`` (first row of each
-    mask's face set), ``tnext``, ``toff`` (all rows stacked) and ``uprank`` (``U * nu + u``:
-    the rank of face box u among the boxes still open in U).
-    """
-    row_start = np.zeros(1 << nu, dtype=np.int64)
-    count = 0
-    for U in range(1 << nu):
-        row_start[U] = count
-        count += len(rows[U][0])
-    tnext = np.ascontiguousarray(np.concatenate([r[0] for r in rows]) if count else np.zeros((1, N_OUT), np.int32))
-    toff = np.ascontiguousarray(np.concatenate([r[1] for r in rows]) if count else np.zeros((1, N_OUT)))
-    uprank = np.zeros(max((1 << nu) * nu, 1), dtype=np.int32)
-    for U in range(1 << nu):
-        r = 0
-        for u in range(nu):
-            if not U >> u & 1:
-                uprank[U * nu + u] = r
-                r += 1
-    return row_start[U_of], tnext, toff, uprank
-
 def build_model(game: ScorecardGame) -> ScorecardModel:
     """The state space, layout and kernel tables of ``game``'s rules variant."""
     start = time.perf_counter()
@@ -421,14 +209,13 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
     n_ft = 2 if (st[:, :, 0] != st[:, :, 1]).any() else 1
     flag_box = _flag_box(game)
 
-    tclass, toffset, rows, n_trackers = _tracker_classes(game)
+    tclass, toffset, rows, n_trackers = tracker_classes(game)
     ncls_u = tclass.max(axis=1) + 1
-    reach, allowed = _reachable_masks(game)
+    # the engine's box groups: the part order (SK-3) in what a mask reaches, the face
+    # declaration in one group per face box
+    reach, grp_ptr, grp_bits = reachable_groups(n, game.box_groups)
     masks_all = np.arange(n_masks, dtype=np.int64)
-    popcount = _popcounts(n)
-    order = np.lexsort((masks_all, popcount))
-    masks = order[reach[order]].astype(np.int32)
-    layer_ptr = np.searchsorted(popcount[masks], np.arange(n + 2)).astype(np.int64)
+    masks, layer_ptr = layer_order(reach, n)
 
     U_of = masks_all & ((1 << nu) - 1)
     ncls = ncls_u[U_of].astype(np.int32)
@@ -436,8 +223,7 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
     if flag_box is not None:
         nflag[(masks_all >> flag_box) & 1 == 1] = 2
     sizes = np.where(reach, ncls.astype(np.int64) * nflag, 0)
-    base = np.full(n_masks, -1, dtype=np.int64)
-    base[masks] = np.concatenate([[0], np.cumsum(sizes[masks])[:-1]])
+    base = state_bases(masks, sizes)
     n_states = int(sizes.sum())
     reachable_states = int(np.where(reach, n_trackers[U_of] * nflag, 0).sum())
 
@@ -451,7 +237,6 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
             int(game.yahtzee_bonus((6,) * 5, 1 << flag_box, int(e)) > 0) for e in y_entries
         ]
     ctx_of, rewards = _contexts(game, flag_box, n_ft, n_masks)
-    grp_ptr, grp_bits = _box_groups(game, masks, allowed)
     model = ScorecardModel(
         game=game, n_boxes=n, n_upper=nu, masks=masks, layer_ptr=layer_ptr, base=base, ncls=ncls,
         nflag=nflag, grp_ptr=grp_ptr, grp_bits=grp_bits, ctx_of=ctx_of, rewards=rewards,
@@ -474,32 +259,6 @@ def build_model(game: ScorecardGame) -> ScorecardModel:
 MIN_PARALLEL_STATES = 20_000  # smaller layers are solved in-process: a pool round trip costs more
 
 
-def _solve_chunk(kernel, masks: np.ndarray, first: int, count: int, W: np.ndarray, args: tuple) -> np.ndarray:
-    # a plain copy of the current rows: a kernel may leave some columns as they are
-    out = np.array(W[first:first + count])
-    kernel(masks, first, out, W, *args)
-    return out
-
-
-def _chunks(model: ScorecardModel, layer: int, n_chunks: int) -> list[tuple[np.ndarray, int, int]]:
-    """Split one layer into about ``n_chunks`` runs of masks with similar state counts."""
-    lo, hi = model.layer_ptr[layer], model.layer_ptr[layer + 1]
-    masks = model.masks[lo:hi]
-    if len(masks) == 0:
-        return []
-    starts = model.base[masks]
-    end = starts[-1] + model.ncls[masks[-1]] * model.nflag[masks[-1]]
-    total = end - starts[0]
-    cuts = np.searchsorted(starts, starts[0] + total * np.arange(1, n_chunks) / n_chunks)
-    bounds = np.unique(np.concatenate([[0], cuts, [len(masks)]]))
-    result = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        s0 = int(starts[a])
-        s1 = int(starts[b]) if b < len(masks) else int(end)
-        result.append((np.ascontiguousarray(masks[a:b]), s0, s1 - s0))
-    return result
-
-
 def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(progress=False)) -> np.ndarray:
     """Expected future score ``W`` of every state (see :class:`ScorecardModel`), float64."""
     W = np.zeros(model.n_states, dtype=np.float64)
@@ -507,39 +266,11 @@ def solve_values(model: ScorecardModel, options: BuildOptions = BuildOptions(pro
     jobs = max(int(options.jobs), 1)
     todo = int(model.state_start[model.n_boxes])  # every state but the full cards
     progress = Progress(todo, f"{model.game.NAME} values", enabled=options.progress)
-    with _pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
+    with parallel_pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
         solve_layers(model, W, _scorecard.solve_masks, lambda layer: args, progress, parallel,
                      n_chunks=4 * jobs, min_parallel_layer=MIN_PARALLEL_STATES)
     progress.close()
     return W
-
-
-def solve_layers(model, W: np.ndarray, kernel, layer_args, progress: Progress | None = None, parallel=None,
-                 n_chunks: int = 1, min_parallel_layer: int = 0) -> None:
-    """Fill ``W`` layer by layer, from the last open box back to the empty card, with
-    ``kernel(masks, first_state, out, W, *layer_args(layer))`` (a :mod:`_scorecard` solver
-    writing ``out[state - first_state]`` for the states of ``masks``, reading later layers
-    from ``W``). With a joblib ``parallel``, a layer of at least ``min_parallel_layer``
-    states is cut into about ``n_chunks`` chunks (:func:`_chunks`) solved by the pool;
-    smaller layers are solved in-process. ``model`` needs ``n_boxes``, ``layer_ptr``,
-    ``masks``, ``base`` and ``ncls`` (:class:`ScorecardModel` or a Polish stage model)."""
-    for layer in range(model.n_boxes - 1, -1, -1):
-        args = layer_args(layer)
-        chunks = _chunks(model, layer, 1)
-        if parallel is None or not chunks or chunks[0][2] < min_parallel_layer:
-            for masks, s0, cnt in chunks:
-                kernel(masks, s0, W[s0:s0 + cnt], W, *args)
-                if progress is not None:
-                    progress.advance(cnt)
-            continue
-        from joblib import delayed
-
-        chunks = _chunks(model, layer, n_chunks)
-        results = parallel(delayed(_solve_chunk)(kernel, masks, s0, cnt, W, args) for masks, s0, cnt in chunks)
-        for (masks, s0, cnt), out in zip(chunks, results):
-            W[s0:s0 + cnt] = out
-            if progress is not None:
-                progress.advance(cnt)
 
 
 # ----------------------------------------------------------------------------------------
@@ -607,8 +338,6 @@ def _transitions(model: ScorecardModel, W: np.ndarray, states: np.ndarray, root:
     if parallel is None or len(states) < MIN_PARALLEL_STATES // 4:
         parts = [_transition_chunk(*j, root, rew_lo, rew_span, W, args, per_state) for j in jobs]
     else:
-        from joblib import delayed
-
         parts = parallel(delayed(_transition_chunk)(*j, root, rew_lo, rew_span, W, args, per_state) for j in jobs)
     for a, part in zip(starts, parts):
         part[0] += a
@@ -620,28 +349,8 @@ def _forward(model: ScorecardModel, W: np.ndarray, mass: _Mass, root: tuple | No
              ) -> tuple[int, np.ndarray]:
     """Push ``mass`` (states of one layer) turn by turn to the full card; return the final
     score distribution as ``(lowest score, probabilities)``."""
-    with _pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
+    with parallel_pool(options if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
         return _forward_layers(model, W, mass, root, progress, parallel, max(int(options.jobs), 1))
-
-
-class _pool:
-    """``with _pool(options) as parallel``: a joblib Parallel for ``jobs > 1``, else None."""
-
-    def __init__(self, options: BuildOptions) -> None:
-        self.parallel = None
-        if int(options.jobs) > 1:
-            from joblib import Parallel
-
-            self.parallel = Parallel(n_jobs=int(options.jobs), backend=options.backend)
-
-    def __enter__(self):
-        if self.parallel is not None:
-            self.parallel.__enter__()
-        return self.parallel
-
-    def __exit__(self, *exc) -> None:
-        if self.parallel is not None:
-            self.parallel.__exit__(*exc)
 
 
 def _forward_layers(model, W, mass, root, progress, parallel, n_jobs) -> tuple[int, np.ndarray]:
@@ -800,8 +509,7 @@ def _card_key(game: ScorecardGame, card: Card) -> _CardKey:
     flag = 0
     if y_entry is not None:
         flag = int(game.yahtzee_bonus((6,) * 5, 1 << flag_box, y_entry) > 0)
-    so_far = sum(e for e in card.entries if e is not None) + 100 * card.yahtzee_bonuses
-    return _CardKey(card.filled_mask, game.tracker_of(card), flag, so_far, y_entry)
+    return _CardKey(card.filled_mask, game.tracker_of(card), flag, game.entries_total(card), y_entry)
 
 
 def _state_value(table: Table, game: ScorecardGame, mask: int, tracker: np.ndarray | int, flag) -> np.ndarray:
@@ -820,15 +528,6 @@ def value_of_card(game: ScorecardGame, table: Table, card: Card) -> float:
     if card.is_full:
         return float(game.card_total(card))
     return float(key.so_far + _state_value(table, game, key.mask, key.tracker, key.flag))
-
-
-def _groups_of(game: ScorecardGame, mask: int) -> list[int]:
-    """The box groups of ``mask`` (see :func:`_box_groups`)."""
-    allowed = np.zeros(mask + 1, dtype=np.int32)
-    for b in game.allowed_boxes(mask):
-        allowed[mask] |= 1 << b
-    ptr, bits = _box_groups(game, np.array([mask], np.int32), allowed)
-    return [int(x) for x in bits[ptr[mask]:ptr[mask + 1]]]
 
 
 # Each entry is about n_boxes x 2 x 252 float64 (60 KB for 15 boxes): 256 of them cover
@@ -872,7 +571,7 @@ def _fill_values(game: ScorecardGame, table: Table, key: _CardKey, allowed_bits:
             facts.rewards.clear()
         rew = facts.rewards[key.mask, key.yahtzee_entry] = _fill_rewards(game, key.mask, key.yahtzee_entry, n_ft, facts.special)
     Q = np.full((n, 2, N_OUT), -math.inf)
-    after = _tracker_after_table(game)
+    after = tracker_after_table(game)
     for b in range(n):
         if not allowed_bits >> b & 1:
             continue
@@ -885,37 +584,6 @@ def _fill_values(game: ScorecardGame, table: Table, key: _CardKey, allowed_bits:
             future = np.full(N_OUT, _state_value(table, game, m2, key.tracker, key.flag))
         Q[b] = key.so_far + rew[b, -1 if n_ft == 1 else slice(None)] + future
     return Q, rew
-
-
-def _turn_tables(F0: np.ndarray, F1: np.ndarray) -> dict[str, np.ndarray]:
-    """Keep values of one turn through the dense keep -> outcome transitions (an
-    implementation independent of the kernel's lattice): ``K2``/``K3`` (462,) the value of
-    each keep before the second/third throw, ``V2``/``V1`` (252,) after a throw."""
-    dt = dice_tables(5)
-    rows = np.repeat(np.arange(N_KEEP), np.diff(dt.trans_indptr))
-
-    def keep_values(after: np.ndarray) -> np.ndarray:
-        return np.bincount(rows, weights=dt.trans_probs * after[dt.trans_indices], minlength=N_KEEP)
-
-    def best_proper_keep(K: np.ndarray) -> np.ndarray:
-        k = np.where(dt.outcome_keeps >= N_SMALL, -math.inf, K[dt.outcome_keeps])
-        return np.maximum.reduceat(k, dt.outcome_keeps_indptr[:-1])
-
-    K3 = keep_values(F0)
-    V2 = np.maximum(F0, best_proper_keep(K3))
-    K2 = keep_values(V2)
-    V1 = np.maximum(F1, best_proper_keep(K2))
-    return {"K3": K3, "V2": V2, "K2": K2, "V1": V1}
-
-
-def _label(game: ScorecardGame, action: Any) -> str:
-    if isinstance(action, Keep):
-        return "keep " + (" ".join(map(str, action.dice)) if action.dice else "none")
-    if isinstance(action, Fill):
-        return f"write {game.box_labels.get(action.box, action.box)}"
-    if isinstance(action, Declare):
-        return f"declare {game.box_labels.get(action.box, action.box)}"
-    return repr(action)
 
 
 def rank(game: ScorecardGame, table: Table, state: ScorecardState) -> list[Decision]:
@@ -932,16 +600,13 @@ def rank(game: ScorecardGame, table: Table, state: ScorecardState) -> list[Decis
     key = _card_key(game, card)
     dt = dice_tables(5)
     o = dt.outcome_index(state.dice)
-    groups = _groups_of(game, key.mask)
-    allowed = 0
-    for g in groups:
-        allowed |= g
-    Q, rew = _fill_values(game, table, key, allowed)
+    groups = game.box_groups(key.mask)
+    Q, rew = _fill_values(game, table, key, reduce(or_, groups, 0))
     turns = {}
     for g in groups:
         boxes = [b for b in range(game.num_boxes) if g >> b & 1]
-        turns[g] = _turn_tables(Q[boxes, 0].max(axis=0), Q[boxes, 1].max(axis=0))
-    current = _current_group(game, state, groups)
+        turns[g] = three_throw_turn(Q[boxes, 0].max(axis=0), Q[boxes, 1].max(axis=0))
+    current = bits_of(game.turn_boxes(state))  # the group of this turn (SK: the declared box)
     first_throw = int(state.throw == 1)
     fills, declares, keeps = [], [], []
     for action in actions:
@@ -949,83 +614,17 @@ def rank(game: ScorecardGame, table: Table, state: ScorecardState) -> list[Decis
             b = game.box_index(action.box)
             entry = rew[b, -1 if rew.shape[1] == 1 else first_throw, o]
             value = float(Q[b, first_throw, o])
-            fills.append(Decision(action, value, _label(game, action), {"type": "fill", "box": action.box, "points": int(entry)}))
+            fills.append(Decision(action, value, game.describe_action(action, state),
+                                  {"type": "fill", "box": action.box, "points": int(entry)}))
         elif isinstance(action, Declare):
             value = float(turns[1 << game.box_index(action.box)]["V1"][o])
-            declares.append(Decision(action, value, _label(game, action), {"type": "declare", "box": action.box}))
+            declares.append(Decision(action, value, game.describe_action(action, state), {"type": "declare", "box": action.box}))
         elif isinstance(action, Keep):
             stage = "K2" if state.throw == 1 else "K3"
             value = float(turns[current][stage][dt.keep_index(action.dice)])
-            keeps.append(Decision(action, value, _label(game, action), {"type": "keep", "dice": list(action.dice)}))
+            keeps.append(Decision(action, value, game.describe_action(action, state), {"type": "keep", "dice": list(action.dice)}))
     keeps.sort(key=lambda d: -len(d.action.dice))
     return sorted(fills + declares + keeps, key=lambda d: -d.value)
-
-
-def _current_group(game: ScorecardGame, state: ScorecardState, groups: list[int]) -> int:
-    """The box group the turn is played in (SK declaration), for keep values."""
-    if state.declared is not None:
-        return 1 << game.box_index(state.declared)
-    if len(groups) == 1:
-        return groups[0]
-    upper = sum(1 << b for b in game.upper_boxes)
-    rest = [g for g in groups if not g & upper]
-    return rest[0] if rest else groups[0]
-
-
-def _parse_card(game: ScorecardGame, doc: Any) -> Card:
-    """A card from ``--card`` JSON: ``{"pair": 10, "sixes": -6}`` (box ids or labels), or
-    ``{"entries": {...}, "yahtzee_bonuses": 1}``."""
-    if doc is None:
-        return Card(entries=(None,) * game.num_boxes)
-    if not isinstance(doc, Mapping):
-        raise InvalidStateError(f"--card must be a JSON object of box: entry, got {doc!r}")
-    bonuses = doc.get("yahtzee_bonuses", 0)
-    entries_doc = doc.get("entries", {k: v for k, v in doc.items() if k != "yahtzee_bonuses"})
-    by_name = {b: i for i, b in enumerate(game.boxes)}
-    by_name.update({label.lower(): game.box_index(b) for b, label in game.box_labels.items()})
-    entries: list[int | None] = [None] * game.num_boxes
-    for name, entry in entries_doc.items():
-        i = by_name.get(name, by_name.get(str(name).lower()))
-        if i is None:
-            raise InvalidStateError(f"{game.NAME}: no box {name!r} on the card; boxes: {list(game.boxes)!r}")
-        entries[i] = entry
-    return Card(entries=tuple(entries), yahtzee_bonuses=bonuses)
-
-
-def _describe(game: ScorecardGame, state: ScorecardState) -> str:
-    card = state.cards[state.player]
-    key = _card_key(game, card)
-    filled = [f"{game.box_labels[b]} {e}" for b, e in zip(game.boxes, card.entries) if e is not None]
-    dice = " ".join(map(str, state.dice)) if state.dice else "-"
-    declared = f", declared {game.box_labels[state.declared]}" if state.declared else ""
-    card_text = ", ".join(filled) if filled else "empty"
-    return (f"{game.NAME}: throw {state.throw} of 3, dice {dice}{declared}; card ({len(filled)} of "
-            f"{game.num_boxes} filled, {key.so_far} points so far): {card_text}")
-
-
-def hint(game: ScorecardGame, params: HintParams) -> HintReport:
-    """``kocka hint`` for the scorecard games: rank every action of the position."""
-    from kocka.agents.frontends.hint import HintReport
-
-    if params.state is not None:
-        state = game.state_from_json(params.state)
-    else:
-        if params.dice is None:
-            raise DiceError("give the five dice showing with --dice, e.g. --dice 1 1 3 4 6")
-        dice = validate_dice(params.dice, 5)
-        roll = 1 if params.roll is None else params.roll
-        if isinstance(roll, bool) or roll not in (1, 2, 3):
-            raise InvalidStateError(f"--roll must be 1, 2 or 3 (throws made this turn), got {roll!r}")
-        card = _parse_card(game, params.card)
-        state = ScorecardState(cards=(card,) * game.num_players, throw=roll, dice=dice)
-        game.check_state(state)
-        if card.is_full:
-            raise InvalidStateError(f"{game.NAME}: the card is full; there is nothing to decide")
-    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
-    decisions = rank(game, table, state)
-    notes = [f"values: {VALUE_NAME} of this card under optimal solitaire play "
-             f"(optimum from an empty card: {table.meta.extra['expected_score']:.4f})"]
-    return HintReport(position=_describe(game, state), value_name=VALUE_NAME, decisions=decisions, notes=notes)
 
 
 def score_distribution(game: ScorecardGame, table: Table, state: ScorecardState | Card | None = None) -> ScoreDistribution:
@@ -1053,7 +652,7 @@ def score_distribution(game: ScorecardGame, table: Table, state: ScorecardState 
     dt = dice_tables(5)
     group = -1
     if state.declared is not None or state.throw >= 2 or (state.dice is None and state.throw >= 1):
-        group = groups.index(_current_group(game, state, groups))
+        group = groups.index(bits_of(game.turn_boxes(state)))
     if state.dice is not None:
         mass = np.zeros(N_OUT)
         mass[dt.outcome_index(state.dice)] = 1.0
@@ -1093,6 +692,22 @@ class ScorecardEV:
             "score_std": round(x["distribution_std"], 4),
             "score_range": x["score_range"],
             "values": x["value_dtype"],
+        }
+
+    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """The arrays of :func:`build_arrays`: per-mask arrays for the 2^boxes masks,
+        per-(face-box set, tracker) arrays, one value per solved state and one probability
+        per final score (both counts recorded in the metadata)."""
+        n, nu, trackers = game.num_boxes, len(game.upper_boxes), game.tracker_size
+        low, high = meta.extra["score_range"]
+        return {
+            "values": ((meta.extra["states"],), np.float64),
+            "base": ((1 << n,), np.int64),
+            "nflag": ((1 << n,), np.int8),
+            "tclass": ((1 << nu, trackers), np.int32),
+            "toffset": ((1 << nu, trackers), np.int64),
+            "dist_first": ((1,), np.int64),
+            "dist_probs": ((high - low + 1,), np.float64),
         }
 
     def check(self, game: Game, table: Table, samples: int = 12, seed: int = 0) -> list[str]:

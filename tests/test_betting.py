@@ -15,6 +15,7 @@ from kocka.solver.rules.chip_bidding import (
     RAISE, RESPOND, ChipBiddingGame, ChipBiddingRules, ChipBiddingState, Decline, Hold, Pass, Raise,
 )
 from kocka.solver.rules.scorecard import Card, ScorecardState
+from kocka.solver.scorecard_solver import value_of_card
 
 A, B, C = 0, 1, 2
 
@@ -64,8 +65,6 @@ def test_expected_net_by_hand():
 
 
 def test_final_totals_mean_is_the_card_value(options):
-    from kocka.solver.scorecard_solver import value_of_card
-
     game = ChipBiddingGame(ChipBiddingRules(boxes=("chance", "pair")), num_players=2)
     agent = make_agent("bettor", game, 0, options)
     card = Card((None, 12))  # pair written (HU-6: two 6s), chance open

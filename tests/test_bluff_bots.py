@@ -3,18 +3,23 @@ compute by hand, what it learns from reveals, its betting values, the baselines'
 and the equilibrium bot (RULES.md BLUFF-3..BLUFF-21)."""
 from __future__ import annotations
 
+import itertools
 import json
+from fractions import Fraction
+from functools import lru_cache
 
+import numpy as np
 import pytest
 
-from kocka.agents.frontends.arena import run_arena
+from kocka.agents.frontends.arena import run_arena, wilson_interval
+from kocka.agents.frontends.seat import Seat, SeatOptions
 from kocka.agents.base import AgentUnavailable, Event
 from kocka.agents.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
-from kocka.agents.registry import AgentOptions, make_agent
+from kocka.agents.registry import AgentOptions, agent_names, make_agent
 from kocka.solver import bluff_equilibrium as be
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import build_table, solver_for
-from kocka.solver.rules import CHANCE
+from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, Challenge, Claim, Hand, Pass, TwoDiceClaim, single_round_game,
 )
@@ -127,8 +132,6 @@ def test_betting_answer_weighs_the_pass_cost():
 # ----------------------------------------------------------------------------------------
 def seat_rank(game, state, agent, seat=None):
     """The seat's ranking for a state document (the seat resets the agent first)."""
-    from kocka.agents.frontends.seat import Seat
-
     seat = seat or Seat()
     doc = json.loads(json.dumps(game.state_to_json(state)))
     response = seat.handle({"id": 1, "method": "rank", "state": doc, "agent": agent})
@@ -221,15 +224,90 @@ def test_threshold_in_liars_poker_ignores_the_public_dice():
 
 
 # ----------------------------------------------------------------------------------------
-# Every bot plays every bluff game legally
+# Every bot plays every bluff game legally, to the end the rules give
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", BLUFF_GAMES)
 def test_bots_play_full_matches(name):
-    from kocka.solver.rules import get_game
-
+    # three players with 3 chips each and no round limit: a match ends only when somebody
+    # holds no chips (BLUFF-6), chips are only moved (BLUFF-2: 9 in all, less what a
+    # revealed betting round leaves in the bank), and the most chips win (shared on a tie)
     game = get_game(name, {"start_chips": 3}, 3)
-    result = run_arena(game, ["bayes", "truthful", "threshold"], 3, seed=7)
-    assert result.scores.shape == (3, 3)
+    result = run_arena(game, ["bayes", "truthful", "threshold"], 12, seed=7)
+    scores = result.scores
+    assert scores.shape == (12, 3) and (scores.min(axis=1) == 0).all()
+    assert (scores.sum(axis=1) == 9).all() if name == "abazs" else (scores.sum(axis=1) <= 9).all()
+    top = scores == scores.max(axis=1, keepdims=True)
+    assert (result.wins == top / top.sum(axis=1, keepdims=True)).all()
+    assert (result.seats == (np.arange(3)[None, :] - np.arange(12)[:, None]) % 3).all()  # game i: agent a in seat a - i
+
+
+def _exact_truthful_against_threshold(threshold_seat: int) -> Fraction:
+    """P(seat 0 wins) in two-player Abázs with one chip each (the first challenge ends the
+    match), worked out from the two bots' documented rules alone: both claim the truth if
+    it beats the standing claim, else the smallest lie; ``truthful`` accepts everything
+    but the top claim 12 (BLUFF-5), ``threshold`` challenges every claim of 8 or more
+    (test_threshold_challenges_at_and_above_its_claim). A challenged claim is true exactly
+    when it is the claimant's sum (BLUFF-4)."""
+    chance = {s: Fraction(sum(a + b == s for a, b in itertools.product(range(1, 7), repeat=2)), 36) for s in range(2, 13)}
+
+    @lru_cache(maxsize=None)
+    def roller_wins(beat, roller):
+        total = Fraction(0)
+        for rolled, p in chance.items():
+            claim = rolled if beat is None or rolled > beat else beat + 1
+            answerer = 1 - roller
+            if claim == 12 or (answerer == threshold_seat and claim >= 8):
+                total += p * (claim == rolled)
+            else:
+                total += p * (1 - roller_wins(claim, answerer))
+        return total
+
+    return roller_wins(None, 0)
+
+
+def test_arena_win_rates_match_the_exact_values_of_one_chip_abazs():
+    exact = {0: _exact_truthful_against_threshold(1), 1: 1 - _exact_truthful_against_threshold(0)}
+    assert exact == {0: Fraction(12100345, 20155392), 1: Fraction(3274244425, 8707129344)}  # 0.6004, 0.3760
+    game = get_game("abazs", {"start_chips": 1, "seating": "given"}, 2)
+    result = run_arena(game, ["truthful", "threshold"], 2000, seed=3)
+    for seat in (0, 1):  # truthful's win rate in each seat, within its 99.9 % interval
+        games = result.seats[:, 0] == seat
+        lo, hi = wilson_interval(float(result.wins[games, 0].sum()), int(games.sum()), z=3.2905)
+        assert lo <= float(exact[seat]) <= hi, (seat, result.wins[games, 0].mean(), float(exact[seat]))
+
+
+@pytest.mark.parametrize("name", ["bidding-bluff", "liars-poker"])
+def test_with_one_chip_each_the_first_claim_wins_the_betting_games(name):
+    # by hand: with stake 1 (BLUFF-12) a true claim wins whatever the answers (a pass pays
+    # the passer's last chip into the bank, a bet loses it at the reveal), and every bot
+    # here tells the truth with nothing standing, so the first claimant ends with the
+    # chips, less what a revealed round leaves in the bank, and the others with none
+    game = get_game(name, {"start_chips": 1, "seating": "given"}, 3)
+    result = run_arena(game, ["bayes", "truthful", "threshold"], 9, seed=5)
+    first = result.seats == 0
+    assert (result.wins == first).all()
+    assert (result.scores[first] >= 2).all() and (result.scores[~first] == 0).all()
+
+
+def test_bayes_best_stake_among_the_candidates_is_its_best_over_every_stake():
+    # the engine lists 1..20, each opponent's chips and one more, and the cap; between them
+    # bayes's value of a claim is monotone in the stake, so nothing is lost by not
+    # enumerating: brute force over all 90 stakes, with call rates that differ by stake class
+    game = get_game("bidding-bluff", {"seating": "given"}, 3)
+    state = game.apply(game.new_round_state((90, 35, 60)), (3, 4))
+    assert game.candidate_stakes(state) == (*range(1, 21), 35, 36, 60, 61, 90)
+    bot = BayesBot(game, 0)
+    bot.model(1).calls[1] = np.array([[1.0, 9.0]] * 5)  # player 1 rarely calls a stake of 2 or more
+    bot.model(2).calls[1] = np.array([[6.0, 4.0]] * 5)
+    view = bot.view(state, None)
+    ranked_values = {d.action: d.value for d in bot.rank(state)}
+    for k, claim in enumerate(view.claims):
+        true = game.claim_true(claim, state.dice)
+        every = [bot._claim_value(state, view, k, stake, true)[0] for stake in game.stake_range(state)]
+        best = int(np.argmax(every)) + 1  # the first best stake, as the ranking breaks ties
+        assert best in game.candidate_stakes(state) and ranked_values[Claim(claim, best)] == every[best - 1]
+    # the truth, staking what player 2 (who calls 6 times in 10) can still bet; player 1 then cannot
+    assert bot.choose(state) == Claim(TwoDiceClaim("sum", 7), 60)
 
 
 # ----------------------------------------------------------------------------------------
@@ -243,6 +321,15 @@ def test_truthful_is_heavily_exploitable_threshold_less():
     # a best responder facing a player who never challenges claims 12 as starter and is
     # never challenged: the never-challenger loses most rounds (0.87 chips measured)
     assert truthful > 0.8 and 0 < threshold < truthful
+
+
+def test_bots_as_betting_round_policies_reproduce_the_documented_exploitability():
+    # docs/BLUFF.md section 7, bidding bluff (simple), stake cap 3: bayes 1/18 (its best
+    # responses 7/6 as claimant, -19/18 as answerer), truthful 1/36
+    game = be.betting_round_game("bidding-bluff", 3)
+    bayes = be.betting_exploitability(game, round_policy(BayesBot(game, 0)))
+    assert (bayes.exploitability, bayes.best_response) == (Fraction(1, 18), (Fraction(7, 6), Fraction(-19, 18)))
+    assert be.betting_exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability == Fraction(1, 36)
 
 
 # ----------------------------------------------------------------------------------------
@@ -267,8 +354,6 @@ def test_equilibrium_bot_samples_its_mixed_strategy(table_dir):
 
 
 def test_equilibrium_bot_answers_a_state_document_as_in_a_match(table_dir):
-    from kocka.agents.frontends.seat import Seat, SeatOptions
-
     game = AbazsGame(AbazsRules(seating="given"), 2)
     bot = make_agent("equilibrium", game, 5, AgentOptions(cache_dir=table_dir))
     # 11 over 10: every roller who beats 10 claims 11 or 12, so P(11 true) comes from the
@@ -296,8 +381,6 @@ def test_equilibrium_bot_unavailable(tmp_path, players, options, message):
 
 
 def test_bots_are_registered_for_the_bluff_games():
-    from kocka.agents.registry import agent_names
-
     for name in BLUFF_GAMES:
         assert {"bayes", "truthful", "threshold", "random"} <= set(agent_names(name))
     assert "equilibrium" in agent_names("abazs") and "equilibrium" not in agent_names("liars-poker")

@@ -114,7 +114,7 @@ def _honest_doubter(ranking: str):
     def policy(state, previous):
         if state.phase == "claim":
             game = AbazsGame(AbazsRules(ranking=ranking), 2)
-            allowed = game.claimable(state.standing)
+            allowed = game.claims_above(state.standing)
             truth = actual_result(state.dice, ranking)
             return {Claim(truth if truth in allowed else allowed[0]): 1}
         return {Challenge(): 1}

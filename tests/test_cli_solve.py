@@ -22,7 +22,7 @@ def test_build_info_verify_list(tmp_path):
     assert "built yahtzee/ev" in built.output
     info = run("info", *TINY, "--cache-dir", str(tmp_path), "--json")
     facts = json.loads(info.output)
-    assert facts["matches_rules"] is True and facts["format_version"] == 1
+    assert facts["matches_rules"] is True and facts["format_version"] == 2
     assert facts["states"] > 0
     verified = run("verify", *TINY, "--cache-dir", str(tmp_path))
     assert verified.exit_code == 0 and verified.output.startswith("ok:")

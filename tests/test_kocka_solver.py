@@ -27,9 +27,10 @@ from kocka.agents.frontends.hint import HintParams, render
 from kocka.agents.frontends.hint import hint as make_hint
 from kocka.solver.dice import outcome_distribution
 from kocka.solver.errors import DiceError, InvalidStateError, RulesError, TableError
+from kocka.solver import registry
 from kocka.solver.kocka_solver import (
-    KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB, UNIT, kocka_model, race_turn_values, rank,
-    series_odds, solve_race, turn_ev_values, turn_reach_values,
+    KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB, UNIT, action_prospects, kocka_model, race_turn_values,
+    rank, rank_by_turn_ev, rank_with_details, series_odds, solve_race, turn_ev_values, turn_reach_values,
 )
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import build_table
@@ -546,14 +547,28 @@ def test_rank_with_three_players_races_the_leader(winprob_table):
 def test_rank_needs_a_decision():
     game = KockaGame(DEFAULT, num_players=2)
     with pytest.raises(InvalidStateError, match="no decision to rank at stage 'roll'"):
-        from kocka.solver.kocka_solver import action_prospects
-
         action_prospects(game, game.new_initial_state())
 
 
-def test_hint_ranks_the_issue_example(winprob_table, monkeypatch):
-    import kocka.solver.registry as registry
+def test_hint_rankings_agree_with_rank(winprob_table, ev_table):
+    # the hint's two rankings are rank's, with the turn EV computed instead of read, and
+    # with P(banking the points still needed) as one more detail
+    game = KockaGame(DEFAULT, num_players=2)
+    state = decision_state((3000, 8650), 0, (1, 1, 1, 2, 5, 5))
+    by_ev = rank_by_turn_ev(game, state)
+    assert [(d.action, d.label) for d in by_ev] == [(d.action, d.label) for d in rank(game, ev_table, state)]
+    assert [d.value for d in by_ev] == pytest.approx([d.value for d in rank(game, ev_table, state)], abs=1e-9)
+    detailed = rank_with_details(game, winprob_table, state)
+    plain = rank(game, winprob_table, state)
+    assert [(d.action, d.value, d.detail["ev"]) for d in detailed] == [(d.action, d.value, d.detail["ev"]) for d in plain]
+    # 7000 still needed: only the series of 1s (10000) can bank it this turn
+    reach = {d.action: d.detail["reach_target"] for d in detailed}
+    assert reach[StartSeries(1, 3)] > 0.05 and reach[SetAside((1, 1, 1, 5, 5))] < 1e-4
+    with pytest.raises(TableError, match="needs a winprob table, got 'turn_ev'"):
+        rank_with_details(game, ev_table, state)
 
+
+def test_hint_ranks_the_issue_example(winprob_table, monkeypatch):
     monkeypatch.setattr(registry, "get_table", lambda game, kind, *a, **k: winprob_table)
     game = KockaGame(DEFAULT, num_players=1)
     params = HintParams(dice=(1, 1, 1, 5, 5, 2), score=3000, opponent=8650, turn_total=400, dice_left=6)

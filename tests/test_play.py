@@ -11,9 +11,10 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from kocka.agents.base import ChanceSampler, derive_seed
 from kocka.agents.frontends.cli import main
 from kocka.agents.frontends.play import PlaySession, draw_dice, format_action, normalize, parse_input
-from kocka.agents.registry import AgentOptions
+from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.scorecard import Fill, Keep
 
@@ -101,22 +102,51 @@ def test_kocka_game_against_an_agent_runs_to_the_end():
 
 def test_kocka_illegal_bank_names_the_rule():
     out = play(["kocka", "--seats", "human,cautious", "--seed", "4"], ["bank", "quit"])
-    assert "not allowed: kocka: Bank() is not allowed" in out.output and "KOCKA-10" in out.output
+    assert "not allowed: kocka: bank is not possible yet: the roll" in out.output and "KOCKA-10" in out.output
 
 
 @pytest.mark.parametrize("game, rules, seats", [
     ("abazs", ["-r", "max_rounds=2"], "human,heuristic"),
     ("liars-poker", ["-r", "max_rounds=1"], "heuristic,human"),
-    ("polish-basic", [], "human,random"),
     ("kockapoker-bid", ["-r", "boxes=chance,pair"], "human,heuristic"),
 ])
 def test_other_games_play_through(game, rules, seats):
     out = play([game, *rules, "--seats", seats, "--seed", "6"], ["#1"] * 300)
-    if game == "polish-basic":  # '#1' re-rolls all dice first: the game may outlast the input
-        assert out.exit_code == 0 and ("abandoned" in out.output or "game over" in out.output), out.output
-    else:
-        assert out.exit_code == 0, out.output
-        assert "game over" in out.output and "final scores" in out.output
+    assert out.exit_code == 0, out.output
+    assert "game over" in out.output and "final scores" in out.output
+
+
+def test_polish_basic_plays_the_game_the_rules_give():
+    """Polish basic game, a human typing '#1' (the first listed move) against the random
+    agent. The same game replayed here through the engine alone, with the seeded rolls and
+    the agent's seed that ``kocka play`` uses, ends after ``moves`` human decisions when a
+    seat has recorded all eight combinations and the round is complete (PL-4, PL-7), with
+    the totals of the recorded values (PL-7). Fed exactly that many lines, the session
+    must end that game with those totals; one line fewer, it must run out of input first."""
+    game, seed = get_game("polish-basic", num_players=2), 1
+    sampler = ChanceSampler(derive_seed("play-chance", seed))
+    bot = make_agent("random", game, derive_seed("play", seed, 1), AgentOptions())
+    state, rolls, moves = game.new_initial_state(), 0, 0
+    while not game.is_terminal(state):
+        player = game.current_player(state)
+        if player == CHANCE:
+            state, rolls = game.apply(state, sampler.sample(game, state, rolls)), rolls + 1
+        elif player == 0:
+            state, moves = game.apply(state, game.legal_actions(state)[0]), moves + 1
+        else:
+            state = game.apply(state, bot.choose(state))
+    assert any(None not in row for row in state.records) and state.player == 0  # PL-7: the round is over
+    you, rival = (sum(v for v in row if v is not None) for row in state.records)
+    assert game.returns(state) == (you, rival)
+    args = ["polish-basic", "--seats", "human,random", "--seed", str(seed)]
+    out = play(args, ["#1"] * moves)
+    assert out.exit_code == 0, out.output
+    assert "game over" in out.output and "abandoned" not in out.output
+    assert f"final scores: you {you}, random {rival}" in out.output
+    winner = "winner: you" if you > rival else "winner: random" if rival > you else "shared win: you, random"
+    assert winner in out.output
+    short = play(args, ["#1"] * (moves - 1))
+    assert short.exit_code == 0 and "abandoned" in short.output and "game over" not in short.output
 
 
 def test_seat_errors():
@@ -187,7 +217,8 @@ def test_parse_ambiguous_box_lists_the_options():
     game = get_game("kockapoker")
     parsed = parse_input("box kis", game, scorecard_state(game, (1, 1, 3, 4, 6)))
     assert parsed.action is None
-    assert "could mean" in parsed.error and "box small straight" in parsed.error and "box four kind" in parsed.error
+    # one word for an action everywhere (issue 11): the kockapóker boxes by their Hungarian names (HU-1)
+    assert "could mean" in parsed.error and "write kis sor" in parsed.error and "write kis póker" in parsed.error
 
 
 @pytest.mark.parametrize("typed, score, expected", [
@@ -215,8 +246,8 @@ def test_parse_kocka_bank_roll_joker_and_take_all():
     # KOCKA-1.6-2: [3,3,3] after 6,6,6 is full: "take all" names the whole roll
     game, state = kocka_state((3, 3, 3), turn_total=600, dice_in_play=3)
     assert parse_input("take all", game, state).action.dice == (3, 3, 3)
-    # a single 3 scores nothing (KOCKA-6): the engine's reason is shown
-    assert "[3] is not a valid set-aside (KOCKA-6)" in parse_input("take 3", game, state).error
+    # a single 3 scores nothing (KOCKA-5, KOCKA-6): the engine's reason is shown
+    assert "a lone 3 does not score: set aside 1s, 5s or three of a kind (KOCKA-5)" in parse_input("take 3", game, state).error
 
 
 def test_parse_bluff_claims():

@@ -22,8 +22,10 @@ from kocka.solver.rules.polish import (
     COMBINATIONS, Declare, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, PolishGame,
     PolishRules, PolishState, Scratch,
 )
+from kocka.agents.frontends.hint import HintParams
+from kocka.agents.frontends.hint_cards import polish_hint as hint
 from kocka.solver.polish_solver import (
-    POLISH_BASIC_EV, POLISH_EV, build_arrays, hint, rank,
+    POLISH_BASIC_EV, POLISH_EV, build_arrays, rank,
 )
 
 sys.setrecursionlimit(20_000)
@@ -201,8 +203,6 @@ def test_basic_start_value_recomputed_by_rank():
 def test_hint_lists_declarations_and_fence_spending(tmp_path):
     # expected: stage 2 after the first throw the options are the declarations (PL-15);
     # after the third throw with fences held, a keep spends a fence (PL-12)
-    from kocka.agents.frontends.hint import HintParams
-
     game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=4))
     build_table(game, POLISH_EV, QUIET, cache_dir=tmp_path)
     card = {"fives": None, "pair": None}

@@ -25,11 +25,15 @@ from kocka.solver.rules.bluff import (
     BiddingBluffRules,
     Challenge,
     Claim,
+    ClaimRange,
     DiceClaim,
     Hand,
     LiarsPokerGame,
     LiarsPokerRules,
     LiarsPokerState,
+    MAX_CHIPS,
+    MAX_ROUNDS,
+    STAKES_LISTED,
     Pass,
     Reroll,
     TwoDiceClaim,
@@ -388,7 +392,9 @@ def test_bluff_5_all_pass_resets():
 def test_bluff_6_win_shares(chips, winners):
     # BLUFF-6: the most chips wins; m players tied share 1/m each
     game = AbazsGame(AbazsRules(seating="given"), num_players=4)
-    over = dataclasses.replace(game.new_round_state((1,) * 4), phase="over", active=-1, chips=chips)
+    total = sum(chips)  # a start from which these chips add up (BLUFF-2)
+    start = tuple(total // 4 + (p < total % 4) for p in range(4))
+    over = dataclasses.replace(game.new_round_state(start), phase="over", active=-1, chips=chips, rounds=1)
     assert game.returns(over) == pytest.approx(winners)
 
 
@@ -592,6 +598,191 @@ def test_liar_truth_at_least(truth, chips):
 
 
 # ----------------------------------------------------------------------------------------
+# Stakes are a range (BLUFF-12): bounded listings, exact legality
+# ----------------------------------------------------------------------------------------
+def _claiming(players: int, chips: tuple, dice=(1, 2), **options):
+    game = BiddingBluffGame(BiddingBluffRules(seating="given", **options), num_players=players)
+    return game, game.apply(game.new_round_state(chips), dice)
+
+
+def test_bluff_12_candidate_stakes_by_hand():
+    # A holds 100 chips, B 25 and C 40: the stakes 1..20 one by one, then where a player
+    # stops being able to bet (BLUFF-13: above his chips) and the largest, 100
+    game, state = _claiming(3, (100, 25, 40))
+    assert STAKES_LISTED == 20
+    assert game.candidate_stakes(state) == (*range(1, 21), 25, 26, 40, 41, 100)
+    assert game.stake_range(state) == range(1, 101)
+    # coverable: 100 // 2 = 50 caps the stake, and 41 is still below it
+    game, state = _claiming(3, (100, 25, 40), stake_cap="coverable")
+    assert game.candidate_stakes(state) == (*range(1, 21), 25, 26, 40, 41, 50)
+    # a cap of 20 or less lists every stake (every two-player game from 10 chips)
+    game, state = _claiming(2, (19, 1))
+    assert game.candidate_stakes(state) == tuple(range(1, 20))
+
+
+def test_bluff_12_a_million_chips_list_a_bounded_number_of_actions_and_apply_takes_any_stake():
+    game, state = _claiming(4, (MAX_CHIPS, 7, MAX_CHIPS, 3))
+    legal = game.legal_actions(state)
+    claims = game.claimable(state)
+    assert claims == list(game.claims())  # nothing stands: all 11 sums
+    stakes = {a.stake for a in legal}
+    assert stakes == set(range(1, 21)) | {MAX_CHIPS}  # 7, 8, 3, 4 are small; the other holds as much as A
+    assert len(legal) == len(claims) * len(stakes) == 11 * 21
+    # the stakes between the candidates are legal too: apply checks the range, not the list
+    assert game.apply(state, Claim(S(5), 123_457)).stake == 123_457
+    with pytest.raises(IllegalActionError, match=rf"stake must be 1..{MAX_CHIPS} chips here, got {MAX_CHIPS + 1}"):
+        game.apply(state, Claim(S(5), MAX_CHIPS + 1))
+    with pytest.raises(IllegalActionError, match="stake must be 1..1000000 chips here, got 2.5"):
+        game.apply(state, Claim(S(5), 2.5))
+    # one choice per claim: its stakes as a range
+    ranges = game.claim_ranges(state)
+    assert ranges == [ClaimRange(c, 1, MAX_CHIPS) for c in claims]
+    assert game.legal_choices(state) == ranges
+    assert ranges[3].with_stake(999) == Claim(S(5), 999) and len(ranges[3].stakes) == MAX_CHIPS
+
+
+def test_legal_choices_give_answers_and_rerolls_as_they_are():
+    game = LiarsPokerGame(LiarsPokerRules(seating="given"), num_players=2)
+    state = play(game, game.new_initial_state(), [(2, 5, 5), (3, 6)])
+    choices = game.legal_choices(state)
+    assert [c for c in choices if not isinstance(c, ClaimRange)] == [Reroll(3), Reroll(6)]
+    assert [c.claim for c in choices if isinstance(c, ClaimRange)] == achievable_claims((2, 5, 5))
+    answering = game.apply(state, Claim(Hand(1, (5,)), 4))
+    assert game.legal_choices(answering) == game.legal_actions(answering) == [Pass(), Bet()]
+    abazs = AbazsGame(AbazsRules(seating="given"), num_players=2)
+    claiming = abazs.apply(abazs.new_initial_state(), (1, 3))
+    assert abazs.legal_choices(claiming) == [ClaimRange(c, 0, 0) for c in abazs.claims()]  # no stakes in Abázs
+    assert abazs.stake_range(claiming) == range(0, 1)
+
+
+def test_liar_claim_dice_lists_claims_lowest_first():
+    # the hidden dice named, ordered by the hand they make with the public dice (BLUFF-20)
+    game = LiarsPokerGame(LiarsPokerRules(seating="given", claim="dice"), num_players=2)
+    state = play(game, game.new_initial_state(), [(1, 2, 3), (4, 6)])
+    claims = game.claimable(state)
+    hands = [game.dice_claim_hand(c, state.public) for c in claims]
+    assert hands == sorted(hands) and len(claims) == 21
+    assert [game.claim_strength(c, state.public) for c in claims] == sorted(claim_rank(h) for h in hands)
+
+
+# ----------------------------------------------------------------------------------------
+# Every option and state field is bounded; a state's chips add up
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("start_chips", MAX_CHIPS + 1, r"start_chips must be a whole number of chips from 1 to 1000000, got 1000001"),
+    ("start_chips", 10**9, r"start_chips .* got 1000000000"),
+    ("max_rounds", MAX_ROUNDS + 1, r"max_rounds must be None \(no limit\) or a whole number from 1 to 1000000"),
+    ("max_rounds", "12345678901234567890", r"max_rounds .* got 12345678901234567890"),
+])  # fmt: skip
+def test_rule_options_are_bounded(option, value, message):
+    for name in ("abazs", "bidding-bluff", "liars-poker"):
+        with pytest.raises(RulesError, match=message):
+            get_game(name, {option: value}, 2)
+    assert get_game("bidding-bluff", {"start_chips": MAX_CHIPS}, 2).new_initial_state().chips == (MAX_CHIPS, MAX_CHIPS)
+
+
+def test_a_game_without_a_round_limit_ends_after_max_rounds():
+    game = AbazsGame(AbazsRules(seating="given"), num_players=2)
+    state = dataclasses.replace(game.new_round_state((10, 10)), rounds=MAX_ROUNDS - 1)
+    state = play(game, state, [(3, 4), Claim(S(7)), Challenge()])
+    assert game.is_terminal(state) and state.rounds == MAX_ROUNDS and state.chips == (11, 9)
+
+
+def _answering(**change):
+    """Bidding bluff, three players: A claims 9 with stake 4 and B passed (bank 1)."""
+    game = BiddingBluffGame(BiddingBluffRules(seating="given"), num_players=3)
+    state = play(game, game.new_round_state((10, 10, 10)), [(4, 5), Claim(S(9), 4), Pass()])
+    return game, dataclasses.replace(state, **change)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    # the seat's defect of issue 12: a million chips from a game of 10 + 10
+    ({"chips": (10, 1_000_000, 9)}, r"the chips do not add up: the players hold \[10, 1000000, 9\] and the bank 1, "
+                                    r"1000020 in all, but the game began with the chips \[10, 10, 10\], 30 in all"),
+    ({"chips": (20000, 10, 9)}, r"the chips do not add up: the players hold \[20000, 10, 9\]"),
+    ({"initial": (10**7, 10, 10)}, r"every player starts with 1 to 1000000 chips, got initial \[10000000, 10, 10\]"),
+    ({"initial_bank": -1}, r"a bank starts with 0 to 1000000 chips, got initial_bank -1"),
+    ({"bank": 0, "chips": (10, 10, 10)}, r"the bank holds 0 chips, fewer than the 1 passes of this betting round"),
+    ({"stake": 11}, r"the stake must be 1..10, got 11"),
+    ({"bets": ((2, 4),)}, r"the bets \[\[2, 4\]\] must come from the players who answered \(\[1\]\), in seat order"),
+    ({"rounds": MAX_ROUNDS + 1}, r"the number of rounds played must be 0..1000000, got 1000001"),
+    ({"phase": "over", "active": -1, "dice": (), "standing": None, "history": (), "stake": 0, "answered": 0},
+     r"the game ends when a player has no chips left \(BLUFF-6\) or after 1000000 rounds"),
+])  # fmt: skip
+def test_inconsistent_states_are_named(change, message):
+    game, state = _answering(**change)
+    with pytest.raises(InvalidStateError, match=message):
+        game.check_state(state)
+
+
+def test_bets_fit_the_chips():
+    # C holds 3 chips when B has passed: he cannot have bet the stake 4 (BLUFF-13)
+    game = BiddingBluffGame(BiddingBluffRules(seating="given"), num_players=4)
+    state = play(game, game.new_round_state((10, 10, 3, 10)), [(4, 5), Claim(S(9), 4), Pass()])
+    assert game.legal_actions(state) == [Pass()]
+    with pytest.raises(InvalidStateError, match="player 2 holds 3 chips, fewer than the stake 4, so he cannot have bet"):
+        game.check_state(dataclasses.replace(state, bets=((2, 4),), answered=2))
+    # obliged by BLUFF-5 with 2 chips, B bets exactly his 2 (test_bluff_5_first_must_bet_even_short_of_chips)
+    game = BiddingBluffGame(BiddingBluffRules(seating="given"), num_players=3)
+    state = play(game, game.new_round_state((6, 2, 6)), [(6, 6), Claim(S(12), 5), Bet()])
+    assert state.bets == ((1, 2),)
+    with pytest.raises(InvalidStateError, match=r"player 1 bet 1 chips, but a bet is all he has up to the stake"):
+        game.check_state(dataclasses.replace(state, bets=((1, 1),)))
+
+
+def test_a_starting_bank_is_part_of_the_chips_in_play():
+    game = single_round_game("bidding-bluff", 3)
+    state = game.new_round_state((4, 4, 4), starter=1, bank=3)
+    assert state.initial_bank == 3 and state.bank == 3
+    doc = game.state_to_json(state)
+    assert doc["state"]["initial_bank"] == 3 and game.state_from_json(doc) == state
+    # a game that starts without one writes the documents it always wrote (no such field)
+    assert "initial_bank" not in game.state_to_json(game.new_round_state((4, 4, 4)))["state"]
+    with pytest.raises(InvalidStateError, match="the chips do not add up"):
+        game.check_state(dataclasses.replace(state, initial_bank=0))
+    with pytest.raises(InvalidStateError, match="the bank must hold 0 to 1000000 chips, got 1000001"):
+        game.new_round_state((4, 4, 4), bank=MAX_CHIPS + 1)
+    with pytest.raises(InvalidStateError, match=r"a round starts with 3 chip counts of 1 to 1000000, got \[4, 4, 1000001\]"):
+        game.new_round_state((4, 4, MAX_CHIPS + 1))
+
+
+def test_describe_state_is_a_sentence():
+    game, state = _answering()
+    assert game.describe_state(state) == (
+        "player 2 answers the claim of player 0; the standing claim is sum 9, stake 4; chips 10, 9, 10, bank 1"
+    )
+    fresh = AbazsGame(AbazsRules(seating="given"), num_players=2)
+    assert fresh.describe_state(fresh.new_initial_state()) == "player 0 rolls; no claim stands; chips 10, 10"
+    liar = LiarsPokerGame(LiarsPokerRules(seating="given", claim="dice"), num_players=2)
+    claimed = play(liar, liar.new_initial_state(), [(1, 2, 3), (4, 6), Claim(DiceClaim((6, 4)), 2)])
+    assert liar.describe_state(claimed) == (
+        "player 1 answers the claim of player 0; the standing claim is nothing [6, 4, 3, 2, 1] "
+        "(it names the hidden dice [4, 6]), stake 2; chips 10, 10"
+    )
+
+
+@pytest.mark.parametrize(("name", "steps", "action", "message"), [
+    ("abazs", [(1, 3), Claim(S(6)), Accept(), (1, 1)], Claim(S(5)),
+     r"^abazs: claim 5 is not allowed: sum 5 does not rank above the standing claim sum 6 \(BLUFF-3\)$"),
+    ("abazs", [(1, 3)], Claim(TwoDiceClaim("pair", 3)),
+     r"^abazs: claim pair 3 is not allowed: pair of 3s is not a claim of the simple ranking \(BLUFF-7\)$"),
+    ("abazs", [(1, 3)], Claim(S(5), 2), r"^abazs: Abázs claims carry no stake, got stake 2$"),
+    ("abazs", [(1, 3)], Pass(), r"^abazs: Pass is not an action of abazs, whose actions are Claim, Accept, Challenge$"),
+    ("abazs", [(1, 3), Claim(S(4))], Claim(S(5)),
+     r"^abazs: claim 5 is not a move of this moment: player 1 answers the claim of player 0; "
+     r"the standing claim is sum 4; chips 10, 10$"),
+    ("liars-poker", [(2, 5, 5), (3, 6)], Claim(Hand(8, (6,)), 1),
+     r"^liars-poker: claim five of a kind 6 stake 1 is not allowed: no hidden dice make five of a kind \[6\] "
+     r"with the public dice \[2, 5, 5\] \(BLUFF-20\)$"),
+])  # fmt: skip
+def test_illegal_actions_are_named_in_words(name, steps, action, message):
+    game = get_game(name, {"seating": "given"}, 2)
+    state = play(game, game.new_initial_state(), steps)
+    with pytest.raises(IllegalActionError, match=message):
+        game.apply(state, action)
+
+
+# ----------------------------------------------------------------------------------------
 # Single rounds, JSON, errors
 # ----------------------------------------------------------------------------------------
 def test_single_round_game_returns_chip_changes():
@@ -617,13 +808,13 @@ def test_state_and_action_json_round_trip():
     ("change", "message"),
     [
         ({"phase": "bidding"}, "phase must be one of .* got 'bidding'"),
-        ({"chips": (5, -1)}, r"chips must be 2 chip counts, got \(5, -1\)"),
-        ({"dice": (3, 9)}, r"two sorted dice .* got \(3, 9\)"),
+        ({"chips": (5, -1)}, r"chips must be 2 chip counts, got \[5, -1\]"),
+        ({"dice": (3, 9)}, r"two sorted dice .* got \[3, 9\]"),
         ({"standing": Hand(1, (7 - 1, 2))}, "not a claim of these rules"),
         ({"stake": 9}, "stake must be 1..5, got 9"),
-        ({"public": (1, 2)}, r"three sorted public dice .* got \(1, 2\)"),
+        ({"public": (1, 2)}, r"three sorted public dice .* got \[1, 2\]"),
         # BLUFF-3: the round's claim history ends with the standing claim and escalates
-        ({"history": ()}, r"claim history \(\) must end with the standing claim"),
+        ({"history": ()}, r"claim history \[\] must end with the standing claim"),
         ({"history": (Hand(1, (6,)), Hand(1, (5,)))}, r"must beat the one before \(BLUFF-3\), got pair \[6\] then pair \[5\]"),
         # BLUFF-20: the public pair of 5s rules out "nothing" (five different faces)
         ({"history": (Hand(0, (6, 4, 3, 2, 1)), Hand(1, (5,)))}, r"no two dice make nothing \[6, 4, 3, 2, 1\] with the public dice \[2, 5, 5\]"),

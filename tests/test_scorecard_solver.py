@@ -17,9 +17,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import kocka.solver.scorecard_solver as solver
 from conftest import published
+from kocka.agents.frontends.cli import main
+from kocka.agents.frontends.hint import HintParams, hint
 from kocka.solver.dice import outcome_distribution, sub_multisets
-from kocka.solver.errors import InvalidStateError, TableError
+from kocka.solver.errors import DiceError, InvalidStateError, TableError
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import build_table, get_table, path_for, solver_for
 from kocka.solver.rules import get_game
@@ -27,6 +30,7 @@ from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardSta
 from kocka.solver.scorecard_solver import (
     SCORECARD_EV, build_model, rank, score_distribution, solve_values, value_of_card,
 )
+from kocka.solver.tables import Table
 
 # ----------------------------------------------------------------------------------------
 # Published optimal expected scores (PUBLISHED.md via tests/data/published.json)
@@ -300,8 +304,6 @@ def test_full_kockapoker_spot_checks(kockapoker_table):
 def test_spot_checks_catch_wrong_values():
     # expected: SCORECARD_EV.check finds nothing on a correct table and reports values
     # changed by 0.01 % (recomputed through rank, independent of the kernel)
-    from kocka.solver.tables import Table
-
     game, table = _tiny_table("kockapoker", _options_key({"boxes": ("ones", "twos", "chance", "pair", "full_house")}))
     assert SCORECARD_EV.check(game, table, samples=3) == []
     damaged = Table(arrays={**table.arrays, "values": table["values"] * 1.0001}, meta=table.meta)
@@ -310,8 +312,6 @@ def test_spot_checks_catch_wrong_values():
 
 def test_parallel_backends_give_the_same_table(monkeypatch):
     # expected: the serial values and distribution, bit for bit (same arithmetic per state)
-    import kocka.solver.scorecard_solver as solver
-
     monkeypatch.setattr(solver, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
     game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house", "five_kind")})
     model = build_model(game)
@@ -355,14 +355,12 @@ def test_corrupt_table_file_gives_table_error(tmp_path):
 
 def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
     # expected: the listed values are rank's values, best first, loss = best - value
-    from kocka.agents.frontends.cli import main
-
     game, table = kockapoker_table
     args = ["hint", "kockapoker", "--dice", "1", "1", "3", "4", "6", "--roll", "1",
             "--cache-dir", str(table.path.parent), "--top", "0"]
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 0, text.output
-    assert "keep none" in text.output and "write szemét" in text.output
+    assert "reroll all" in text.output and "write szemét" in text.output
     out = CliRunner().invoke(main, args + ["--json"])
     doc = json.loads(out.output)
     state = ScorecardState(cards=(Card((None,) * 15),), throw=1, dice=(1, 1, 3, 4, 6))
@@ -376,8 +374,6 @@ def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
 def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
     # expected: on the third throw only fills are legal; each value = points so far +
     # entry + value of the card after it (value_of_card of the next card)
-    from kocka.agents.frontends.hint import HintParams, hint
-
     game, table = kockapoker_table
     card_doc = {"pair": 10, "sixes": 6, "full": 19}  # ids and labels both accepted
     report = hint(game, HintParams(dice=(3, 3, 3, 5, 5), roll=3, card=card_doc, cache_dir=str(table.path.parent)))
@@ -392,9 +388,6 @@ def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
 
 
 def test_hint_rejects_bad_input(kockapoker_table):
-    from kocka.agents.frontends.hint import HintParams, hint
-    from kocka.solver.errors import DiceError
-
     game, table = kockapoker_table
     with pytest.raises(DiceError, match=r"\[1, 1, 7"):
         hint(game, HintParams(dice=(1, 1, 7, 4, 6), roll=1, cache_dir=str(table.path.parent)))

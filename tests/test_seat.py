@@ -552,6 +552,80 @@ def test_hidden_dice_do_not_change_the_answer():
 
 
 # ----------------------------------------------------------------------------------------
+# The bluff games' stakes are a range: no request grows with the chips (issue 12)
+# ----------------------------------------------------------------------------------------
+def _claiming_doc(name: str, chips: int, players: int = 2) -> dict:
+    """A bluff game's first claim position, every player holding ``chips``."""
+    game = get_game(name, {"seating": "given", "start_chips": chips}, players)
+    state = game.new_initial_state()
+    while game.is_chance_node(state):
+        state = game.apply(state, game.chance_outcomes(state)[7][0])
+    return game.state_to_json(state)
+
+
+def test_bluff_chips_that_do_not_add_up_are_an_illegal_state():
+    doc = _claiming_doc("bidding-bluff", 10)
+    doc["state"]["chips"] = [10, 1000000]  # the game began with [10, 10]
+    response = exchange({"id": 1, "method": "legal", "state": doc})
+    assert response["error"]["code"] == "illegal_state"
+    assert "the chips do not add up: the players hold [10, 1000000] and the bank 0" in response["error"]["message"]
+    for method in ("choose", "rank"):
+        assert error_code({"id": 2, "method": method, "state": doc, "agent": "bayes"}) == "illegal_state"
+
+
+def test_bluff_start_chips_beyond_a_million_are_bad_rules():
+    response = exchange({"id": 1, "method": "new", "game": "bidding-bluff", "rules": {"start_chips": 1000000000}})
+    assert response["error"] == {
+        "code": "bad_rules", "message": "bidding-bluff: start_chips must be a whole number of chips from 1 to 1000000, got 1000000000",
+    }
+
+
+@pytest.mark.parametrize("name, claims", [("bidding-bluff", 11), ("liars-poker", None)])
+def test_bluff_a_million_chips_give_answers_of_bounded_size(name, claims):
+    doc = _claiming_doc(name, 1000000)
+    game = get_game(name, doc["rules"], 2)
+    state = game.state_from_json(doc)
+    claims = claims or len(game.claimable(state))
+    legal = result({"id": 1, "method": "legal", "state": doc})["actions"]
+    # one entry per claim (its stakes as a range) and per re-throw: not one per stake
+    claim_entries = [a for a in legal if a["action"]["type"] == "Claim"]
+    assert len(claim_entries) == claims and len(legal) <= claims + 2
+    assert all(a["stake"] == {"min": 1, "max": 1000000} and a["action"]["stake"] == 1 for a in claim_entries)
+    assert claim_entries[0]["label"].endswith(" stake 1..1000000")
+    for agent in ("bayes", "truthful", "threshold", "heuristic", "random"):
+        ranked = result({"id": 2, "method": "rank", "state": doc, "agent": agent})["actions"]
+        assert len(ranked) <= claims * (20 + 2 + 1) + 2  # the engine's candidate stakes
+        chosen = result({"id": 3, "method": "choose", "state": doc, "agent": agent})["action"]
+        assert 1 <= chosen.get("stake", 1) <= 1000000
+        result({"id": 4, "method": "apply", "state": doc, "action": chosen})
+    # any stake of the range may be sent, listed or not
+    claim = claim_entries[0]["action"]
+    after = result({"id": 5, "method": "apply", "state": doc, "action": {**claim, "stake": 777777}})
+    assert after["state"]["state"]["stake"] == 777777
+    assert error_code({"id": 6, "method": "apply", "state": doc, "action": {**claim, "stake": 1000001}}) == "illegal_action"
+
+
+def test_bluff_legal_at_ten_chips_offers_each_claim_once():
+    # bidding bluff, two players, 10 chips: seat 0 claims 9 with stake 1, seat 1 passes
+    # and takes the turn over the standing 9 holding 9 chips (BLUFF-14): claims 10, 11, 12
+    game = get_game("bidding-bluff", {"seating": "given"}, 2)
+    state = game.new_initial_state()
+    for step in [(4, 5), game.action_from_json({"type": "Claim", "claim": {"kind": "sum", "value": 9}, "stake": 1}),
+                 game.action_from_json({"type": "Pass"}), (2, 4)]:
+        state = game.apply(state, step)
+    legal = result({"id": 1, "method": "legal", "state": game.state_to_json(state)})
+    assert [(a["action"]["claim"]["value"], a["label"], a["stake"]) for a in legal["actions"]] == [
+        (v, f"claim {v} stake 1..9", {"min": 1, "max": 9}) for v in (10, 11, 12)
+    ]
+    abazs = get_game("abazs", {"seating": "given"}, 2)
+    opening = abazs.apply(abazs.new_initial_state(), (1, 3))
+    entries = result({"id": 2, "method": "legal", "state": abazs.state_to_json(opening)})["actions"]
+    assert len(entries) == 11 and entries[0] == {
+        "action": {"type": "Claim", "claim": {"kind": "sum", "value": 2}, "stake": 0}, "label": "claim 2", "stake": {"min": 0, "max": 0},
+    }
+
+
+# ----------------------------------------------------------------------------------------
 # Malformed requests, by hand
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("line, code", [
@@ -560,8 +634,8 @@ def test_hidden_dice_do_not_change_the_answer():
     ('{"id": 1, "method": "hello"', "parse_error"),
     ("NaN", "parse_error"),
     ('{"id": 1, "method": "score", "game": "yatzy", "dice": [1, 2, 3, 4, NaN]}', "parse_error"),
-    ("[" * 100_000, "parse_error"),
-    ("1" * 5000, "parse_error"),  # beyond Python's int-from-string limit
+    ("[" * 100_000, "invalid_request"),  # nested deeper than jsonio.MAX_DEPTH (before the end is seen)
+    ("1" * 5000, "invalid_request"),  # longer than jsonio.MAX_INT_DIGITS (and Python's int-from-string limit)
     ("[]", "invalid_request"),
     ('"hello"', "invalid_request"),
     ("null", "invalid_request"),
@@ -807,7 +881,7 @@ def _post(url: str, body: bytes) -> tuple[int, dict]:
 
 
 def test_http_serves_the_same_methods():
-    server = seat_module.make_http_server(Seat(), "127.0.0.1:0")
+    server = seat_module.make_http_server(Seat(), "127.0.0.1:0", allow_quit=True)  # quit over HTTP is opt-in
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
@@ -831,7 +905,7 @@ def test_http_serves_the_same_methods():
 
 
 def test_cli_http_mode_serves_until_quit():
-    proc = subprocess.Popen([sys.executable, "-m", "kocka.agents.frontends.seat", "--http", "127.0.0.1:0"],
+    proc = subprocess.Popen([sys.executable, "-m", "kocka.agents.frontends.seat", "--http", "127.0.0.1:0", "--allow-quit"],
                             stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()  # "kocka seat: serving kocka.seat/1 on http://127.0.0.1:PORT/"

@@ -2,7 +2,7 @@
 
 Two kinds of match (:func:`run_arena`):
 
-* **Solitaire scorecard games** (:data:`SOLITAIRE_GAMES`): every agent plays its own
+* **Solitaire scorecard games** (specs with ``outcome = "score"``): every agent plays its own
   one-player card with the same dice seed (common random numbers: the same throw of the
   same turn shows the same dice, :class:`~kocka.agents.base.ChanceSampler`). An agent's
   score is its card total; its *win rate* is its share of the top score in each game (a
@@ -24,12 +24,12 @@ fractional successes.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from kocka.agents.base import Agent, ChanceSampler, Event, derive_seed
 from kocka.agents.registry import AgentOptions, make_agent
@@ -38,12 +38,6 @@ from kocka.solver.rules import CHANCE, Game
 
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
-
-SOLITAIRE_GAMES = frozenset({"kockapoker", "slovak", "yahtzee", "yatzy", "polish", "polish-basic"})
-"""Games where each player's card is independent of the others (within a game's rules),
-so agents are compared on their own cards with common dice."""
-
-BLUFF_GAMES = frozenset({"abazs", "bidding-bluff", "liars-poker"})
 
 MAX_STEPS = 1_000_000
 """Actions plus rolls one game may take before the arena gives up on it (a random agent
@@ -86,14 +80,8 @@ def play_match(game: Game, seat_agents: Sequence[Agent], sampler: ChanceSampler,
 
 
 def final_scores(game: Game, state: Any) -> tuple[float, ...]:
-    """Each seat's score at the end: the banked score in Kocka and the chips held in the
-    bluff games (their returns are win shares), the game's returns elsewhere (card
-    totals, net chips of the chip-bidding game)."""
-    if game.NAME == "kocka":
-        return tuple(float(s) for s in state.scores)
-    if game.NAME in BLUFF_GAMES:
-        return tuple(float(c) for c in state.chips)
-    return tuple(float(r) for r in game.returns(state))
+    """Each seat's score at the end (the engine's :meth:`~kocka.solver.rules.base.Game.final_scores`)."""
+    return game.final_scores(state)
 
 
 def win_shares(values: Sequence[float]) -> np.ndarray:
@@ -336,10 +324,16 @@ def agent_labels(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+def is_solitaire(game: Game) -> bool:
+    """Each player's card is independent of the others (within a game's rules), so agents
+    are compared on their own cards with common dice."""
+    return game.spec().outcome == "score"
+
+
 def arena_game(game: Game, agents: Sequence[str]) -> tuple[Game, str]:
     """The game actually played and the mode: one seat per agent at one table, or one
     player per card for the solitaire games."""
-    if game.NAME in SOLITAIRE_GAMES:
+    if is_solitaire(game):
         if game.num_players != 1:
             game = type(game)(game.rules, num_players=1)
         return game, "solitaire"
@@ -370,8 +364,7 @@ def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: i
             order = [(s + i) % n for s in range(n)]  # seat s -> agent order[s]
             state = play_match(game, [agents[a] for a in order], ChanceSampler(derive_seed("game", seed, i)))
             by_seat = final_scores(game, state)
-            shares = np.asarray(game.returns(state), dtype=float)
-            shares = win_shares(shares) if game.NAME != "kocka" else shares
+            shares = win_shares(np.asarray(game.returns(state), dtype=float))  # Kocka's shares stay as they are
             for s, a in enumerate(order):
                 scores[row, a] = by_seat[s]
                 wins[row, a] = shares[s]
@@ -404,8 +397,6 @@ def run_arena(
             if progress:
                 progress(hi - lo)
     else:
-        from joblib import Parallel, delayed
-
         parts = Parallel(n_jobs=jobs)(
             delayed(_play_chunk)(game, mode, names, seed, lo, hi, options) for lo, hi in bounds
         )
@@ -418,7 +409,3 @@ def run_arena(
 
 def _jsonable(v: Any) -> Any:
     return list(v) if isinstance(v, tuple) else v
-
-
-def result_json(result: ArenaResult, bins: int = 12) -> str:
-    return json.dumps(result.to_json(bins))

@@ -1,14 +1,28 @@
 """``kocka``: hints, terminal play, AI seat and arena for the kocka dice games."""
 from __future__ import annotations
 
+import inspect
 import json
+import random
 import sys
 
 import click
+from click.core import ParameterSource
 
+from kocka.agents.base import AgentUnavailable
+from kocka.agents.frontends.arena import ArenaError, PlotUnavailable, run_arena
+from kocka.agents.frontends.hint import HintParams, hint as make_hint, render
+from kocka.agents.frontends.jsonio import JSONInputError
+from kocka.agents.frontends.jsonio import loads as load_json
+from kocka.agents.frontends.play import play as play_game
+from kocka.agents.frontends.seat import DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, SeatOptions, parse_address, run
+from kocka.agents.registry import AgentOptions, describe_agents
+from kocka.solver.dice import validate_dice
 from kocka.solver.errors import KockaError, TableError
 from kocka.solver.registry import game_from_cli
-from kocka.solver.rules import GAME_NAMES, game_class
+from kocka.solver.rules import game_names, game_specs, spec_for
+
+GAME_NAMES = game_names()
 
 RULE_HELP = "Rule option as key=value (names from RULES.md section 6). Repeatable."
 
@@ -18,19 +32,26 @@ def fail(exc: Exception) -> None:
     sys.exit(2)
 
 
+def _games_help() -> str:
+    return "\n".join(f"  {spec.name:15s}{spec.title}" for spec in game_specs())
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Play and analyse Central-European dice games with optimal AI help.
 
     \b
-    Games: kocka (10000), kockapoker, kockapoker-bid, slovak, polish, polish-basic,
-           yahtzee, yatzy (validation), abazs, bidding-bluff, liars-poker.
+    Games:
+    {games}
     \b
     Examples:
       kocka rules kockapoker                       rule options and their values
       kocka hint kockapoker --dice 1 1 3 4 6 --roll 1
       kocka hint kocka --dice 1 1 1 5 5 2 --score 3000 --opponent 8650
     """
+
+
+main.help = inspect.cleandoc(main.help or "").replace("{games}", _games_help().lstrip())  # the list comes from the specs
 
 
 @main.command()
@@ -42,7 +63,7 @@ def rules(game, rules):
         g = game_from_cli(game, rules)
     except KockaError as exc:
         fail(exc)
-    click.echo(f"{g.NAME}: {game_class(game).__doc__.strip().splitlines()[0]}")
+    click.echo(f"{g.NAME}: {spec_for(game).engine.__doc__.strip().splitlines()[0]}")
     allowed = type(g.rules).OPTIONS
     for key, value in g.rules.options().items():
         choices = f"  (one of: {', '.join(map(str, allowed[key]))})" if key in allowed else ""
@@ -73,36 +94,30 @@ def rules(game, rules):
 def hint(game, more_dice, dice, roll, card, state_json, score, opponent, turn_total, dice_left,
          fences, stage, declared, rules, top, as_json, cache_dir, build_missing):
     """Rank every legal action in a position of GAME, with the loss of each versus the best."""
-    from kocka.agents.frontends.hint import HintParams, hint as make_hint, render
-
     all_dice = None if dice is None else (dice, *more_dice)
     if dice is None and more_dice:
         fail(KockaError(f"unexpected values {list(more_dice)!r}: put dice after --dice"))
     try:
         g = game_from_cli(game, rules)
         params = HintParams(
-            dice=all_dice, roll=roll, card=json.loads(card) if card else None,
-            state=json.loads(state_json) if state_json else None, score=score, opponent=opponent,
+            dice=all_dice, roll=roll, card=load_json(card, "--card") if card else None,
+            state=load_json(state_json, "--state") if state_json else None, score=score, opponent=opponent,
             turn_total=turn_total, dice_left=dice_left, cache_dir=cache_dir, build_missing=build_missing,
             extra={k: v for k, v in (("fences", fences), ("stage", stage), ("declare", declared)) if v is not None},
         )
         report = make_hint(g, params)
-    except json.JSONDecodeError as exc:
-        fail(KockaError(f"--card/--state is not valid JSON: {exc}"))
+    except JSONInputError as exc:  # not JSON, nested too deeply, a number too large
+        fail(exc)
     except (KockaError, TableError) as exc:
         fail(exc)
     click.echo(render(report, top=top, as_json=as_json))
 
 
 def _agent_options(cache_dir, build_missing):
-    from kocka.agents.registry import AgentOptions
-
     return AgentOptions(cache_dir=cache_dir, build_missing=build_missing)
 
 
 def _agents_help() -> str:
-    from kocka.agents.registry import describe_agents
-
     return "; ".join(f"{name}: {text}" for name, text in describe_agents())
 
 
@@ -126,11 +141,6 @@ def play(game, seats, seed, rules, cache_dir, build_missing):
     At the end you see how many points (Kocka: how much win probability) your decisions
     cost versus optimal play.
     """
-    import random
-
-    from kocka.agents.base import AgentUnavailable
-    from kocka.agents.frontends.play import play as play_game
-
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     seat_list = [s for s in seats.split(",") if s.strip()]
@@ -170,9 +180,6 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, cache
     \b
     Example: kocka arena kockapoker --agents optimal,heuristic,random --games 20000 --seed 1 --jobs 2
     """
-    from kocka.agents.frontends.arena import ArenaError, PlotUnavailable, run_arena
-    from kocka.agents.base import AgentUnavailable
-
     names = [s.strip().lower() for s in agent_list.split(",") if s.strip()]
     try:
         g = game_from_cli(game, rules)
@@ -196,22 +203,51 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, cache
 @click.option("--build-missing", is_flag=True, help="Build a missing table (with a message on stderr) instead of answering table_missing.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
               show_default=True, help="Detail of the log on stderr.")
-def seat(http_address, cache_dir, build_missing, log_level):
+@click.option("--request-timeout", type=float, default=DEFAULT_REQUEST_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Answer 'timeout' to a request not answered within SECONDS (0: no limit).")
+@click.option("--max-inflight", type=int, default=DEFAULT_MAX_INFLIGHT, show_default=True,
+              help="Requests worked on at once (abandoned ones included) before new ones get 'busy' (HTTP 503).")
+@click.option("--token", default=None, envvar="KOCKA_SEAT_TOKEN", metavar="SECRET",
+              help="HTTP: require 'Authorization: Bearer SECRET' on every request (also from $KOCKA_SEAT_TOKEN); "
+                   "required for a non-loopback address.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
+              help="HTTP: let the web page at this origin (e.g. http://localhost:5173) use the seat, with CORS headers. Repeatable.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="HTTP: accept this Host header besides the address bound (e.g. behind a proxy). Repeatable.")
+@click.option("--allow-quit", is_flag=True, help="HTTP: let a client stop the server with quit (refused otherwise).")
+def seat(http_address, cache_dir, build_missing, log_level, request_timeout, max_inflight, token, allow_origins,
+         allow_hosts, allow_quit):
     """Seat the AI for another program: one JSON request per line on stdin, one JSON
     response per line on stdout (protocol kocka.seat/1, docs/PROTOCOL.md).
 
     \b
     Example:
       echo '{"id": 1, "method": "hello"}' | kocka seat
+      kocka seat --http 127.0.0.1:8765 --allow-origin http://localhost:5173
     """
-    from kocka.agents.frontends.seat import SeatOptions, parse_address, run
-
+    budget = request_timeout if request_timeout > 0 else None
+    if max_inflight < 1:
+        fail(KockaError(f"--max-inflight must be 1 or more, got {max_inflight}"))
+    http = None
     if http_address is not None:
         try:
             parse_address(http_address)
+            # deferred heavy optional import: starlette and uvicorn load only for --http
+            from kocka.agents.frontends.seat_http import http_options
+
+            http = http_options(http_address, token=token, allow_origins=allow_origins, allow_hosts=allow_hosts,
+                                allow_quit=allow_quit, request_timeout=budget, max_inflight=max_inflight)
         except ValueError as exc:
             fail(exc)
-    sys.exit(run(SeatOptions(cache_dir=cache_dir, build_missing=build_missing), http=http_address, log_level=log_level))
+    elif allow_origins or allow_hosts or allow_quit or (
+            token is not None and click.get_current_context().get_parameter_source("token") is ParameterSource.COMMANDLINE):
+        fail(KockaError("--token, --allow-origin, --allow-host and --allow-quit are for --http"))
+    try:
+        code = run(SeatOptions(cache_dir=cache_dir, build_missing=build_missing), http=http, log_level=log_level,
+                   request_timeout=budget, max_inflight=max_inflight)
+    except OSError as exc:  # the address is in use, or not this machine's
+        fail(KockaError(f"cannot serve on {http_address}: {exc.strerror or exc}"))
+    sys.exit(code)
 
 
 @main.command()
@@ -223,15 +259,11 @@ def seat(http_address, cache_dir, build_missing, log_level):
 @click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
 def score(game, more_dice, dice, box, first_throw, rules):
     """Points that DICE score in each box of GAME's card (scorecard and Polish games)."""
-    from kocka.agents.frontends.seat import box_scorer
-    from kocka.solver.dice import validate_dice
-
     try:
         g = game_from_cli(game, rules)
-        scorer = box_scorer(g)
-        if scorer is None:
-            raise KockaError(f"{game!r} has no score card; kocka score is for the scorecard and Polish games")
-        boxes, points_of = scorer
+        boxes = g.card_boxes()
+        if not boxes:
+            raise KockaError(f"{spec_for(game).title} has no score card; kocka score is for the games with boxes")
         roll = validate_dice((dice, *more_dice), 5)
         if box is not None and box not in boxes:
             raise KockaError(f"{game}: no box {box!r}; boxes: {', '.join(boxes)}")
@@ -239,4 +271,4 @@ def score(game, more_dice, dice, box, first_throw, rules):
         fail(exc)
     width = max(len(b) for b in boxes)
     for b in [box] if box else boxes:
-        click.echo(f"{b:<{width}}  {points_of(b, roll, first_throw):>5}")
+        click.echo(f"{b:<{width}}  {g.box_points(b, roll, first_throw):>5}")

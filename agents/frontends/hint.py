@@ -1,6 +1,6 @@
 """Hints: "what is the best action here, and how much worse are the others?"
 
-Each game with a solver registers a hint function in :data:`HINTS` that turns
+A game's spec names its hint function (``GameSpec.hint``), which turns
 :class:`HintParams` (what a person types) into a :class:`HintReport` (the position it
 understood, and every legal action with its value, best first). This module only
 dispatches and renders; the values come from the solvers' tables.
@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import Any, Callable, Mapping, Sequence
 
 from kocka.solver.errors import RulesError
 from kocka.solver.decision import Decision
-from kocka.solver.rules import Game
+from kocka.solver.rules import Game, game_specs, resolve
 
 
 @dataclass(frozen=True)
@@ -57,23 +56,15 @@ class HintReport:
         }
 
 
-# game name -> "module:function(game, params) -> HintReport"
-HINTS: dict[str, str] = {
-    "kockapoker": "kocka.solver.scorecard_solver:hint",
-    "slovak": "kocka.solver.scorecard_solver:hint",
-    "yahtzee": "kocka.solver.scorecard_solver:hint",
-    "yatzy": "kocka.solver.scorecard_solver:hint",
-    "kocka": "kocka.solver.kocka_solver:hint",
-    "polish": "kocka.solver.polish_solver:hint",
-    "polish-basic": "kocka.solver.polish_solver:hint",
-}
+def games_with_hints() -> tuple[str, ...]:
+    return tuple(spec.name for spec in game_specs() if spec.hint is not None)
 
 
 def hint(game: Game, params: HintParams) -> HintReport:
-    if game.NAME not in HINTS:
-        raise RulesError(f"no hints for {game.NAME!r} yet; hints exist for {sorted(HINTS)!r}")
-    module, func = HINTS[game.NAME].split(":")
-    fn: Callable[[Game, HintParams], HintReport] = getattr(import_module(module), func)
+    reference = game.spec().hint
+    if reference is None:
+        raise RulesError(f"no hints for {game.spec().title} yet; hints exist for {', '.join(games_with_hints())}")
+    fn: Callable[[Game, HintParams], HintReport] = resolve(reference)
     return fn(game, params)
 
 

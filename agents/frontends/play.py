@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from kocka.agents.base import Agent, AgentUnavailable, ChanceSampler, Event, derive_seed
+from kocka.agents.frontends.arena import win_shares
+from kocka.agents.frontends.hint import HintReport, render
 from kocka.agents.registry import AgentOptions, make_agent
-from kocka.solver.errors import KockaError, TableError
 from kocka.solver.decision import Decision
-from kocka.solver.rules import CHANCE, Game
-from kocka.solver.rules.base import Game as _GameBase
+from kocka.solver.errors import KockaError, TableError
+from kocka.solver.rules import CHANCE, Game, resolve
+from kocka.solver.rules.words import dice_text, normalize, snake
 
 HUMAN = "human"
 
@@ -43,179 +44,14 @@ class PlayError(KockaError):
 # ----------------------------------------------------------------------------------------
 # Text <-> actions
 # ----------------------------------------------------------------------------------------
-def normalize(text: str) -> str:
-    """Lower case, accents dropped (``pár`` = ``par``), punctuation and ``_`` as spaces,
-    single spaces; a dice list after a dice verb is split into digits and sorted
-    (``keep 511`` = ``keep 1 1 5``)."""
-    text = unicodedata.normalize("NFKD", text.lower())
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = re.sub(r"[_\-,;:()\[\]]", " ", text)
-    tokens = text.split()
-    for verb in sorted(DICE_VERBS, key=lambda v: -len(v.split())):
-        n = len(verb.split())
-        if tokens[:n] == verb.split() and tokens[n:] and all(re.fullmatch(r"[1-6]+", t) for t in tokens[n:]):
-            digits = sorted(ch for t in tokens[n:] for ch in t)
-            return " ".join(tokens[:n] + digits)
-    return " ".join(tokens)
-
-
-DICE_VERBS = ("keep", "hold", "k", "take", "set aside", "aside", "series", "start series")
-
-FACE_WORDS = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
-
-POLISH_LABELS = {
-    "ones": "jedynki", "twos": "dwojki", "threes": "trojki", "fours": "czworki", "fives": "piatki",
-    "sixes": "szostki", "pair": "para", "two_pairs": "dwie pary", "three_of_a_kind": "trojka",
-    "small_straight": "maly strit", "large_straight": "duzy strit", "full": "ful",
-    "four_of_a_kind": "kareta", "poker": "poker", "chance": "szansa",
-}  # fmt: skip
-"""Polish names of the boxes (PL-3, PL-8), accepted as input and shown on the card."""
+def format_action(action: Any, game: Game, state: Any = None) -> str:
+    """What a player types for ``action`` (the engine's words)."""
+    return game.describe_action(action, state)
 
 
 def box_label(game: Game, box: str) -> str:
     """The name printed on the card for box id ``box``."""
-    labels = getattr(game, "box_labels", None) or POLISH_LABELS
-    return labels.get(box, box.replace("_", " "))
-
-
-def box_aliases(game: Game, box: str) -> list[str]:
-    """Everything a player may type for box id ``box`` (normalized): the id, its label,
-    and for face boxes ``3``, ``3s``, ``threes``."""
-    names = [box, box_label(game, box), POLISH_LABELS.get(box, box)]
-    face = {v: k for k, v in FACE_WORDS.items()}.get(box)
-    if face is not None:
-        names += [str(face), f"{face}s", f"{face} s"]
-    return list(dict.fromkeys(normalize(n) for n in names))
-
-
-def _dice_text(dice: Sequence[int]) -> str:
-    return " ".join(str(d) for d in dice)
-
-
-def format_action(action: Any, game: Game | None = None, state: Any = None) -> str:
-    """What a player types for ``action`` (also how moves are printed)."""
-    kind = type(action).__name__
-    box = getattr(action, "box", None) or getattr(action, "combo", None)
-    if kind == "Keep":
-        if not action.dice:
-            return "roll" if state is not None and getattr(state, "dice", ()) is None else "reroll all"
-        return f"keep {_dice_text(action.dice)}"
-    if kind == "SetAside":
-        return f"take {_dice_text(action.dice)}"
-    if kind == "StartSeries":
-        return f"series {_dice_text([action.face] * action.count)}"
-    if kind == "TakeSeries":
-        return f"take {_dice_text(_series_dice(action, state))}" if state is not None else f"take {action.count} series dice"
-    if kind in ("Fill", "Write", "Record"):
-        return f"{'box' if kind == 'Fill' else kind.lower()} {box.replace('_', ' ')}"
-    if kind in ("Scratch", "Declare"):
-        return f"{kind.lower()} {box.replace('_', ' ')}"
-    if kind == "NameJoker":
-        return f"joker {action.face}"
-    if kind == "EndTurn":
-        return "end turn"
-    if kind == "Claim":
-        text = f"claim {_claim_text(action.claim)}"
-        return text + (f" stake {action.stake}" if action.stake else "")
-    if kind == "Reroll":
-        return "reroll both" if action.keep_shown is None else f"reroll keep {action.keep_shown}"
-    fields = dataclasses.fields(action) if dataclasses.is_dataclass(action) else ()
-    values = " ".join(str(getattr(action, f.name)) for f in fields)
-    return f"{_snake(kind).replace('_', ' ')} {values}".strip()
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _series_dice(action: Any, state: Any) -> tuple[int, ...]:
-    """The dice a TakeSeries sets aside: ``count`` dice of the series face, or the last
-    die itself when it shows the named joker (KOCKA-18)."""
-    face = state.series[0]
-    roll = state.roll or ()
-    if action.count == 1 and len(roll) == 1 and roll[0] != face:
-        return roll
-    return (face,) * action.count
-
-
-def _claim_text(claim: Any) -> str:
-    kind = type(claim).__name__
-    if kind == "TwoDiceClaim":
-        return {"sum": f"{claim.value}", "nonpair": f"non pair {claim.value}", "pair": f"pair {claim.value}"}[claim.kind]
-    if kind == "DiceClaim":
-        return f"dice {_dice_text(claim.dice)}"
-    return normalize(str(claim))
-
-
-def action_phrases(action: Any, game: Game, state: Any) -> list[str]:
-    """Every normalized phrase that means ``action`` here, the canonical one first."""
-    kind = type(action).__name__
-    canonical = normalize(format_action(action, game, state))
-    phrases = [canonical]
-    box = getattr(action, "box", None) or getattr(action, "combo", None)
-    if kind == "Keep":
-        if action.dice:
-            phrases += [normalize(f"{v} {_dice_text(action.dice)}") for v in ("hold", "k")]
-        else:
-            phrases += ["roll", "roll all", "reroll", "reroll all", "keep", "keep nothing", "keep none", "throw"]
-    elif kind == "SetAside":
-        phrases += [normalize(f"{v} {_dice_text(action.dice)}") for v in ("keep", "k", "set aside", "aside")]
-        if action.dice == getattr(state, "roll", None):
-            phrases += ["take all", "all", "keep all"]
-    elif kind == "StartSeries":
-        phrases += [normalize(f"start series {_dice_text([action.face] * action.count)}")]
-    elif kind == "TakeSeries":
-        phrases += [normalize(f"{v} {_dice_text(_series_dice(action, state))}") for v in ("keep", "k", "set aside")]
-        if action.count == len(state.roll) or action.count == max(
-                a.count for a in game.legal_actions(state) if type(a).__name__ == "TakeSeries"):
-            phrases += ["take all", "all", "keep all"]
-    elif box is not None:
-        verbs = {"Fill": ("box", "write", "fill", "score", ""), "Write": ("write", "box", "fill", ""),
-                 "Record": ("record", "box", "write", ""), "Scratch": ("scratch", "cross", "dash"),
-                 "Declare": ("declare",)}.get(kind, (kind.lower(),))
-        phrases += [f"{v} {alias}".strip() for v in verbs for alias in box_aliases(game, box)]
-    elif kind == "Bank":
-        phrases += ["stop", "b"]
-    elif kind == "Roll":
-        phrases += ["roll on", "go", "throw", "r", "no joker", "roll without joker"]
-    elif kind == "EndTurn":
-        phrases += ["end", "pass", "done", "no record"]
-    elif kind == "Accept":
-        phrases += ["a"]
-    elif kind == "Challenge":
-        phrases += ["call", "c"]
-    elif kind == "Pass":
-        phrases += ["p"]
-    elif kind == "Bet":
-        phrases += ["b"]
-    elif kind == "Reroll" and action.keep_shown is not None:
-        phrases += [f"reroll {action.keep_shown}", f"reroll show {action.keep_shown}"]
-    elif kind == "Claim":
-        phrases += _claim_phrases(action)
-    return list(dict.fromkeys(phrases))
-
-
-def _claim_phrases(action: Any) -> list[str]:
-    claim, stake = action.claim, action.stake
-    bodies = [_claim_text(claim)]
-    kind = type(claim).__name__
-    if kind == "TwoDiceClaim":
-        if claim.kind == "sum":
-            bodies.append(f"sum {claim.value}")
-        elif claim.kind == "nonpair":
-            bodies += [f"nonpair {claim.value}", f"{claim.value}"]
-        else:
-            bodies += [f"pair of {claim.value}s", f"{claim.value} {claim.value}"]
-    bodies = [normalize(b) for b in bodies]
-    result = []
-    for body in bodies:
-        if stake:
-            result += [f"claim {body} stake {stake}", f"claim {body} {stake}"]
-            if stake == 1:
-                result.append(f"claim {body}")  # the smallest stake needs no mention
-        else:
-            result.append(f"claim {body}")
-    return result
+    return game.box_label(box)
 
 
 @dataclass(frozen=True)
@@ -253,7 +89,7 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
     wanted = normalize(line)
     table: dict[str, Any] = {}
     for action in legal:
-        for phrase in action_phrases(action, game, state):
+        for phrase in game.action_phrases(action, state):
             table.setdefault(phrase, action)
     if wanted in table:
         return Parsed(action=table[wanted])
@@ -304,7 +140,7 @@ def _construct(wanted: str, game: Game, state: Any) -> Any:
         if verb == "joker" and "NameJoker" in kinds and len(digits) == 1:
             return kinds["NameJoker"](digits[0])
         for name in ("Bank", "Roll", "EndTurn", "Accept", "Challenge", "Pass", "Bet", "Hold", "Raise", "Decline"):
-            if name in kinds and wanted in (name.lower(), _snake(name).replace("_", " ")):
+            if name in kinds and wanted in (name.lower(), snake(name).replace("_", " ")):
                 return kinds[name]()
         box_kind = {"box": "Fill", "fill": "Fill", "write": "Write", "record": "Record",
                     "scratch": "Scratch", "declare": "Declare"}.get(verb)
@@ -314,23 +150,14 @@ def _construct(wanted: str, game: Game, state: Any) -> Any:
             box_kind = "Fill" if "Fill" in kinds else "Record"
         if box_kind in kinds and len(tokens) > 1:
             rest = " ".join(tokens[1:])
-            for box in _all_boxes(game):
-                if rest in box_aliases(game, box):
+            for box in game.card_boxes():
+                if rest in game.words.box_aliases(box):
                     field_name = dataclasses.fields(kinds[box_kind])[0].name
                     return kinds[box_kind](**{field_name: box})
             return kinds[box_kind](**{dataclasses.fields(kinds[box_kind])[0].name: rest})
     except (TypeError, AttributeError, IndexError):
         return None
     return None
-
-
-def _all_boxes(game: Game) -> tuple[str, ...]:
-    boxes = getattr(game, "boxes", None) or getattr(game.rules, "boxes", None)
-    if boxes is None and game.NAME == "polish-basic":
-        from kocka.solver.rules.polish import COMBINATIONS
-
-        boxes = COMBINATIONS
-    return tuple(boxes or ())
 
 
 # ----------------------------------------------------------------------------------------
@@ -358,18 +185,18 @@ def draw_dice(dice: Sequence[int]) -> str:
 
 def hides_information(game: Game) -> bool:
     """Does this game hide part of the state from some players (bluff dice)?"""
-    return type(game).observation is not _GameBase.observation
+    return game.spec().hides_information
 
 
 def render_state(game: Game, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     """What ``viewer`` sees before a decision."""
-    view = _VIEWS.get(game.NAME)
-    if view is not None:
-        return view(game, state, seat_names, viewer)
+    reference = game.spec().view
+    if reference is not None:
+        return resolve(reference)(game, state, seat_names, viewer)
     return _render_observation(game, state, seat_names, viewer)
 
 
-def _render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: int, show_turn: bool = True) -> str:
+def render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: int, show_turn: bool = True) -> str:
     player = state.player
     lines = []
     if show_turn and not game.is_terminal(state):
@@ -407,9 +234,9 @@ def _render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: 
     return "\n".join(lines)
 
 
-def _render_chip_bidding(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+def render_chip_bidding(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     """The Hungarian card (HU-1..HU-8) and the betting (HU-10..HU-19)."""
-    lines = [_render_scorecard(game.card_game, state.card, seat_names, viewer, show_turn=state.phase == "play"), ""]
+    lines = [render_scorecard(game.card_game, state.card, seat_names, viewer, show_turn=state.phase == "play"), ""]
     lines.append(f"bank {state.bank}, stake {state.stake}; paid: " + ", ".join(
         f"{n} {p}" + (" (passed)" if passed else "") for n, p, passed in zip(seat_names, state.paid, state.passed)))
     if state.phase == "raise":
@@ -427,9 +254,7 @@ def _upper_summary(game: Any, card: Any) -> str:
     return f"{'net ' if net else 'sum '}{sum(entries):+d}" if net else f"sum {sum(entries)}"
 
 
-def _render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    from kocka.solver.rules.polish import box_value
-
+def render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     player = state.player
     budget = game.budget(state)
     head = f"stage {state.stage}: {seat_names[player]} to play, throw {state.throws} of {budget} (fences: " + \
@@ -443,7 +268,7 @@ def _render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int
     if state.dice is not None and game.current_player(state) == player:
         for action in game.legal_actions(state):
             if type(action).__name__ == "Write":
-                previews[action.box] = box_value(action.box, state.dice, state.throws == 1, game.rules)
+                previews[action.box] = game.box_points(action.box, state.dice, state.throws == 1)
     boxes = game.rules.boxes
     name_width = max(len(f"{box_label(game, b)} ({b})") for b in boxes)
     col = max(8, *(len(n) for n in seat_names)) + 1
@@ -460,9 +285,7 @@ def _render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int
     return "\n".join(lines)
 
 
-def _render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    from kocka.solver.rules.polish import COMBINATIONS, basic_value
-
+def render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     player = state.player
     lines = [] if game.is_terminal(state) else [f"{seat_names[player]} to play, throw {state.throws} of 3"]
     if state.dice is not None:
@@ -471,11 +294,11 @@ def _render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewe
     if state.dice is not None and game.current_player(state) == player:
         for action in game.legal_actions(state):
             if type(action).__name__ == "Record":
-                previews[action.combo] = basic_value(action.combo, state.dice, state.throws == 1, game.rules)
-    name_width = max(len(f"{box_label(game, b)} ({b})") for b in COMBINATIONS)
+                previews[action.combo] = game.box_points(action.combo, state.dice, state.throws == 1)
+    name_width = max(len(f"{box_label(game, b)} ({b})") for b in game.card_boxes())
     col = max(8, *(len(n) for n in seat_names)) + 1
     lines.append(f"{'combination':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else ""))
-    for i, b in enumerate(COMBINATIONS):
+    for i, b in enumerate(game.card_boxes()):
         row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
         row += "".join(f"{'.' if rec[i] is None else rec[i]:>{col}}" for rec in state.records)
         if b in previews:
@@ -485,7 +308,7 @@ def _render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewe
     return "\n".join(lines)
 
 
-def _render_kocka(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+def render_kocka(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     threshold = game.rules.series_threshold
     scores = ", ".join(
         f"{n} {s}" + (f" ({threshold}+)" if s >= threshold else "") for n, s in zip(seat_names, state.scores)
@@ -533,23 +356,9 @@ def _render_observation(game: Game, state: Any, seat_names: Sequence[str], viewe
     return "\n".join(lines)
 
 
-_VIEWS: dict[str, Callable[..., str]] = {
-    "kockapoker": _render_scorecard,
-    "slovak": _render_scorecard,
-    "yahtzee": _render_scorecard,
-    "yatzy": _render_scorecard,
-    "polish": _render_polish,
-    "polish-basic": _render_polish_basic,
-    "kocka": _render_kocka,
-    "kockapoker-bid": _render_chip_bidding,
-}
-
-
 def final_scores_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
-    from kocka.agents.frontends.arena import final_scores, win_shares
-
-    scores = final_scores(game, state)
-    shares = game.returns(state) if game.NAME == "kocka" else tuple(win_shares(game.returns(state)))
+    scores = game.final_scores(state)
+    shares = game.returns(state) if game.spec().outcome == "win" else tuple(win_shares(game.returns(state)))
     winners = [n for n, s in zip(seat_names, shares) if s > 0]
     lines = ["final scores: " + ", ".join(f"{n} {s:g}" for n, s in zip(seat_names, scores))]
     if len(seat_names) > 1:
@@ -678,7 +487,7 @@ class PlaySession:
                 self._advance(self.game.current_player(self.state), action)
                 self._narrate_after(self.state)
         self.write("\ngame over.")
-        if game.NAME in _VIEWS and game.NAME != "kocka":
+        if game.spec().view is not None and game.spec().outcome != "win":  # the final card (Kocka has none)
             self.write(render_state(game, self.state, names, 0))
         self.write(final_scores_text(game, self.state, names))
         self._summary(final=True)
@@ -749,28 +558,26 @@ class PlaySession:
         if player is None or self.seats[player] == HUMAN and self.game.current_player(after) == player:
             return
         name = self.seat_names[player]
-        text = f"  {name} {'roll' if name == 'you' else 'rolls'} {_dice_text(outcome)}"
+        text = f"  {name} {'roll' if name == 'you' else 'rolls'} {dice_text(outcome)}"
         dice = getattr(after, "dice", None)
         if isinstance(dice, tuple) and len(dice) > len(outcome):
-            text += f" (dice: {_dice_text(dice)})"
+            text += f" (dice: {dice_text(dice)})"
         self.write(text)
         self._narrate_after(after)
 
     def _narrate_after(self, state: Any) -> None:
         event = getattr(state, "last_event", None)
-        if self.game.NAME == "kocka" and event == "bust":
+        if event == "bust":  # Kocka's transitions (other games' states have no last_event)
             seat = (state.player - 1) % self.game.num_players if not self.game.is_terminal(state) else state.player
             name = self.seat_names[seat]
             self.write(f"  bust: {name} {'lose' if name == 'you' else 'loses'} the turn total")
-        elif self.game.NAME == "kocka" and event == "bank" and not self.game.is_terminal(state):
+        elif event == "bank" and not self.game.is_terminal(state):
             seat = (state.player - 1) % self.game.num_players
             name = self.seat_names[seat]
             self.write(f"  {name} {'bank' if name == 'you' else 'banks'}: now {state.scores[seat]}")
 
     # ----- hints and the cost of mistakes -----
     def _hint(self, state: Any, argument: str) -> str:
-        from kocka.agents.frontends.hint import HintReport, render
-
         if self.judge is None:
             return f"no hint here: {self.judge_error}"
         try:
@@ -825,20 +632,12 @@ def _hint_label(decision: Decision, game: Game, state: Any) -> str:
     return f"{label}, then {then}" if then else label
 
 
-JUDGES = ("optimal", "ev", "equilibrium", "bayes", "bettor")
-"""Agents whose ranking judges the humans' moves (hints, cost of mistakes): the first one
-that plays the game. Exact tables first; in the bluff and betting games, where no exact
-optimum exists for the whole match, the strongest bot's own valuation."""
-
-
 def _judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:
-    """The first of :data:`JUDGES` available for ``game``, or None and why not."""
-    from kocka.agents.registry import agent_names
-
+    """The first of the spec's judges (``GameSpec.judges``: exact tables first; in the
+    bluff and betting games, where no exact optimum exists for the whole match, the
+    strongest bot's own valuation) available for ``game``, or None and why not."""
     reasons = []
-    for name in JUDGES:
-        if name not in agent_names(game.NAME):
-            continue
+    for name in game.spec().judges:
         try:
             return make_agent(name, game, 0, options), None
         except (AgentUnavailable, TableError) as exc:

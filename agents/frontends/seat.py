@@ -9,8 +9,11 @@ comes back for it: ``{"id": ..., "result": {...}}`` or ``{"id": ..., "error": {"
 :class:`Seat` holds the caches (games by rules variant, agents by game; the value tables
 themselves are loaded once per process by :func:`kocka.solver.registry.get_table`) and
 turns one request into one response with :meth:`Seat.handle` (decoded JSON) or
-:meth:`Seat.handle_line` (raw text). :func:`serve_stdio` and :func:`make_http_server` are
-the two transports; ``kocka seat`` (``python -m kocka.agents.frontends.seat``) runs them.
+:meth:`Seat.handle_line` (raw text), from any number of threads at once. :func:`serve_stdio`
+(here, standard library only) and :mod:`kocka.agents.frontends.seat_http` (uvicorn and
+starlette, imported only for HTTP) are the two transports; both answer a request that
+overruns its time budget with ``timeout`` (:class:`Workers`). ``kocka seat`` (``python -m
+kocka.agents.frontends.seat``) runs them.
 
 Requests are stateless: every request carries the whole state document (docs/STATE.md),
 and ``choose``/``rank`` reseed the agent from the request's ``seed`` first, so equal
@@ -19,25 +22,30 @@ requests get equal answers.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import functools
 import json
 import logging
+from importlib.metadata import version
 import math
 import pathlib
+import queue
 import sys
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, BinaryIO, Callable, ClassVar, Mapping
+from typing import Any, BinaryIO, Callable, ClassVar, Iterator, Mapping
 
 from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
-from kocka.agents.registry import AGENTS, AgentOptions, agent_names, make_agent
+from kocka.agents.frontends.jsonio import JSONInputError, JSONLimitError
+from kocka.agents.frontends.jsonio import loads as load_json
+from kocka.agents.registry import AgentOptions, agent_games, agent_names, describe_agents, make_agent
 from kocka.solver.dice import validate_dice
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError, TableError
-from kocka.solver.rules import CHANCE, GAME_NAMES, TERMINAL, Game, game_class, get_game
+from kocka.solver.rules import CHANCE, TERMINAL, Game, game_names, game_specs, get_game, spec_for
 from kocka.solver.rules.base import STATE_SCHEMA, _jsonable, _tuplify
+from kocka.solver.rules.bluff import Claim, ClaimRange
 
 PROTOCOL_VERSION = "kocka.seat/1"
 MAX_LINE_BYTES = 1 << 20
@@ -45,6 +53,10 @@ MAX_LINE_BYTES = 1 << 20
 MAX_MESSAGE_CHARS = 2000
 """Error messages are cut to this length: they quote what the other side sent."""
 MAX_SEED = 2**63 - 1
+DEFAULT_REQUEST_TIMEOUT = 5.0
+"""Seconds a request may take before it is answered with ``timeout`` (``--request-timeout``)."""
+DEFAULT_MAX_INFLIGHT = 64
+"""Requests being worked on at once, abandoned ones included, before new ones get ``busy``."""
 
 log = logging.getLogger("kocka.seat")
 
@@ -63,6 +75,10 @@ ERROR_CODES: dict[str, str] = {
     "unknown_box": "score: no box of that name on this game's card",
     "not_supported": "the method does not apply to this game (score is for the scorecard games)",
     "table_missing": "the agent's value table is not built (or is unusable); the message names the kocka-solve command that builds it",
+    "timeout": "no answer within the seat's time budget of a request (--request-timeout); the seat keeps serving",
+    "busy": "the seat is working on as many requests as it takes at once (--max-inflight); retry shortly",
+    "unauthorized": "HTTP: no bearer token, or a wrong one (the seat was started with --token)",
+    "forbidden": "HTTP: a foreign Origin or Host header, or a method disabled over HTTP (quit without --allow-quit)",
     "internal_error": "a bug in the seat or an engine; the request may be retried, the seat keeps serving",
 }
 """Every error code, with what it means (docs/PROTOCOL.md lists the same)."""
@@ -165,23 +181,81 @@ class SeatOptions:
     build_missing: bool = False
 
 
-class _LRU(collections.OrderedDict):
-    """A small least-recently-used cache: a frontend sending ever new rule variants
-    cannot grow the process without bound."""
+class _LRU:
+    """A small least-recently-used cache, safe to share between threads: a frontend
+    sending ever new rule variants cannot grow the process without bound.
+
+    ``_lock`` guards the order and contents and is held for dictionary operations only;
+    a value is made under a lock of its own key, so two requests wanting the same new
+    value make it once (a table agent loads its table in ``make``) while other keys are
+    made and served meanwhile. A ``make`` that raises caches nothing.
+    """
 
     def __init__(self, size: int) -> None:
-        super().__init__()
         self.size = size
+        self._items: collections.OrderedDict[Any, Any] = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._making: dict[Any, threading.Lock] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _hit(self, key: Any) -> tuple[bool, Any]:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return True, self._items[key]
+        return False, None
 
     def get_or_make(self, key: Any, make: Callable[[], Any]) -> Any:
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = make()
-        self[key] = value
-        if len(self) > self.size:
-            self.popitem(last=False)
-        return value
+        found, value = self._hit(key)
+        if found:
+            return value
+        with self._lock:
+            key_lock = self._making.setdefault(key, threading.Lock())
+        try:
+            with key_lock:
+                found, value = self._hit(key)  # made by another thread while this one waited
+                if found:
+                    return value
+                value = make()
+                with self._lock:
+                    self._items[key] = value
+                    if len(self._items) > self.size:
+                        self._items.popitem(last=False)
+                return value
+        finally:
+            with self._lock:
+                if self._making.get(key) is key_lock:
+                    del self._making[key]
+
+
+class _AgentPool:
+    """The agents of one (agent name, game) pair. A request borrows one for the whole of
+    its reset-and-decide, so concurrent requests never share an agent (an agent keeps its
+    random generator and caches of its own) and equal requests still get equal answers.
+    A new agent is made only when every one made so far is lent out; at most
+    ``keep`` idle ones are kept."""
+
+    def __init__(self, game: Game, make: Callable[[], Agent], keep: int = 4) -> None:
+        self.game = game  # held so that the id(game) in the seat's cache key stays this game's
+        self._make = make
+        self._keep = keep
+        self._idle: list[Agent] = []
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[Agent]:
+        with self._lock:
+            agent = self._idle.pop() if self._idle else None
+        if agent is None:
+            agent = self._make()
+        try:
+            yield agent
+        finally:
+            with self._lock:
+                if len(self._idle) < self._keep:
+                    self._idle.append(agent)
 
 
 class Seat:
@@ -214,20 +288,21 @@ class Seat:
         }
 
     # ----- one request -----
-    def handle_line(self, line: bytes | str) -> str:
+    def handle_line(self, line: bytes | str, refuse: Mapping[str, str] | None = None) -> str:
         """One raw request line -> one response line (JSON text, no newline)."""
         try:
-            text = line.decode("utf-8") if isinstance(line, (bytes, bytearray)) else line
-        except UnicodeDecodeError as exc:
-            return encode_response(error_response(None, "parse_error", f"request is not UTF-8: {exc}"))
-        try:
-            request = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError; so is a 5000-digit number
-            return encode_response(error_response(None, "parse_error", f"request is not valid JSON: {_short(exc)}"))
-        return encode_response(self.handle(request))
+            request = decode_request(line)
+        except ProtocolError as exc:
+            return encode_response(error_response(None, exc.code, str(exc)))
+        return encode_response(self.handle(request, refuse))
 
-    def handle(self, request: Any) -> dict:
-        """One decoded request -> its response object (never raises)."""
+    def handle(self, request: Any, refuse: Mapping[str, str] | None = None) -> dict:
+        """One decoded request -> its response object (never raises). ``refuse`` maps
+        the methods a transport disables to the message of their ``forbidden`` answer.
+
+        Safe to call from several threads at once: the games are immutable, the caches
+        lock (:class:`_LRU`), and an agent serves one request at a time (:class:`_AgentPool`).
+        """
         request_id = None
         started = time.perf_counter()
         method = None
@@ -245,7 +320,10 @@ class Seat:
                 raise ProtocolError("invalid_request", f"'method' must be a string, got {_json_type(method)} {_show(method)}")
             if method not in self.handlers:
                 raise ProtocolError("unknown_method", f"unknown method {_show(method)}; methods: {', '.join(self.handlers)}")
-            check_fields(method, request)
+            if refuse and method in refuse:
+                raise ProtocolError("forbidden", refuse[method])
+            if method in REQUEST_FIELDS:  # a handler added by a test or a benchmark checks its own fields
+                check_fields(method, request)
             response = {"id": request_id, "result": self.handlers[method](request)}
         except Exception as exc:  # the seat answers every request, whatever went wrong
             code, message = classify(exc)
@@ -260,10 +338,10 @@ class Seat:
     # ----- games, states, agents -----
     def game(self, name: str, rules: Mapping[str, Any] | None, players: int | None) -> Game:
         """The game ``name`` under ``rules`` for ``players`` seats (built once, cached)."""
-        if name not in GAME_NAMES:
-            raise ProtocolError("unknown_game", f"unknown game {_show(name)}; games: {', '.join(GAME_NAMES)}")
+        if name not in game_names():
+            raise ProtocolError("unknown_game", f"unknown game {_show(name)}; games: {', '.join(game_names())}")
         if players is None:
-            players = min_players(name)
+            players = spec_for(name).default_players
         key = (name, json.dumps(rules or {}, sort_keys=True), players)
 
         def build() -> Game:
@@ -308,19 +386,35 @@ class Seat:
             raise InvalidStateError(f"malformed {game.NAME} state: {_short(exc)}") from None
         return game, state
 
-    def agent(self, name: str, game: Game) -> Agent:
-        """Agent ``name`` for ``game`` (built once: table agents load their table here)."""
-        key = (name, id(game))  # a cached agent holds its game, so the id stays unique
+    def agents(self, name: str, game: Game) -> _AgentPool:
+        """The agents ``name`` for ``game`` (the first is built on the first request and
+        kept: table agents load their table then)."""
+        key = (name, id(game))  # a pool holds its game, so the id stays unique
 
-        def build() -> Agent:
+        def make() -> Agent:
             try:
                 return make_agent(name, game, seed=0, options=self.agent_options)
             except ModuleNotFoundError as exc:  # an agent whose module has not landed in this install
                 raise AgentUnavailable(f"agent {name!r} is not available here: module {exc.name!r} is missing") from None
 
+        def build() -> _AgentPool:
+            pool = _AgentPool(game, make)
+            with pool.borrow():  # builds the first agent now: an agent that cannot be built caches nothing
+                pass
+            return pool
+
         return self._agents.get_or_make(key, build)
 
-    def decision_agent(self, request: Mapping[str, Any]) -> tuple[Game, Any, Agent, int]:
+    def agent(self, name: str, game: Game) -> Agent:
+        """An agent ``name`` for ``game``, to look at (its table, its name); a request
+        borrows one for its whole length instead (:meth:`decision_agent`)."""
+        with self.agents(name, game).borrow() as agent:
+            return agent
+
+    @contextlib.contextmanager
+    def decision_agent(self, request: Mapping[str, Any]) -> Iterator[tuple[Game, Any, Agent, int]]:
+        """The game, state, player to move and an agent reseeded from the request, lent
+        to this request alone until the ``with`` block ends."""
         game, state = self.game_and_state(request)
         player = game.current_player(state)
         if player < 0:
@@ -329,9 +423,9 @@ class Seat:
         seed = request.get("seed", 0)
         if not 0 <= seed <= MAX_SEED:
             raise ProtocolError("invalid_request", f"'seed' must be in 0..{MAX_SEED}, got {_show(seed)}")
-        agent = self.agent(request.get("agent", DEFAULT_AGENT), game)
-        agent.reset(seed)
-        return game, state, agent, player
+        with self.agents(request.get("agent", DEFAULT_AGENT), game).borrow() as agent:
+            agent.reset(seed)
+            yield game, state, agent, player
 
     # ----- methods -----
     def hello(self, request: Mapping[str, Any]) -> dict:
@@ -349,9 +443,7 @@ class Seat:
         game, state = self.game_and_state(request)
         result = node_info(game, state)
         if result["node"] == "decision":
-            result["actions"] = [
-                {"action": game.action_to_json(a), "label": action_label(game, state, a)} for a in game.legal_actions(state)
-            ]
+            result["actions"] = legal_entries(game, state)
         elif result["node"] == "chance":
             result["outcomes"] = [{"outcome": _jsonable(o), "probability": p} for o, p in game.chance_outcomes(state)]
         return result
@@ -375,8 +467,8 @@ class Seat:
         return position(game, game.apply(state, move))
 
     def choose(self, request: Mapping[str, Any]) -> dict:
-        game, state, agent, player = self.decision_agent(request)
-        action = agent.choose(state)
+        with self.decision_agent(request) as (game, state, agent, player):
+            action = agent.choose(state)
         return {
             "agent": agent.name,
             "player": player,
@@ -385,8 +477,8 @@ class Seat:
         }
 
     def rank(self, request: Mapping[str, Any]) -> dict:
-        game, state, agent, player = self.decision_agent(request)
-        decisions = agent.rank(state)
+        with self.decision_agent(request) as (game, state, agent, player):
+            decisions = agent.rank(state)
         best = decisions[0].value if decisions else 0.0
         actions = []
         for d in decisions:
@@ -403,10 +495,9 @@ class Seat:
 
     def score(self, request: Mapping[str, Any]) -> dict:
         game = self.game(request["game"], request.get("rules"), request.get("players"))
-        scorer = box_scorer(game)
-        if scorer is None:
-            raise ProtocolError("not_supported", f"score is for the games with boxes ({', '.join(SCORED_GAMES)}), not {game.NAME!r}")
-        boxes, points_of = scorer
+        boxes = game.card_boxes()
+        if not boxes:
+            raise ProtocolError("not_supported", f"score is for the games with boxes ({', '.join(scored_games())}), not {game.NAME!r}")
         dice = request["dice"]
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in dice):
             raise DiceError(f"dice must be 5 integers in 1..6, got {_show(dice)}")
@@ -415,7 +506,7 @@ class Seat:
             raise ProtocolError("unknown_box", f"{game.NAME}: no box {_show(request['box'])} on this card; boxes: {', '.join(boxes)}")
         first_throw = request.get("first_throw", False)
         wanted = [request["box"]] if "box" in request else list(boxes)
-        return {"dice": list(dice), "first_throw": first_throw, "points": {b: points_of(b, dice, first_throw) for b in wanted}}
+        return {"dice": list(dice), "first_throw": first_throw, "points": {b: game.box_points(b, dice, first_throw) for b in wanted}}
 
     def quit(self, request: Mapping[str, Any]) -> dict:
         self.quit_requested = True
@@ -474,36 +565,37 @@ def chance_outcome(game: Game, state: Any, doc: list) -> Any:
 
 
 def action_label(game: Game, state: Any, action: Any) -> str:
-    """What a person would type for ``action`` (the terminal player's words)."""
-    try:
-        from kocka.agents.frontends.play import format_action
-    except ImportError:  # labels are a courtesy; the action document is what counts
-        return type(action).__name__
-    return format_action(action, game, state)
+    """What a person would type for ``action`` (the engine's words)."""
+    return game.describe_action(action, state)
 
 
-SCORED_GAMES = ("kockapoker", "slovak", "yahtzee", "yatzy", "polish", "polish-basic")
+def legal_entries(game: Game, state: Any) -> list[dict]:
+    """The ``actions`` of ``legal`` at a decision: each legal action with its label, except
+    that a claim of the bluff games comes once, with its stakes as a range: ``stake``
+    ``{"min": ..., "max": ...}`` beside an ``action`` that carries the smallest stake (any
+    stake of the range may be sent instead, docs/PROTOCOL.md). The list is as long as
+    there are claims and answers, whatever the chips."""
+    choices = game.legal_choices(state) if hasattr(game, "legal_choices") else game.legal_actions(state)
+    entries = []
+    for choice in choices:
+        if not isinstance(choice, ClaimRange):
+            entries.append({"action": game.action_to_json(choice), "label": action_label(game, state, choice)})
+            continue
+        lo, hi = choice.min_stake, choice.max_stake
+        action = choice.with_stake(lo)
+        label = action_label(game, state, action) if lo == hi else f"{action_label(game, state, Claim(choice.claim))} stake {lo}..{hi}"
+        entries.append({"action": game.action_to_json(action), "label": label, "stake": {"min": lo, "max": hi}})
+    return entries
 
 
-def box_scorer(game: Game) -> tuple[tuple[str, ...], Callable[[str, tuple, bool], int]] | None:
-    """The game's boxes and ``points(box, dice, first_throw)``, from the engines' own
-    scoring functions; None for games without boxes."""
-    from kocka.solver.rules import polish, scorecard
-
-    if isinstance(game, scorecard.ScorecardGame):
-        return game.boxes, lambda box, dice, first: game.box_score(game.box_index(box), dice, first)
-    if isinstance(game, polish.PolishGame):
-        return game.rules.boxes, lambda box, dice, first: polish.box_value(box, dice, first, game.rules)
-    if isinstance(game, polish.PolishBasicGame):
-        return polish.COMBINATIONS, lambda box, dice, first: polish.basic_value(box, dice, first, game.rules)
-    return None
+def scored_games() -> list[str]:
+    """The games with boxes on a card (those ``score`` answers for)."""
+    return [spec.name for spec in game_specs() if spec.engine(num_players=spec.default_players).card_boxes()]
 
 
 def describe_server() -> dict:
     """The ``hello`` result: protocol version, methods, error codes, games and agents."""
     try:
-        from importlib.metadata import version
-
         server = f"kocka {version('kocka')}"
     except Exception:  # not installed as a distribution (a bare checkout)
         server = "kocka"
@@ -514,32 +606,19 @@ def describe_server() -> dict:
         "error_codes": list(ERROR_CODES),
         "state_schema": STATE_SCHEMA,
         "default_agent": DEFAULT_AGENT,
-        "games": [describe_game(name) for name in GAME_NAMES],
+        "games": [describe_game(name) for name in game_names()],
         "agents": [
-            {"name": spec.name, "description": spec.description, "games": None if spec.games is None else list(spec.games)}
-            for spec in AGENTS.values()
+            {"name": name, "description": description, "games": agent_games(name)}
+            for name, description in describe_agents()
         ],
     }
-
-
-@functools.lru_cache(maxsize=None)
-def min_players(name: str) -> int:
-    """The smallest number of seats game ``name`` takes (the default of ``players``)."""
-    cls = game_class(name)
-    for players in range(1, 100):  # the first count the constructor accepts
-        try:
-            cls(num_players=players)
-        except RulesError:
-            continue
-        return players
-    raise RulesError(f"{name}: no player count from 1 to 99 is allowed")
 
 
 def describe_game(name: str) -> dict:
     """One game in the ``hello`` result (an engine that fails to import is marked so)."""
     try:
-        cls = game_class(name)
-        game = cls(num_players=min_players(name))
+        cls = spec_for(name).engine
+        game = cls(num_players=spec_for(name).default_players)
     except Exception as exc:  # one broken engine must not take hello down
         log.warning("game %s is unavailable: %s", name, exc)
         return {"name": name, "available": False, "description": f"unavailable: {_short(exc)}"}
@@ -560,7 +639,7 @@ def describe_game(name: str) -> dict:
         "rules": rules,
         "actions": [a.__name__ for a in cls.ACTIONS],
         "agents": agent_names(name),
-        "score": name in SCORED_GAMES,
+        "score": bool(game.card_boxes()),
     }
 
 
@@ -592,6 +671,27 @@ def error_response(request_id: Any, code: str, message: str) -> dict:
     return {"id": request_id, "error": {"code": code, "message": message}}
 
 
+def decode_request(line: bytes | str) -> Any:
+    """One raw request -> the decoded JSON value, by the front ends' one loader
+    (:mod:`kocka.agents.frontends.jsonio`). Raises :class:`ProtocolError`:
+    ``parse_error`` for text that is not JSON or not UTF-8, ``invalid_request`` for JSON
+    nested too deeply or with a number too large to accept."""
+    try:
+        return load_json(line, "request")
+    except JSONLimitError as exc:
+        raise ProtocolError("invalid_request", _short(exc)) from None
+    except JSONInputError as exc:
+        raise ProtocolError("parse_error", _short(exc)) from None
+
+
+def request_id_of(request: Any) -> Any:
+    """The ``id`` a response to ``request`` carries (null when it has none or a wrong one)."""
+    request_id = request.get("id") if isinstance(request, dict) else None
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return request_id
+    return None
+
+
 def encode_response(response: dict) -> str:
     """One response as one line of ASCII JSON (a NaN or an odd value becomes an
     ``internal_error`` rather than invalid JSON)."""
@@ -606,10 +706,6 @@ def encode_response(response: dict) -> str:
 def _short(value: Any) -> str:
     text = str(value)
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _finite(value: float) -> float | None:
@@ -638,12 +734,131 @@ def _plain_json(value: Any) -> Any:
 # ----------------------------------------------------------------------------------------
 # Transports
 # ----------------------------------------------------------------------------------------
-def serve_stdio(seat: Seat, stdin: BinaryIO, stdout: BinaryIO) -> None:
+class Job:
+    """One request handed to :class:`Workers`: ``done`` is set once ``value`` (the
+    response line) is there, with ``error_code`` (None for a success); ``request_id``
+    once the request is decoded, for a ``timeout`` answer given before ``done``."""
+
+    __slots__ = ("work", "on_done", "done", "value", "request_id", "error_code")
+
+    def __init__(self, work: Callable[["Job"], str], on_done: Callable[["Job"], None] | None) -> None:
+        self.work = work
+        self.on_done = on_done
+        self.done = threading.Event()
+        self.value: str | None = None
+        self.request_id: Any = None
+        self.error_code: str | None = None
+
+
+class Workers:
+    """Threads that answer requests, so that a transport can give a request up at its
+    deadline and answer ``timeout``.
+
+    A Python thread cannot be stopped from outside: the thread of a request over its
+    budget finishes the work, and its answer is dropped. The threads are daemons, so one
+    stuck in a request never keeps the process from exiting. ``limit`` bounds the
+    requests in progress, abandoned ones included: :meth:`submit` refuses more (the
+    transport answers ``busy``). Threads start when needed, never more than ``limit``,
+    and wait for the next job when idle.
+    """
+
+    def __init__(self, limit: int = DEFAULT_MAX_INFLIGHT) -> None:
+        if limit < 1:
+            raise ValueError(f"the seat needs room for one request at least, got a limit of {limit}")
+        self.limit = limit
+        self._jobs: queue.SimpleQueue[Job] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._running = 0
+        self._threads = 0
+
+    @property
+    def running(self) -> int:
+        """Requests submitted and not finished (abandoned ones included)."""
+        return self._running
+
+    def submit(self, work: Callable[[Job], str], on_done: Callable[[Job], None] | None = None) -> Job | None:
+        """Run ``work(job)`` on a worker thread; then ``on_done(job)`` there. None when
+        ``limit`` requests are in progress."""
+        with self._lock:
+            if self._running >= self.limit:
+                return None
+            self._running += 1
+            start = self._running > self._threads  # every running job has a thread of its own
+            if start:
+                self._threads += 1
+        job = Job(work, on_done)
+        self._jobs.put(job)
+        if start:
+            threading.Thread(target=self._serve, name=f"kocka-seat-{self._threads}", daemon=True).start()
+        return job
+
+    def _serve(self) -> None:
+        while True:
+            job = self._jobs.get()
+            try:
+                job.value = job.work(job)
+            except BaseException as exc:  # noqa: BLE001 (the transport must get an answer)
+                log.exception("a worker failed")
+                job.value = encode_response(error_response(job.request_id, "internal_error", _short(f"{type(exc).__name__}: {exc}")))
+            with self._lock:
+                self._running -= 1
+            job.done.set()
+            if job.on_done is not None:
+                job.on_done(job)
+
+
+def answer_work(seat: Seat, body: bytes | str, refuse: Mapping[str, str] | None = None) -> Callable[[Job], str]:
+    """The work of one request for :meth:`Workers.submit`: decode, note the id, handle."""
+
+    def work(job: Job) -> str:
+        try:
+            request = decode_request(body)
+        except ProtocolError as exc:
+            job.error_code = exc.code
+            return encode_response(error_response(None, exc.code, str(exc)))
+        job.request_id = request_id_of(request)
+        response = seat.handle(request, refuse)
+        job.error_code = response["error"]["code"] if "error" in response else None
+        return encode_response(response)
+
+    return work
+
+
+def busy_response() -> dict:
+    return error_response(None, "busy", "the seat is working on as many requests as it takes at once; retry shortly")
+
+
+def timeout_response(request_id: Any, seconds: float) -> dict:
+    return error_response(request_id, "timeout", f"no answer within the seat's budget of {seconds:g} s per request; "
+                                                 "the seat keeps serving (the work is abandoned)")
+
+
+def answer_within(seat: Seat, workers: Workers | None, line: bytes | str, timeout: float | None) -> str:
+    """The response line to ``line``, or ``timeout`` when it takes longer than ``timeout``
+    seconds (None: no limit, and no worker thread)."""
+    if workers is None or timeout is None:
+        return seat.handle_line(line)
+    job = workers.submit(answer_work(seat, line))
+    if job is None:
+        return encode_response(busy_response())
+    if not job.done.wait(timeout):
+        log.warning("request %s: no answer within %g s; answered timeout", _show(job.request_id), timeout)
+        return encode_response(timeout_response(job.request_id, timeout))
+    return job.value
+
+
+def serve_stdio(seat: Seat, stdin: BinaryIO, stdout: BinaryIO, request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
+                max_inflight: int = DEFAULT_MAX_INFLIGHT) -> None:
     """Answer one request line after another until ``quit`` or end of input.
 
     Blank lines are skipped without an answer. A line longer than
     :data:`MAX_LINE_BYTES` is read to its end and answered with ``invalid_request``.
+    A request is worked on in a worker thread and answered ``timeout`` when it takes
+    longer than ``request_timeout`` seconds (None: no limit, no worker thread); the next
+    line is read meanwhile. ``max_inflight`` bounds the abandoned requests still running
+    (then ``busy``).
     """
+    workers = None if request_timeout is None else Workers(max_inflight)
     while True:
         line = stdin.readline(MAX_LINE_BYTES + 1)
         if not line:
@@ -657,69 +872,11 @@ def serve_stdio(seat: Seat, stdin: BinaryIO, stdout: BinaryIO) -> None:
         elif not line.strip():
             continue
         else:
-            answer = seat.handle_line(line)
+            answer = answer_within(seat, workers, line, request_timeout)
         stdout.write(answer.encode("ascii") + b"\n")
         stdout.flush()
         if seat.quit_requested:
             return
-
-
-class _SeatHTTPHandler(BaseHTTPRequestHandler):
-    """``POST /`` with one request as the body; ``GET /`` is ``hello``."""
-
-    server: "SeatHTTPServer"
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        if self.path not in ("/", "/seat"):
-            self._send(404, error_response(None, "invalid_request", f"no endpoint {self.path!r}; POST requests to /"))
-            return
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            self._send(411, error_response(None, "invalid_request", "a Content-Length header is required"))
-            return
-        if int(length) > MAX_LINE_BYTES:
-            self.close_connection = True
-            self._send(413, error_response(None, "invalid_request", f"request body longer than {MAX_LINE_BYTES} bytes"))
-            return
-        body = self.rfile.read(int(length))
-        with self.server.lock:
-            answer = self.server.seat.handle_line(body)
-            quitting = self.server.seat.quit_requested
-        self._send(200, answer)
-        if quitting:
-            threading.Thread(target=self.server.shutdown, daemon=True).start()
-
-    def do_GET(self) -> None:  # noqa: N802
-        if self.path not in ("/", "/seat", "/hello"):
-            self._send(404, error_response(None, "invalid_request", f"no endpoint {self.path!r}; GET / is hello"))
-            return
-        with self.server.lock:
-            answer = self.server.seat.handle({"id": None, "method": "hello"})
-        self._send(200, answer)
-
-    def _send(self, status: int, body: dict | str) -> None:
-        data = (body if isinstance(body, str) else encode_response(body)).encode("ascii")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
-        log.debug("http %s - %s", self.address_string(), format % args)
-
-
-class SeatHTTPServer(ThreadingHTTPServer):
-    """The seat over HTTP: connections are served in threads, requests one at a time
-    (agents reseed per request, so they must not interleave)."""
-
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], seat: Seat) -> None:
-        super().__init__(address, _SeatHTTPHandler)
-        self.seat = seat
-        self.lock = threading.Lock()
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -730,32 +887,38 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def make_http_server(seat: Seat, address: str) -> SeatHTTPServer:
-    return SeatHTTPServer(parse_address(address), seat)
+def make_http_server(seat: Seat, address: str, **options: Any) -> Any:
+    """The seat over HTTP on ``address`` (``HOST:PORT``), bound and ready for
+    ``serve_forever()``: a :class:`kocka.agents.frontends.seat_http.SeatHTTPServer`;
+    ``options`` are fields of its :class:`~kocka.agents.frontends.seat_http.HTTPOptions`."""
+    # deferred heavy optional import: starlette and uvicorn load only for HTTP, so the
+    # stdio seat starts on the standard library alone
+    from kocka.agents.frontends import seat_http
+
+    return seat_http.SeatHTTPServer(seat, seat_http.http_options(address, **options))
 
 
-def run(options: SeatOptions = SeatOptions(), http: str | None = None, log_level: str = "warning") -> int:
+def run(options: SeatOptions = SeatOptions(), http: Any = None, log_level: str = "warning",
+        request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT, max_inflight: int = DEFAULT_MAX_INFLIGHT) -> int:
     """Run the seat until ``quit`` or end of input (stdio), or ``quit`` (HTTP); the
-    ``kocka seat`` command. Logs go to stderr; in stdio mode anything an engine might
-    print is diverted to stderr too, so stdout carries responses only."""
+    ``kocka seat`` command. ``http``: ``HOST:PORT`` or a
+    :class:`~kocka.agents.frontends.seat_http.HTTPOptions` (None: stdio). Logs go to
+    stderr; in stdio mode anything an engine might print is diverted to stderr too, so
+    stdout carries responses only."""
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(), format="kocka seat: %(levelname)s %(message)s")
     seat = Seat(options)
     if http is not None:
-        server = make_http_server(seat, http)
-        host, port = server.server_address[:2]
-        print(f"kocka seat: serving {PROTOCOL_VERSION} on http://{host}:{port}/", file=sys.stderr, flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
-        return 0
+        # deferred heavy optional import (starlette, uvicorn): only for --http
+        from kocka.agents.frontends import seat_http
+
+        if isinstance(http, str):
+            http = seat_http.http_options(http, request_timeout=request_timeout, max_inflight=max_inflight)
+        return seat_http.serve(seat, http, log_level=log_level)
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr
     print(f"kocka seat: {PROTOCOL_VERSION} ready on stdin/stdout", file=sys.stderr, flush=True)
     try:
-        serve_stdio(seat, sys.stdin.buffer, protocol_out)
+        serve_stdio(seat, sys.stdin.buffer, protocol_out, request_timeout, max_inflight)
     except (BrokenPipeError, KeyboardInterrupt):  # the frontend went away
         pass
     return 0

@@ -1,43 +1,34 @@
 """Rules engines, one module per game family; pure Python, no solver imports.
 
-:func:`get_game` builds any game by name with rule options; :data:`GAME_NAMES` lists them.
+Each engine module registers its games' specs (:mod:`kocka.solver.rules.spec`) when it is
+imported; importing this package imports them all. :func:`get_game` builds any game by
+name with rule options; :func:`game_names` lists them, in registration order.
 """
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any, Mapping
 
-from kocka.solver.errors import RulesError
+# Importing the engine modules registers their games (in this order: the order of every list).
+from kocka.solver.rules import kocka, scorecard, polish, chip_bidding, bluff  # noqa: F401  (registration)
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, play_random_game
+from kocka.solver.rules.spec import GameSpec, game_names, game_specs, resolve, spec_for
 
-# game name -> "module:GameClass" (imported lazily so one broken engine cannot hide others)
-_REGISTRY: dict[str, str] = {
-    "kocka": "kocka.solver.rules.kocka:KockaGame",
-    "kockapoker": "kocka.solver.rules.scorecard:HungarianGame",
-    "slovak": "kocka.solver.rules.scorecard:SlovakGame",
-    "yahtzee": "kocka.solver.rules.scorecard:YahtzeeGame",
-    "yatzy": "kocka.solver.rules.scorecard:YatzyGame",
-    "polish": "kocka.solver.rules.polish:PolishGame",
-    "polish-basic": "kocka.solver.rules.polish:PolishBasicGame",
-    "kockapoker-bid": "kocka.solver.rules.chip_bidding:ChipBiddingGame",
-    "abazs": "kocka.solver.rules.bluff:AbazsGame",
-    "bidding-bluff": "kocka.solver.rules.bluff:BiddingBluffGame",
-    "liars-poker": "kocka.solver.rules.bluff:LiarsPokerGame",
-}
-GAME_NAMES = tuple(_REGISTRY)
+GAME_NAMES = game_names()
 
 
 def game_class(name: str) -> type[Game]:
-    if name not in _REGISTRY:
-        raise RulesError(f"unknown game {name!r}; known: {', '.join(GAME_NAMES)}")
-    module, cls = _REGISTRY[name].split(":")
-    return getattr(import_module(module), cls)
+    return spec_for(name).engine
 
 
-def get_game(name: str, options: Mapping[str, Any] | None = None, num_players: int = 1) -> Game:
-    """Build game ``name`` with rule ``options`` (names as in RULES.md section 6)."""
-    cls = game_class(name)
-    return cls(cls.RULES.from_options(options), num_players=num_players)
+def get_game(name: str, options: Mapping[str, Any] | None = None, num_players: int | None = None) -> Game:
+    """Build game ``name`` with rule ``options`` (names as in RULES.md section 6) for
+    ``num_players`` seats (``None``: the spec's default)."""
+    spec = spec_for(name)
+    players = spec.default_players if num_players is None else num_players
+    return spec.engine(spec.engine.RULES.from_options(options), num_players=players)
 
 
-__all__ = ["CHANCE", "TERMINAL", "GAME_NAMES", "Game", "Rules", "game_class", "get_game", "play_random_game"]
+__all__ = [
+    "CHANCE", "TERMINAL", "GAME_NAMES", "Game", "GameSpec", "Rules", "game_class", "game_names", "game_specs",
+    "get_game", "play_random_game", "resolve", "spec_for",
+]  # fmt: skip

@@ -23,6 +23,8 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
 
 from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.rules import words as _words
+from kocka.solver.rules.spec import GameSpec, spec_for
 
 STATE_SCHEMA = "kocka.state/1"
 ACTION_SCHEMA = "kocka.action/1"
@@ -132,9 +134,46 @@ class Game(ABC):
         return f"{type(self).__name__}(players={self.num_players}, {self.rules.describe()})"
 
     # ----- facts -----
+    @classmethod
+    def spec(cls) -> GameSpec:
+        """This game's registered description (:mod:`kocka.solver.rules.spec`)."""
+        return spec_for(cls.NAME)
+
     def player_range(self) -> tuple[int, int]:
-        """Smallest and largest number of players."""
-        return (1, 6)
+        """Smallest and largest number of players (from the spec)."""
+        return self.spec().players
+
+    # ----- words (kocka.solver.rules.words: one place for what a player reads) -----
+    @property
+    def words(self) -> _words.Words:
+        return self.spec().words
+
+    def describe_action(self, action: Any, state: Any = None, lang: str | None = None) -> str:
+        """``action`` as a player types it ("keep 6", "write kis sor", "bank")."""
+        return _words.action_text(action, self, state, lang)
+
+    def action_phrases(self, action: Any, state: Any) -> list[str]:
+        """Every normalized phrase a player may type for ``action`` in ``state``."""
+        return _words.action_phrases(action, self, state)
+
+    def box_label(self, box: str, lang: str | None = None) -> str:
+        """The name of box ``box`` on the card (the game's language, or ``lang``)."""
+        return self.words.box(box, lang)
+
+    def card_boxes(self) -> tuple[str, ...]:
+        """The box ids of a player's card, in card order (empty for games without boxes)."""
+        return ()
+
+    def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
+        """What ``dice`` would score in ``box`` (the engine's own scoring); games with
+        boxes override it."""
+        raise RulesError(f"{self.spec().title} has no boxes to score")
+
+    def roll_key(self, state: Any) -> Hashable | None:
+        """Which (seat, turn, throw) the roll due in ``state`` belongs to, for games whose
+        states say so (the scorecard games); ``None`` elsewhere. Seeded play keys its rolls
+        by it, so two agents on their own cards see the same dice on the same throw."""
+        return None
 
     # ----- public API (checks here, hooks below) -----
     @abstractmethod
@@ -170,7 +209,7 @@ class Game(ABC):
         self.check_state(state)
         player = self.current_player(state)
         if player == TERMINAL:
-            raise IllegalActionError(f"{self.NAME}: the game is over; cannot apply {action!r}")
+            raise IllegalActionError(f"{self.NAME}: the game is over; cannot play {self.describe_action(action)!r}")
         if player == CHANCE:
             self._check_outcome(state, action)
         else:
@@ -183,6 +222,12 @@ class Game(ABC):
         if not self.is_terminal(state):
             raise IllegalActionError(f"{self.NAME}: returns are defined only at the end of the game")
         return tuple(self._returns(state))
+
+    def final_scores(self, state: Any) -> tuple[float, ...]:
+        """Each seat's score at the end as players count it: card totals and net chips
+        here (the returns); Kocka's banked points and the bluff games' chips, whose
+        returns are win shares, override it."""
+        return tuple(float(r) for r in self.returns(state))
 
     def check_state(self, state: Any) -> None:
         """Raise :class:`InvalidStateError` if ``state`` cannot occur under these rules."""
@@ -280,7 +325,7 @@ class Game(ABC):
     def _why_illegal(self, state: Any, action: Any) -> str:
         """One line naming what is wrong with ``action`` (only called for illegal actions);
         games override it with their own reasons."""
-        return f"illegal action {action!r} in {self.describe_state(state)}"
+        return f"{self.describe_action(action, state)!r} is not allowed in {self.describe_state(state)}"
 
     def _check_outcome(self, state: Any, outcome: Any) -> None:
         if not any(outcome == o for o, _ in self._chance_outcomes(state)):

@@ -22,7 +22,29 @@ seat" is the next player in that order.
 
 Chips: ``state.chips[p]`` is what player p holds. A stake is only *put in front* of a
 player (BLUFF-12/13) and changes hands at the reveal, so it stays in ``chips`` until then;
-a pass pays 1 chip into ``state.bank`` at once. Hence ``sum(chips) + bank`` never changes.
+a pass pays 1 chip into ``state.bank`` at once. Hence ``sum(chips) + bank`` never changes:
+it is ``sum(initial) + initial_bank``, the chips the game began with.
+
+Stakes are a range, not a list (BLUFF-12): :meth:`_BluffGame.stake_range` is every stake
+the active player may put on a claim (1 up to his cap; 0 alone in Abázs, which has no
+stakes), and :meth:`~Game.apply` accepts every one of them. So that no query grows with
+the chips, :meth:`~Game.legal_actions` lists each allowed claim with the stakes of
+:meth:`_BluffGame.candidate_stakes` only: every stake up to :data:`STAKES_LISTED`, the
+largest, and the stakes where who can bet changes (each other player's chips and one
+more, BLUFF-13). Between two candidates nobody's ability to bet changes and what each
+betting pattern moves at the reveal only grows with the stake, so a player who maximises
+expected chips against answers that depend on the stake only through who can bet finds
+his best stake among the candidates. With a cap of at most :data:`STAKES_LISTED` (every
+two-player game from the default 10 chips) the candidates are all the stakes.
+:meth:`_BluffGame.legal_choices` gives each claim once, as a :class:`ClaimRange` with its
+smallest and largest stake.
+
+Bounds, checked by the rules (``start_chips``, ``max_rounds``) and by
+:meth:`~Game.check_state` (every state field): a player starts with 1 to
+:data:`MAX_CHIPS` chips, a bank starts with 0 to :data:`MAX_CHIPS` chips, a game lasts at
+most :data:`MAX_ROUNDS` rounds (also with ``max_rounds = None``), and a state's chips add
+up to what the game began with, stakes and bets fit the chips, and the claims fit the
+round's history.
 
 Engine parameters beside the RULES.md options: ``max_rounds`` (stop after that many
 rounds; ``None`` plays until someone has 0 chips, BLUFF-6) and ``payoff`` (``win_share``:
@@ -41,6 +63,37 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 from kocka.solver.dice import FACES, Dice, all_outcomes, counts, outcome_distribution, remove, validate_dice
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, _jsonable, _tuplify
+from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
+from kocka.solver.rules.words import Words
+
+MAX_CHIPS = 10**6
+"""The most chips a player may start with (``start_chips``, each entry of a state's
+``initial``), and the most a bank may start with (``initial_bank``)."""
+MAX_ROUNDS = 10**6
+"""The most rounds a game lasts: the largest ``max_rounds``; with ``max_rounds = None`` a
+game that nobody has lost by then ends after this many rounds."""
+STAKES_LISTED = 20
+""":meth:`~Game.legal_actions` lists the stakes 1..STAKES_LISTED one by one (with the
+larger candidates of :meth:`_BluffGame.candidate_stakes`): every stake of a two-player
+game from the default 10 chips."""
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) in ``low..high``."""
+    return not isinstance(value, bool) and isinstance(value, int) and low <= value <= high
+
+
+def _text(value: Any) -> str:
+    """A value of a state or an action as a message shows it: claims by name, tuples as
+    lists (as the state document has them), anything else as Python writes it."""
+    if isinstance(value, (TwoDiceClaim, Hand)):
+        return str(value)
+    if isinstance(value, DiceClaim):
+        return f"the hidden dice {_text(value.dice)}"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return repr(value)
+
 
 # ----------------------------------------------------------------------------------------
 # Rules
@@ -66,14 +119,24 @@ class _BluffRules(Rules):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if isinstance(self.start_chips, bool) or not isinstance(self.start_chips, int) or self.start_chips < 1:
-            raise RulesError(f"{self.GAME} parameter 'start_chips' must be a positive integer, got {self.start_chips!r}")
+        if not _whole(self.start_chips, 1, MAX_CHIPS):
+            raise RulesError(
+                f"{self.GAME}: start_chips must be a whole number of chips from 1 to {MAX_CHIPS}, got {self.start_chips!r}"
+            )
         rounds = self.max_rounds
         if isinstance(rounds, str):  # from the command line: "none" or a number
             rounds = None if rounds.lower() in ("none", "") else int(rounds) if rounds.isdigit() else rounds
             object.__setattr__(self, "max_rounds", rounds)
-        if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1):
-            raise RulesError(f"{self.GAME} parameter 'max_rounds' must be None or a positive integer, got {self.max_rounds!r}")
+        if rounds is not None and not _whole(rounds, 1, MAX_ROUNDS):
+            raise RulesError(
+                f"{self.GAME}: max_rounds must be None (no limit) or a whole number from 1 to {MAX_ROUNDS}, "
+                f"got {self.max_rounds!r}"
+            )
+
+    @property
+    def round_limit(self) -> int:
+        """The number of rounds after which the game ends at the latest."""
+        return MAX_ROUNDS if self.max_rounds is None else self.max_rounds
 
 
 _RANKINGS = ("simple", "pro")
@@ -155,7 +218,8 @@ class TwoDiceClaim:
         allowed = _CLAIM_VALUES.get(self.kind)
         if allowed is None or isinstance(self.value, bool) or self.value not in allowed:
             raise IllegalActionError(
-                f"a two-dice claim is ('sum', 2..12), ('nonpair', 3..11) or ('pair', 1..6), got ({self.kind!r}, {self.value!r})"
+                "a two-dice claim is a sum 2..12, a non-pair sum 3..11 or a pair 1..6 (kinds 'sum', 'nonpair', "
+                f"'pair'), got kind {self.kind!r} with value {self.value!r}"
             )
 
     @property
@@ -175,7 +239,9 @@ class TwoDiceClaim:
         if not isinstance(other, TwoDiceClaim):
             return NotImplemented
         if other.ranking != self.ranking:
-            raise TypeError(f"cannot compare claims of the {self.ranking} and {other.ranking} rankings: {self!r}, {other!r}")
+            raise TypeError(
+                f"claims of the {self.ranking} and {other.ranking} rankings do not compare: {self} and {other}"
+            )
         return self.rank < other.rank
 
     def __str__(self) -> str:
@@ -209,7 +275,9 @@ class Hand:
             or self.category not in range(len(CATEGORY_NAMES))
             or any(isinstance(f, bool) or f not in FACES for f in self.faces)
         ):
-            raise IllegalActionError(f"a hand is a category 0..8 and faces 1..6, got ({self.category!r}, {self.faces!r})")
+            raise IllegalActionError(
+                f"a hand is a category 0..8 with faces 1..6, got category {self.category!r} with faces {_text(self.faces)}"
+            )
 
     def __str__(self) -> str:
         return f"{CATEGORY_NAMES[self.category]} {list(self.faces)}" if self.faces else CATEGORY_NAMES[self.category]
@@ -227,7 +295,7 @@ class DiceClaim:
         except DiceError as exc:
             raise IllegalActionError(str(exc)) from None
         if not 1 <= len(dice) <= 2:
-            raise IllegalActionError(f"a dice claim names 1 or 2 hidden dice, got {self.dice!r}")
+            raise IllegalActionError(f"a dice claim names 1 or 2 hidden dice, got {_text(dice)}")
         object.__setattr__(self, "dice", dice)
 
 
@@ -311,9 +379,9 @@ def claim_rank(claim: TwoDiceClaim | Hand, rules: LiarsPokerRules | None = None)
     if isinstance(claim, Hand):
         ranks = _hand_ranks(_kickers(rules))
         if claim not in ranks:
-            raise IllegalActionError(f"no five dice make the hand {claim!r} (kickers {_kickers(rules)!r})")
+            raise IllegalActionError(f"no five dice make the hand {claim} (liar.kickers {_kickers(rules)!r})")
         return ranks[claim]
-    raise IllegalActionError(f"not a rankable claim: {claim!r}")
+    raise IllegalActionError(f"only a two-dice claim or a hand has a rank, got {_text(claim)}")
 
 
 def is_true(claim: TwoDiceClaim | Hand, dice: Sequence[int], rules: _BluffRules | None = None) -> bool:
@@ -326,7 +394,7 @@ def is_true(claim: TwoDiceClaim | Hand, dice: Sequence[int], rules: _BluffRules 
     elif isinstance(claim, Hand):
         actual = hand_of(dice, rules if isinstance(rules, LiarsPokerRules) else None)
     else:
-        raise IllegalActionError(f"is_true needs a two-dice claim or a hand, got {claim!r}")
+        raise IllegalActionError(f"only a two-dice claim or a hand is true or false of dice, got {_text(claim)}")
     return actual == claim if truth == "exact" else actual >= claim
 
 
@@ -417,6 +485,27 @@ class Reroll:
     keep_shown: int | None
 
 
+@dataclass(frozen=True)
+class ClaimRange:
+    """One allowed claim with every stake that may go with it (BLUFF-12): ``Claim(claim,
+    k)`` is legal for each k from ``min_stake`` to ``max_stake`` (both 0 in Abázs, which
+    has no stakes). Not an action itself: :meth:`with_stake` makes one."""
+
+    claim: AnyClaim
+    min_stake: int
+    max_stake: int
+
+    @property
+    def stakes(self) -> range:
+        return range(self.min_stake, self.max_stake + 1)
+
+    def with_stake(self, stake: int) -> Claim:
+        """The claim with ``stake`` (one of :attr:`stakes`)."""
+        if not _whole(stake, self.min_stake, self.max_stake):
+            raise IllegalActionError(f"the stake must be {self.min_stake}..{self.max_stake} chips, got {stake!r}")
+        return Claim(self.claim, stake)
+
+
 # ----------------------------------------------------------------------------------------
 # State
 # ----------------------------------------------------------------------------------------
@@ -452,13 +541,16 @@ class BluffState:
 
     ``rounds`` counts finished rounds (BLUFF-3); ``revealed`` is ``(player, private dice)``
     of the latest reveal, None before the first; ``initial`` the chips at the start (the
-    ``payoff = chips`` baseline).
+    ``payoff = chips`` baseline) and ``initial_bank`` the bank then (0 unless one round
+    was set up with a bank, :meth:`_BluffGame.new_round_state`; the state document leaves
+    it out when it is 0). ``sum(chips) + bank == sum(initial) + initial_bank`` always.
     """
 
     phase: str
     chips: tuple[int, ...]
     initial: tuple[int, ...]
     bank: int = 0
+    initial_bank: int = 0
     order: tuple[int, ...] = ()
     seating: tuple[tuple[int, ...], ...] = ()
     seat_rolls: tuple[int, ...] = ()
@@ -517,14 +609,17 @@ def _claim_from_json(doc: Any) -> AnyClaim | None:
 # ----------------------------------------------------------------------------------------
 class _BluffGame(Game):
     """What the three bluff games share: seating (BLUFF-1), chips (BLUFF-2), the round
-    structure (BLUFF-3), the end (BLUFF-6), observations and JSON."""
+    structure (BLUFF-3), the end (BLUFF-6), claims and stakes, observations and JSON.
+
+    The rules queries that bots and solvers ask are public methods: :meth:`claims_above`
+    and :meth:`claimable` (which claims may be made), :meth:`claim_true` (whether a claim
+    is true of dice), :meth:`claim_strength`, :meth:`hidden_dice` and :meth:`shown_dice`,
+    :meth:`stake_range`, :meth:`candidate_stakes`, :meth:`claim_ranges` and
+    :meth:`legal_choices` (the module docstring says how stakes are listed)."""
 
     RULES: ClassVar[type[Rules]] = _BluffRules
     STATE: ClassVar[type] = BluffState
     rules: Any
-
-    def player_range(self) -> tuple[int, int]:
-        return (2, 6)
 
     # ----- starting positions -----
     def new_initial_state(self) -> BluffState:
@@ -539,21 +634,22 @@ class _BluffGame(Game):
         self, chips: Sequence[int], starter: int = 0, bank: int = 0, order: Sequence[int] | None = None
     ) -> BluffState:
         """The start of a round, with no claim standing: ``starter`` is about to roll (the
-        public dice in liar's poker). ``chips`` (all positive) become the ``payoff = chips``
-        baseline; ``order`` is the seat order (default ``0..n-1``). With ``max_rounds = 1``
-        this is one round as a game of its own (see :func:`single_round_game`)."""
+        public dice in liar's poker). ``chips`` (1..:data:`MAX_CHIPS` each) become the
+        ``payoff = chips`` baseline and ``bank`` (0..:data:`MAX_CHIPS`) the starting bank;
+        ``order`` is the seat order (default ``0..n-1``). With ``max_rounds = 1`` this is
+        one round as a game of its own (see :func:`single_round_game`)."""
         n = self.num_players
         chips = tuple(chips)
         seat_order = tuple(range(n)) if order is None else tuple(order)
-        if len(chips) != n or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in chips):
-            raise InvalidStateError(f"{self.NAME}: a round starts with {n} positive chip counts, got {chips!r}")
+        if len(chips) != n or not all(_whole(c, 1, MAX_CHIPS) for c in chips):
+            raise InvalidStateError(f"{self.NAME}: a round starts with {n} chip counts of 1 to {MAX_CHIPS}, got {_text(chips)}")
         if sorted(seat_order) != list(range(n)):
-            raise InvalidStateError(f"{self.NAME}: seat order must be a permutation of 0..{n - 1}, got {order!r}")
+            raise InvalidStateError(f"{self.NAME}: the seat order must be a permutation of 0..{n - 1}, got {_text(seat_order)}")
         if starter not in seat_order:
-            raise InvalidStateError(f"{self.NAME}: starter must be a player 0..{n - 1}, got {starter!r}")
-        if isinstance(bank, bool) or not isinstance(bank, int) or bank < 0:
-            raise InvalidStateError(f"{self.NAME}: bank must be a chip count, got {bank!r}")
-        base = self.STATE(phase=ROLL, chips=chips, initial=chips, bank=bank, order=seat_order)
+            raise InvalidStateError(f"{self.NAME}: the starter must be a player 0..{n - 1}, got {starter!r}")
+        if not _whole(bank, 0, MAX_CHIPS):
+            raise InvalidStateError(f"{self.NAME}: the bank must hold 0 to {MAX_CHIPS} chips, got {bank!r}")
+        base = self.STATE(phase=ROLL, chips=chips, initial=chips, bank=bank, initial_bank=bank, order=seat_order)
         state = self._start_round(base, starter)
         self.check_state(state)
         return state
@@ -593,9 +689,9 @@ class _BluffGame(Game):
         try:
             dice = validate_dice(outcome, wanted)
         except DiceError:
-            raise IllegalActionError(f"{self.NAME}: a roll of {wanted} dice is due ({state.phase}), got {outcome!r}") from None
+            raise IllegalActionError(f"{self.NAME}: a roll of {wanted} dice is due here, got {outcome!r}") from None
         if dice != tuple(outcome):
-            raise IllegalActionError(f"{self.NAME}: a roll outcome must be a sorted tuple, got {outcome!r}")
+            raise IllegalActionError(f"{self.NAME}: a roll outcome lists its dice in ascending order, got {outcome!r}")
 
     def _apply(self, state: BluffState, action: Any) -> BluffState:
         if state.phase == SEATING:
@@ -631,15 +727,20 @@ class _BluffGame(Game):
         )  # fmt: skip
 
     def _end_round(self, state: BluffState, next_starter: int) -> BluffState:
-        """The round is over: end the game (BLUFF-6, ``max_rounds``) or start the next."""
+        """The round is over: end the game (BLUFF-6, ``max_rounds``, :data:`MAX_ROUNDS`) or
+        start the next."""
         state = replace(state, rounds=state.rounds + 1)
-        limit = self.rules.max_rounds
-        if 0 in state.chips or (limit is not None and state.rounds >= limit):
+        if 0 in state.chips or state.rounds >= self.rules.round_limit:
             return self._game_over(state)
         return self._start_round(state, next_starter)
 
     def _game_over(self, state: BluffState) -> BluffState:
         return replace(self._start_round(state, -1), phase=OVER)
+
+    def final_scores(self, state: BluffState) -> tuple[float, ...]:
+        """The chips each seat holds (the returns are win shares)."""
+        self.returns(state)  # checks that the game is over
+        return tuple(float(c) for c in state.chips)
 
     def _returns(self, state: BluffState) -> Sequence[float]:
         """BLUFF-6: the m players with the most chips get 1/m each (``payoff = win_share``);
@@ -657,44 +758,148 @@ class _BluffGame(Game):
         moved[payee] += amount
         return tuple(moved)
 
+    # ----- claims (public rules queries for bots and solvers) -----
+    def claims(self) -> tuple[Any, ...]:
+        """Every claim of these rules, lowest first (the top claim last)."""
+        raise NotImplementedError
+
+    def claims_above(self, beaten: Any, public: Sequence[int] = (), shown: Sequence[int] = ()) -> list:
+        """The claims a claimant may make when ``beaten`` is the claim to beat (None: no
+        claim stands), lowest first: strictly higher under ``bluff.escalation = strict``,
+        any with ``off`` (BLUFF-3). Liar's poker also needs the ``public`` dice and the
+        ``shown`` die (BLUFF-18, BLUFF-20); the two-dice games ignore them."""
+        raise NotImplementedError
+
+    def claimable(self, state: BluffState) -> list:
+        """The claims the active player may make in ``state``, lowest first (the claims
+        of :meth:`legal_actions`)."""
+        return self.claims_above(state.standing, state.public, self.shown_dice(state))
+
+    def shown_dice(self, state: BluffState) -> Dice:
+        """The private die the active player showed on a re-throw (liar's poker), or ()."""
+        return (state.shown,) if state.shown else ()
+
+    def hidden_dice(self, state: BluffState) -> Dice:
+        """The active player's private dice that the others cannot see."""
+        return remove(state.dice, (state.shown,)) if state.shown else state.dice
+
+    def claim_true(self, claim: Any, hidden: Sequence[int], public: Sequence[int] = (), shown: Sequence[int] = ()) -> bool:
+        """Whether ``claim`` is true (BLUFF-4, ``bluff.truth``) for a claimant whose private
+        dice are ``hidden`` (those the others cannot see) and ``shown``, with the
+        ``public`` dice of liar's poker (BLUFF-20)."""
+        return is_true(claim, hidden, self.rules)
+
+    def claim_strength(self, claim: Any, public: Sequence[int] = (), shown: Sequence[int] = ()) -> int:
+        """The position of ``claim`` in :meth:`claims` (0 = lowest); a dice claim
+        (``liar.claim = dice``) ranks as the hand it names."""
+        return claim_rank(claim)
+
+    def claim_as_made(self, state: BluffState) -> Any:
+        """The standing claim as its claimant made it: under ``liar.claim = dice`` the
+        hidden dice he named (``state.standing`` is the hand they make)."""
+        return state.standing
+
+    def _claim_true(self, state: BluffState) -> bool:
+        """BLUFF-4: is the standing claim true of the active player's dice?"""
+        return self.claim_true(self.claim_as_made(state), self.hidden_dice(state), state.public, self.shown_dice(state))
+
+    # ----- stakes and the legal actions -----
+    def stake_range(self, state: BluffState) -> range:
+        """Every stake the active player may put on a claim in ``state`` (BLUFF-12); Abázs
+        has no stakes: 0 alone."""
+        return range(0, 1)
+
+    def candidate_stakes(self, state: BluffState) -> tuple[int, ...]:
+        """The stakes :meth:`legal_actions` lists with each claim, smallest first (the
+        module docstring says which, and why they suffice); every stake of
+        :meth:`stake_range` is legal."""
+        return (0,)
+
+    def claim_ranges(self, state: BluffState) -> list[ClaimRange]:
+        """Each claim the active player may make in ``state``, with its stakes, lowest
+        claim first; empty where nobody claims."""
+        self.check_state(state)
+        return self._claim_ranges(state)
+
+    def legal_choices(self, state: BluffState) -> list:
+        """The legal decisions with each claim given once, as a :class:`ClaimRange`, and
+        every other action as :meth:`legal_actions` gives it: as many entries as there are
+        claims and answers, whatever the chips."""
+        self.check_state(state)
+        if self.current_player(state) < 0:
+            return []
+        return self._claim_ranges(state) + self._other_actions(state)
+
+    def _claim_ranges(self, state: BluffState) -> list[ClaimRange]:
+        if state.phase != CLAIM:
+            return []
+        stakes = self.stake_range(state)
+        return [ClaimRange(c, stakes[0], stakes[-1]) for c in self.claimable(state)]
+
+    def _legal_actions(self, state: BluffState) -> list:
+        claims: list = []
+        if state.phase == CLAIM:
+            stakes = self.candidate_stakes(state)
+            claims = [Claim(c, k) for c in self.claimable(state) for k in stakes]
+        return claims + self._other_actions(state)
+
+    def _other_actions(self, state: BluffState) -> list:
+        """The legal actions other than claims (answers; re-throws in liar's poker)."""
+        raise NotImplementedError
+
+    def _check_action(self, state: BluffState, action: Any) -> None:
+        """Exact legality: a claim with any stake of :meth:`stake_range` (not only the
+        listed candidates), or one of the other legal actions."""
+        if isinstance(action, Claim) and state.phase == CLAIM:
+            stakes = self.stake_range(state)
+            legal = _whole(action.stake, stakes[0], stakes[-1]) and action.claim in self.claimable(state)
+        else:
+            legal = action in self._other_actions(state)
+        if not legal:
+            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+
     # ----- hidden information -----
     def observation(self, state: BluffState, player: int) -> dict:
         """What ``player`` may see (docs/STATE.md): the state document with every die he
         may not see replaced by ``null``. The active player sees his private dice; the
         others see only the die shown on a re-throw. Public dice, claims, stakes, bets,
         chips, seating rolls and the dice of the latest reveal are public."""
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.num_players:
-            raise KockaError(f"{self.NAME}: observer must be a player 0..{self.num_players - 1}, got {player!r}")
+        if not _whole(player, 0, self.num_players - 1):
+            raise KockaError(f"{self.NAME}: the observer must be a player 0..{self.num_players - 1}, got {player!r}")
         doc = self.state_to_json(state)
         if player != state.active:
-            hidden = list(remove(state.dice, (state.shown,))) if state.shown else list(state.dice)
-            doc["state"]["dice"] = ([state.shown] if state.shown else []) + [None] * len(hidden)
+            doc["state"]["dice"] = list(self.shown_dice(state)) + [None] * len(self.hidden_dice(state))
         doc["observer"] = player
         return doc
 
     # ----- JSON -----
     def _state_fields(self, state: BluffState) -> Mapping[str, Any]:
-        # converted here: the base converts dataclasses and tuples, not the values of a dict
-        return {f.name: _jsonable(getattr(state, f.name)) for f in dataclasses.fields(state)}
+        # converted here: the base converts dataclasses and tuples, not the values of a dict;
+        # a bank at the start is rare (one round set up with one), so documents without it stay as they were
+        return {
+            f.name: _jsonable(getattr(state, f.name))
+            for f in dataclasses.fields(state)
+            if f.name != "initial_bank" or state.initial_bank != 0
+        }
 
     def _state_from_fields(self, fields: Mapping[str, Any]) -> BluffState:
         known = {f.name for f in dataclasses.fields(self.STATE)}
         unknown = set(fields) - known
         if unknown:
-            raise InvalidStateError(f"{self.NAME}: unknown state field(s) {sorted(unknown)!r}")
+            raise InvalidStateError(f"{self.NAME}: a state has no field(s) {', '.join(sorted(map(str, unknown)))}")
         values = _tuplify(dict(fields))
         try:
             values["standing"] = _claim_from_json(fields.get("standing"))
             if "history" in fields:
                 history = fields["history"]
                 if not isinstance(history, (list, tuple)):
-                    raise IllegalActionError(f"history must be a list of claims, got {history!r}")
+                    raise IllegalActionError(f"the history is a list of claims, got {history!r}")
                 values["history"] = tuple(_claim_from_json(c) for c in history)
             elif values["standing"] is not None:
                 # documents written before the field existed: the standing claim opened the round
                 values["history"] = (values["standing"],)
         except IllegalActionError as exc:
-            raise InvalidStateError(f"{self.NAME}: bad standing claim or history: {exc}") from None
+            raise InvalidStateError(f"{self.NAME}: the standing claim or the history is malformed: {exc}") from None
         return self.STATE(**values)
 
     def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
@@ -702,29 +907,70 @@ class _BluffGame(Game):
         if isinstance(doc, Mapping) and doc.get("type") == "Claim":
             unknown = set(doc) - {"type", "claim", "stake"}
             if unknown or "claim" not in doc:
-                raise IllegalActionError(f"{self.NAME}: a Claim action has 'claim' and 'stake', got {dict(doc)!r}")
+                raise IllegalActionError(f"{self.NAME}: a Claim action has the fields 'claim' and 'stake', got {dict(doc)!r}")
             return Claim(_claim_from_json(doc["claim"]), doc.get("stake", 0))  # type: ignore[arg-type]
         return super().action_from_json(doc)
 
     def describe_state(self, state: BluffState) -> str:
-        return (
-            f"{state.phase}, active {state.active!r}, standing {state.standing!s}, stake {state.stake!r}, "
-            f"chips {list(state.chips)!r}, bank {state.bank!r}"
-        )
+        """The position in words, for messages: who acts, the standing claim, the chips."""
+        if state.phase == SEATING:
+            doing = "the players roll for their seats"
+        elif state.phase == OVER:
+            doing = f"the game is over after {state.rounds} rounds"
+        elif state.phase == ANSWER:
+            doing = f"player {self._responder(state)} answers the claim of player {state.active}"
+        else:
+            doing = {
+                PUBLIC: "rolls the public dice", ROLL: "rolls", REROLL: "throws again", CLAIM: "claims",
+            }.get(state.phase, f"is in phase {state.phase!r}")
+            doing = f"player {state.active} {doing}"
+        if state.standing is None:
+            standing = "no claim stands"
+        else:
+            standing = f"the standing claim is {_text(state.standing)}"
+            if state.claimed_dice:
+                standing += f" (it names the hidden dice {_text(state.claimed_dice)})"
+            if state.stake:
+                standing += f", stake {state.stake}"
+        chips = "chips " + ", ".join(str(c) for c in state.chips) + (f", bank {state.bank}" if state.bank else "")
+        return f"{doing}; {standing}; {chips}"
 
     # ----- checks -----
     def _why_illegal(self, state: BluffState, action: Any) -> str:
+        if type(action) not in self.ACTIONS:
+            kinds = ", ".join(a.__name__ for a in self.ACTIONS)
+            return f"{type(action).__name__} is not an action of {self.NAME}, whose actions are {kinds}"
+        said = self.describe_action(action, state)
         if state.phase == CLAIM and isinstance(action, Claim):
-            if state.standing is not None and self.rules.escalation == "strict":
-                return f"claim {action.claim!s} with stake {action.stake!r} is not allowed: it must rank above {state.standing!s} (BLUFF-3) and be possible"
-            return f"claim {action.claim!s} with stake {action.stake!r} is not allowed here"
-        if state.phase == ANSWER and isinstance(action, Accept):
-            return f"the top claim {state.standing!s} cannot be accepted (BLUFF-5)"
-        if state.phase == ANSWER and isinstance(action, Pass):
-            return f"player {self._responder(state)!r} must bet on the top claim {state.standing!s} (BLUFF-5)"
-        if state.phase == ANSWER and isinstance(action, Bet):
-            return f"player {self._responder(state)!r} holds {state.chips[self._responder(state)]!r} chips, fewer than the stake {state.stake!r} (BLUFF-13)"
-        return f"{action!r} is not a legal action in phase {state.phase!r}"
+            stakes = self.stake_range(state)
+            if not _whole(action.stake, stakes[0], stakes[-1]):
+                return self._why_stake_illegal(state, action)
+            return f"{said} is not allowed: {self._why_claim_illegal(state, action.claim)}"
+        if state.phase == ANSWER:
+            responder = self._responder(state)
+            if isinstance(action, Accept) and self._is_top(state):
+                return f"the top claim {_text(state.standing)} cannot be accepted: it must be challenged (BLUFF-5)"
+            if isinstance(action, Pass) and self.must_bet(state):
+                return f"player {responder} must bet on the top claim {_text(state.standing)} (BLUFF-5)"
+            if isinstance(action, Bet):
+                return (
+                    f"player {responder} holds {state.chips[responder]} chips, fewer than the stake {state.stake}, "
+                    f"so he cannot bet (BLUFF-13)"
+                )
+        return f"{said} is not a move of this moment: {self.describe_state(state)}"
+
+    def _why_stake_illegal(self, state: BluffState, action: Claim) -> str:
+        return f"Abázs claims carry no stake, got stake {action.stake!r}"
+
+    def _why_claim_illegal(self, state: BluffState, claim: Any) -> str:
+        """Why ``claim`` is not among :meth:`claimable` (two-dice games)."""
+        if claim not in self.claims():
+            return f"{_text(claim)} is not a claim of the {self.rules.ranking} ranking (BLUFF-7)"
+        return f"{_text(claim)} does not rank above the standing claim {_text(state.standing)} (BLUFF-3)"
+
+    def must_bet(self, state: BluffState) -> bool:
+        """Whether the player to answer must bet (BLUFF-5); never in Abázs."""
+        return False
 
     def _check_state(self, state: BluffState) -> None:
         n = self.num_players
@@ -736,50 +982,72 @@ class _BluffGame(Game):
             return not isinstance(value, bool) and isinstance(value, int) and value >= 0
 
         if state.phase not in self._phases():
-            raise bad(f"phase must be one of {list(self._phases())!r}, got {state.phase!r}")
+            raise bad(f"the phase must be one of {', '.join(self._phases())}, got {state.phase!r}")
         for name in ("chips", "initial"):
             value = getattr(state, name)
             if not isinstance(value, tuple) or len(value) != n or not all(count(c) for c in value):
-                raise bad(f"{name} must be {n} chip counts, got {value!r}")
-        if not all(c >= 1 for c in state.initial):
-            raise bad(f"every player starts with chips, got initial {state.initial!r}")
-        if not count(state.bank) or not count(state.rounds):
-            raise bad(f"bank and rounds must be counts, got {state.bank!r}, {state.rounds!r}")
+                raise bad(f"{name} must be {n} chip counts, got {_text(value)}")
+        if not all(1 <= c <= MAX_CHIPS for c in state.initial):
+            raise bad(f"every player starts with 1 to {MAX_CHIPS} chips, got initial {_text(state.initial)}")
+        if not _whole(state.initial_bank, 0, MAX_CHIPS):
+            raise bad(f"a bank starts with 0 to {MAX_CHIPS} chips, got initial_bank {state.initial_bank!r}")
+        if not count(state.bank):
+            raise bad(f"the bank must be a chip count, got {state.bank!r}")
+        began = sum(state.initial) + state.initial_bank
+        if sum(state.chips) + state.bank != began:
+            at_start = f"the chips {_text(state.initial)}" + (f" and a bank of {state.initial_bank}" if state.initial_bank else "")
+            raise bad(
+                f"the chips do not add up: the players hold {_text(state.chips)} and the bank {state.bank}, "
+                f"{sum(state.chips) + state.bank} in all, but the game began with {at_start}, {began} in all (BLUFF-2)"
+            )
+        limit = self.rules.round_limit
+        if not _whole(state.rounds, 0, limit):
+            raise bad(f"the number of rounds played must be 0..{limit}, got {state.rounds!r}")
+        if state.phase != OVER and state.rounds >= limit:
+            raise bad(f"{state.rounds} rounds are played and the game ends after {limit}, yet the phase is {state.phase!r}")
+        if state.phase == OVER and 0 not in state.chips and state.rounds < limit:
+            raise bad(
+                f"the game ends when a player has no chips left (BLUFF-6) or after {limit} rounds, "
+                f"but the chips are {_text(state.chips)} after {state.rounds} rounds"
+            )
         if state.phase not in (ANSWER, OVER) and 0 in state.chips:
-            raise bad(f"the game ends when a player has 0 chips (BLUFF-6), got {list(state.chips)!r} in phase {state.phase!r}")
-        limit = self.rules.max_rounds
-        if state.phase != OVER and limit is not None and state.rounds >= limit:
-            raise bad(f"{state.rounds!r} rounds played, the limit is {limit!r}")
+            raise bad(
+                f"the game ends when a player has 0 chips (BLUFF-6), got chips {_text(state.chips)} in phase {state.phase!r}"
+            )
         if state.phase == SEATING:
             self._check_seating(state, bad)
         else:
-            if state.seating or state.seat_rolls or sorted(state.order) != list(range(n)):
-                raise bad(f"seat order must be a permutation of 0..{n - 1} once seated, got {state.order!r}")
+            if state.seating or state.seat_rolls or not isinstance(state.order, tuple) or sorted(state.order) != list(range(n)):
+                raise bad(f"once seated, the seat order is a permutation of 0..{n - 1}, got {_text(state.order)}")
             if (state.active == -1) != (state.phase == OVER) or (state.active != -1 and state.active not in state.order):
-                raise bad(f"active player {state.active!r} impossible in phase {state.phase!r}")
+                raise bad(f"the active player cannot be {state.active!r} in phase {state.phase!r}")
         if state.revealed is not None:
-            player, shown_dice = state.revealed
-            if player not in range(n) or _safe_dice(shown_dice, 2) is None:
-                raise bad(f"revealed must be (player, two dice), got {state.revealed!r}")
+            revealed = state.revealed
+            if not (isinstance(revealed, tuple) and len(revealed) == 2 and _whole(revealed[0], 0, n - 1)
+                    and _safe_dice(revealed[1], 2) is not None):
+                raise bad(f"revealed is a player and his two sorted dice, got {_text(revealed)}")
         self._check_turn(state, bad)
 
     def _check_seating(self, state: BluffState, bad: Any) -> None:
         n = self.num_players
-        players = [p for block in state.seating for p in block]
-        if sorted(players) != list(range(n)) or not all(isinstance(b, tuple) and b for b in state.seating):
-            raise bad(f"seating must be an ordered partition of 0..{n - 1}, got {state.seating!r}")
-        rolling = next((b for b in state.seating if len(b) > 1), None)
+        blocks = state.seating if isinstance(state.seating, tuple) else ()
+        players = [p for block in blocks if isinstance(block, tuple) for p in block]
+        if not blocks or sorted(players) != list(range(n)) or not all(isinstance(b, tuple) and b for b in blocks):
+            raise bad(f"the seating is an ordered partition of the players 0..{n - 1}, got {_text(state.seating)}")
+        rolling = next((b for b in blocks if len(b) > 1), None)
         if rolling is None or len(state.seat_rolls) >= len(rolling):
-            raise bad(f"seating {state.seating!r} with rolls {state.seat_rolls!r} has nobody to roll")
+            raise bad(
+                f"nobody is left to roll for a seat in seating {_text(state.seating)} with rolls {_text(state.seat_rolls)}"
+            )
         if any(r not in range(2, 13) for r in state.seat_rolls):
-            raise bad(f"seating rolls must be sums 2..12, got {state.seat_rolls!r}")
+            raise bad(f"seating rolls are sums 2..12, got {_text(state.seat_rolls)}")
         if state.order or state.active != -1 or state != replace(
             self.STATE(phase=SEATING, chips=state.chips, initial=state.initial, bank=state.bank),
             seating=state.seating, seat_rolls=state.seat_rolls,
         ):
             raise bad("nothing but the seating rolls can happen before the seating is decided")
         if state.chips != state.initial or state.bank != 0 or state.rounds != 0 or state.revealed is not None:
-            raise bad(f"no chips move before the seating is decided, got chips {state.chips!r}, bank {state.bank!r}")
+            raise bad(f"no chips move before the seating is decided, got chips {_text(state.chips)} and bank {state.bank}")
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
         """Game-specific field checks (dice, claims, stakes, bets)."""
@@ -805,6 +1073,14 @@ class _TwoDiceClaims:
         """Every claim of the ranking, lowest first."""
         return all_claims(self.rules.ranking)
 
+    def claims_above(self, beaten: Any, public: Sequence[int] = (), shown: Sequence[int] = ()) -> list[TwoDiceClaim]:
+        """The claims allowed when ``beaten`` is the claim to beat (BLUFF-3: strictly
+        higher, any under ``escalation = off``; None: any), lowest first."""
+        claims = self.claims()
+        if beaten is None or self.rules.escalation == "off":
+            return list(claims)
+        return list(claims[claim_rank(beaten) + 1 :])
+
     def _top_claim(self, state: BluffState) -> TwoDiceClaim:
         return self.claims()[-1]
 
@@ -817,7 +1093,7 @@ class AbazsGame(_TwoDiceClaims, _BluffGame):
 
     Phases: ``roll`` (the claimant rolls under cover) -> ``claim`` -> ``answer`` (the next
     seat: :class:`Accept`, which leads to his own ``roll``, or :class:`Challenge`, which
-    settles 1 chip and ends the round).
+    settles 1 chip and ends the round). Claims carry no stake (``stake = 0``).
     """
 
     NAME = "abazs"
@@ -826,17 +1102,9 @@ class AbazsGame(_TwoDiceClaims, _BluffGame):
     ACTIONS = (Claim, Accept, Challenge)
     rules: AbazsRules
 
-    def claimable(self, standing: TwoDiceClaim | None) -> list[TwoDiceClaim]:
-        """Claims allowed over ``standing`` (BLUFF-3: strictly higher; any with
-        ``escalation = off``)."""
-        claims = self.claims()
-        if standing is None or self.rules.escalation == "off":
-            return list(claims)
-        return list(claims[standing.rank + 1 :])
-
-    def _legal_actions(self, state: BluffState) -> list:
+    def _other_actions(self, state: BluffState) -> list:
         if state.phase == CLAIM:
-            return [Claim(c) for c in self.claimable(state.standing)]
+            return []
         if self._is_top(state):  # BLUFF-5: a top claim must be challenged
             return [Challenge()]
         return [Accept(), Challenge()]
@@ -849,14 +1117,13 @@ class AbazsGame(_TwoDiceClaims, _BluffGame):
             return replace(state, phase=ROLL, active=challenger, dice=())
         # BLUFF-10: the claimant shows his dice; the loser pays the winner 1 chip
         claimant = state.active
-        assert state.standing is not None
-        true = is_true(state.standing, state.dice, self.rules)
-        loser, winner = (challenger, claimant) if true else (claimant, challenger)
+        loser, winner = (challenger, claimant) if self._claim_true(state) else (claimant, challenger)
         settled = replace(state, chips=self._pay(state.chips, loser, winner, 1), revealed=(claimant, state.dice))
         return self._end_round(settled, challenger if self.rules.next_starter == "challenger" else loser)
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
-        if state.bank or state.public or state.shown or state.rerolled or state.claimed_dice or state.stake or state.bets or state.answered:
+        if state.bank or state.initial_bank or state.public or state.shown or state.rerolled or state.claimed_dice \
+                or state.stake or state.bets or state.answered:
             raise bad("Abázs has no bank, public dice, re-throws, stakes or bets")
         _check_private_dice(state, bad)
         _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
@@ -866,29 +1133,30 @@ def _check_private_dice(state: BluffState, bad: Any) -> None:
     """The active player's two dice exist exactly from his roll until the round moves on."""
     if state.phase in (CLAIM, ANSWER):
         if _safe_dice(state.dice, 2) is None:
-            raise bad(f"the active player holds two sorted dice in phase {state.phase!r}, got {state.dice!r}")
+            raise bad(f"the active player holds two sorted dice in phase {state.phase!r}, got {_text(state.dice)}")
     elif state.dice != () and state.phase != REROLL:
-        raise bad(f"no private dice in phase {state.phase!r}, got {state.dice!r}")
+        raise bad(f"nobody holds private dice in phase {state.phase!r}, got {_text(state.dice)}")
 
 
 def _check_standing(state: BluffState, claims: Sequence[Any], bad: Any, strict: bool) -> None:
     """The standing claim and the round's claim history (BLUFF-3): claims of these rules,
     ending with the standing claim, each above the one before under ``strict`` escalation."""
     if state.standing is not None and state.standing not in claims:
-        raise bad(f"standing claim {state.standing!r} is not a claim of these rules")
+        raise bad(f"the standing claim {_text(state.standing)} is not a claim of these rules")
     history = state.history
     if not isinstance(history, tuple) or (history[-1:] != ((state.standing,) if state.standing is not None else ())):
-        raise bad(f"the claim history {history!r} must end with the standing claim {state.standing!r} (empty if none)")
+        standing = "no claim (so it is empty)" if state.standing is None else f"the standing claim {_text(state.standing)}"
+        raise bad(f"the claim history {_text(history)} must end with {standing}")
     for claim in history:
         if claim not in claims:
-            raise bad(f"claim {claim!r} in the history is not a claim of these rules")
+            raise bad(f"the claim {_text(claim)} in the history is not a claim of these rules")
     for earlier, later in zip(history, history[1:]):
         if strict and not earlier < later:
-            raise bad(f"each claim of the history must beat the one before (BLUFF-3), got {earlier!s} then {later!s}")
+            raise bad(f"each claim of the history must beat the one before (BLUFF-3), got {_text(earlier)} then {_text(later)}")
     if state.phase == ANSWER and state.standing is None:
         raise bad("an answer needs a standing claim")
     if state.phase in (SEATING, PUBLIC, OVER) and state.standing is not None:
-        raise bad(f"no claim stands in phase {state.phase!r}, got {state.standing!r}")
+        raise bad(f"no claim stands in phase {state.phase!r}, got {_text(state.standing)}")
 
 
 # ----------------------------------------------------------------------------------------
@@ -907,20 +1175,29 @@ class _BettingGame(_BluffGame):
             return max(1, chips // (self.num_players - 1))
         return chips
 
+    def stake_range(self, state: BluffState) -> range:
+        """Every stake the active player may put on a claim: 1..:meth:`max_stake` (BLUFF-12)."""
+        return range(1, self.max_stake(state) + 1)
+
+    def candidate_stakes(self, state: BluffState) -> tuple[int, ...]:
+        """The stakes listed with each claim: 1..:data:`STAKES_LISTED`, the largest stake,
+        and each other player's chips and one more (above his chips he cannot bet,
+        BLUFF-13), as far as the cap allows; at most STAKES_LISTED + 2 x (players - 1) + 1."""
+        top = self.max_stake(state)
+        chosen = set(range(1, min(top, STAKES_LISTED) + 1))
+        chosen.add(top)
+        for player in state.order:
+            if player != state.active:
+                chosen.update((state.chips[player], state.chips[player] + 1))
+        return tuple(sorted(k for k in chosen if 1 <= k <= top))
+
     def must_bet(self, state: BluffState) -> bool:
         """BLUFF-5 (``first_must_bet``): the first player to answer a top claim must bet."""
         return state.answered == 0 and self.rules.top_claim == "first_must_bet" and self._is_top(state)
 
-    def _claimable(self, state: BluffState) -> list[Any]:
-        raise NotImplementedError
-
-    def _claim_actions(self, state: BluffState) -> list:
-        stakes = range(1, self.max_stake(state) + 1)
-        return [Claim(c, k) for c in self._claimable(state) for k in stakes]
-
-    def _legal_actions(self, state: BluffState) -> list:
+    def _other_actions(self, state: BluffState) -> list:
         if state.phase == CLAIM:
-            return self._claim_actions(state)
+            return []
         if self.must_bet(state):
             return [Bet()]
         if state.chips[self._responder(state)] >= state.stake:
@@ -976,34 +1253,44 @@ class _BettingGame(_BluffGame):
         """BLUFF-14: the claim stays standing and ``player`` becomes active."""
         return replace(state, phase=ROLL, active=player, dice=(), shown=0, rerolled=False, stake=0, bets=(), answered=0)
 
-    def _claim_true(self, state: BluffState) -> bool:
-        raise NotImplementedError
-
-    def _why_illegal(self, state: BluffState, action: Any) -> str:
-        if state.phase == CLAIM and isinstance(action, Claim) and not 1 <= action.stake <= self.max_stake(state):
-            return f"stake must be 1..{self.max_stake(state)} (BLUFF-12, {self.rules.stake_cap}), got {action.stake!r}"
-        return super()._why_illegal(state, action)
+    def _why_stake_illegal(self, state: BluffState, action: Claim) -> str:
+        return (
+            f"the stake must be 1..{self.max_stake(state)} chips here, got {action.stake!r} "
+            f"(BLUFF-12, bid.stake_cap {self.rules.stake_cap!r})"
+        )
 
     def _check_bets(self, state: BluffState, bad: Any) -> None:
         n = self.num_players
         if state.phase != ANSWER:
             if state.stake or state.bets or state.answered:
-                raise bad(f"stake, bets and answers belong to phase 'answer', not {state.phase!r}")
+                raise bad(f"stakes, bets and answers belong to phase 'answer', not {state.phase!r}")
             return
-        if isinstance(state.stake, bool) or not isinstance(state.stake, int) or not 1 <= state.stake <= self.max_stake(state):
-            raise bad(f"stake must be 1..{self.max_stake(state)}, got {state.stake!r}")
-        if isinstance(state.answered, bool) or not isinstance(state.answered, int) or not 0 <= state.answered < n - 1:
-            raise bad(f"answered must be 0..{n - 2}, got {state.answered!r}")
+        if not _whole(state.stake, 1, self.max_stake(state)):
+            raise bad(f"the stake must be 1..{self.max_stake(state)}, got {state.stake!r} (BLUFF-12)")
+        if not _whole(state.answered, 0, n - 2):
+            raise bad(f"the number of players who answered must be 0..{n - 2}, got {state.answered!r}")
         answerers = [self._next_seat(state, state.active, i) for i in range(1, state.answered + 1)]
+        if not isinstance(state.bets, tuple) or not all(isinstance(b, tuple) and len(b) == 2 for b in state.bets):
+            raise bad(f"bets are (player, chips) pairs, got {_text(state.bets)}")
         bettors = [b for b, _ in state.bets]
         if bettors != [p for p in answerers if p in bettors] or len(set(bettors)) != len(bettors):
-            raise bad(f"bets {state.bets!r} must come from the {state.answered!r} players who answered, in seat order")
+            raise bad(
+                f"the bets {_text(state.bets)} must come from the players who answered ({_text(answerers)}), in seat order"
+            )
+        passes = state.answered - len(bettors)
+        if state.bank < passes:
+            raise bad(f"the bank holds {state.bank} chips, fewer than the {passes} passes of this betting round paid in")
         for bettor, amount in state.bets:
-            if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= state.stake:
-                raise bad(f"player {bettor!r} bet {amount!r}, not 1..{state.stake!r}")
             obliged = bettor == answerers[0] and self.rules.top_claim == "first_must_bet" and self._is_top(state)
-            if amount < state.stake and not obliged:
-                raise bad(f"only a player obliged by BLUFF-5 bets less than the stake: {bettor!r} bet {amount!r}")
+            if not obliged and state.chips[bettor] < state.stake:
+                raise bad(
+                    f"player {bettor} holds {state.chips[bettor]} chips, fewer than the stake {state.stake}, "
+                    f"so he cannot have bet (BLUFF-13)"
+                )
+            owed = min(state.stake, state.chips[bettor]) if obliged else state.stake
+            if amount != owed or owed < 1:
+                why = "all he has up to the stake, as BLUFF-5 obliges him" if obliged else "the stake (BLUFF-13)"
+                raise bad(f"player {bettor} bet {amount!r} chips, but a bet is {why}: {owed}")
 
 
 class BiddingBluffGame(_TwoDiceClaims, _BettingGame):
@@ -1019,15 +1306,6 @@ class BiddingBluffGame(_TwoDiceClaims, _BettingGame):
     STATE = BiddingBluffState
     ACTIONS = (Claim, Pass, Bet)
     rules: BiddingBluffRules
-
-    def _claimable(self, state: BluffState) -> list[TwoDiceClaim]:
-        claims = self.claims()
-        if state.standing is None or self.rules.escalation == "off":
-            return list(claims)
-        return list(claims[state.standing.rank + 1 :])  # type: ignore[union-attr]
-
-    def _claim_true(self, state: BluffState) -> bool:
-        return is_true(state.standing, state.dice, self.rules)  # type: ignore[arg-type]
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
         if state.public or state.shown or state.rerolled or state.claimed_dice:
@@ -1081,75 +1359,98 @@ class LiarsPokerGame(_BettingGame):
 
     def _apply_claim(self, state: BluffState, action: Claim) -> BluffState:
         if isinstance(action.claim, DiceClaim):
-            hand = self.dice_claim_hand(state, action.claim)
+            hand = self.dice_claim_hand(action.claim, state.public, self.shown_dice(state))
             claimed = super()._apply_claim(state, action)
             return replace(claimed, standing=hand, history=state.history + (hand,), claimed_dice=action.claim.dice)
         return super()._apply_claim(state, action)
 
     # ----- claims -----
-    def hidden_dice(self, state: BluffState) -> Dice:
-        """The active player's private dice that the others cannot see."""
-        return remove(state.dice, (state.shown,)) if state.shown else state.dice
-
-    def _shown(self, state: BluffState) -> Dice:
-        return (state.shown,) if state.shown else ()
-
     def _top_claim(self, state: BluffState) -> Hand:
         return top_claim(state.public, self.rules)
 
-    def _claimable_hands(self, state: BluffState, shown: Dice) -> list[Hand]:
-        standing = None if self.rules.escalation == "off" else state.standing
-        return achievable_claims(state.public, shown, 2 - len(shown), standing, self.rules)  # type: ignore[arg-type]
+    def dice_claim_hand(self, claim: DiceClaim, public: Sequence[int], shown: Sequence[int] = ()) -> Hand:
+        """``liar.claim = dice``: the hand the named hidden dice make with the ``public``
+        dice and the ``shown`` die; escalation compares these hands."""
+        return hand_of(tuple(public) + tuple(shown) + tuple(claim.dice), self.rules)
 
-    def dice_claim_hand(self, state: BluffState, claim: DiceClaim) -> Hand:
-        """``liar.claim = dice``: the hand the named hidden dice make with the public dice and
-        the shown die; escalation compares these hands."""
-        return hand_of(state.public + self._shown(state) + claim.dice, self.rules)
-
-    def _claimable(self, state: BluffState) -> list[Any]:
-        shown = self._shown(state)
+    def claims_above(self, beaten: Any, public: Sequence[int] = (), shown: Sequence[int] = ()) -> list:
+        """The claims allowed over ``beaten`` (BLUFF-3; None: any) with the three
+        ``public`` dice and the ``shown`` die, lowest first: hands that some values of the
+        hidden dice make (BLUFF-20), or under ``liar.claim = dice`` the hidden dice
+        themselves, ordered by the hand they name (ties in the order of the dice)."""
+        public, shown = tuple(public), tuple(shown)
+        beat = None if self.rules.escalation == "off" else beaten
+        hidden = 2 - len(shown)
         if self.rules.claim == "hand":
-            return self._claimable_hands(state, shown)
-        beaten = None if self.rules.escalation == "off" else state.standing
-        return [
-            DiceClaim(h)
-            for h in all_outcomes(2 - len(shown))
-            if beaten is None or self.dice_claim_hand(state, DiceClaim(h)) > beaten
+            return achievable_claims(public, shown, hidden, beat, self.rules)
+        named = [
+            (self.dice_claim_hand(DiceClaim(h), public, shown), i, DiceClaim(h)) for i, h in enumerate(all_outcomes(hidden))
         ]
+        return [claim for hand, _, claim in sorted(named) if beat is None or hand > beat]
 
-    def _legal_actions(self, state: BluffState) -> list:
-        actions = super()._legal_actions(state)
+    def claim_true(self, claim: Any, hidden: Sequence[int], public: Sequence[int] = (), shown: Sequence[int] = ()) -> bool:
+        """BLUFF-4, BLUFF-20: a claimed hand against the best hand of the public and private
+        dice. A dice claim (``liar.claim = dice``) is true under ``exact`` if it names the
+        hidden dice; under ``at_least`` if the actual hand ranks at or above the hand the
+        named dice would make (**decided** here: the option pair is otherwise undefined)."""
+        dice = tuple(public) + tuple(shown) + tuple(hidden)
+        if not isinstance(claim, DiceClaim):
+            return is_true(claim, dice, self.rules)
+        if self.rules.truth == "exact":
+            return tuple(sorted(hidden)) == claim.dice
+        return hand_of(dice, self.rules) >= self.dice_claim_hand(claim, public, shown)
+
+    def claim_strength(self, claim: Any, public: Sequence[int] = (), shown: Sequence[int] = ()) -> int:
+        if isinstance(claim, DiceClaim):
+            claim = self.dice_claim_hand(claim, public, shown)
+        return claim_rank(claim, self.rules)
+
+    def claim_as_made(self, state: BluffState) -> Any:
+        return DiceClaim(state.claimed_dice) if self.rules.claim == "dice" else state.standing
+
+    def _other_actions(self, state: BluffState) -> list:
+        actions = super()._other_actions(state)
         if state.phase != CLAIM or state.rerolled:
             return actions
         # BLUFF-18: no re-throw that would show a die leaving no claim above the standing one
         rerolls: list = [
-            Reroll(face) for face in sorted(set(state.dice)) if self._claimable_hands(state, (face,))
+            Reroll(face) for face in sorted(set(state.dice)) if self._hands_above(state, (face,))
         ]
         if self.rules.reroll == "one_or_both":
             rerolls.append(Reroll(None))
         return actions + rerolls
 
-    def _claim_true(self, state: BluffState) -> bool:
-        """BLUFF-4, BLUFF-20: the claimed hand against the best hand of the public and private
-        dice. Under ``liar.claim = dice`` an exact claim is true if the named dice are the
-        hidden ones; under ``at_least`` if the actual hand ranks at or above the hand the
-        named dice would make (**decided** here: the option pair is otherwise undefined)."""
-        if self.rules.claim == "hand":
-            return is_true(state.standing, state.public + state.dice, self.rules)  # type: ignore[arg-type]
-        hidden = self.hidden_dice(state)
-        if self.rules.truth == "exact":
-            return hidden == state.claimed_dice
-        return hand_of(state.public + state.dice, self.rules) >= state.standing  # type: ignore[operator]
+    def _hands_above(self, state: BluffState, shown: Dice) -> list[Hand]:
+        """The hands some hidden dice make over the standing claim with ``shown`` shown."""
+        beat = None if self.rules.escalation == "off" else state.standing
+        return achievable_claims(state.public, shown, 2 - len(shown), beat, self.rules)
+
+    def _why_claim_illegal(self, state: BluffState, claim: Any) -> str:
+        shown = self.shown_dice(state)
+        with_shown = f" and the shown {shown[0]}" if shown else ""
+        if self.rules.claim == "dice":
+            if not isinstance(claim, DiceClaim):
+                return f"under liar.claim 'dice' a claim names the hidden dice, got {_text(claim)} (BLUFF-20)"
+            if len(claim.dice) != 2 - len(shown):
+                return f"a dice claim names the {2 - len(shown)} hidden dice, got {_text(claim.dice)}"
+            hand = self.dice_claim_hand(claim, state.public, shown)
+            return f"those dice make {hand}, which does not rank above the standing claim {_text(state.standing)} (BLUFF-3)"
+        if not isinstance(claim, Hand) or claim not in self.claims():
+            return f"a claim names a hand of five dice, got {_text(claim)} (BLUFF-19, BLUFF-20)"
+        if claim not in _achievable_hands(state.public, shown, 2 - len(shown), self.rules.kickers):
+            return f"no hidden dice make {claim} with the public dice {_text(state.public)}{with_shown} (BLUFF-20)"
+        return f"{claim} does not rank above the standing claim {_text(state.standing)} (BLUFF-3)"
 
     def _why_illegal(self, state: BluffState, action: Any) -> str:
         if isinstance(action, Reroll) and state.phase == CLAIM:
+            said = self.describe_action(action, state)
             if state.rerolled:
-                return f"one re-throw per turn (BLUFF-18), already used; got {action!r}"
+                return f"{said} is not allowed: one re-throw per turn, and player {state.active} has had his (BLUFF-18)"
             if action.keep_shown is None:
-                return f"re-throwing both dice needs liar.reroll 'one_or_both', got {action!r}"
+                return f"{said} is not allowed: throwing both dice again needs liar.reroll 'one_or_both' (BLUFF-18)"
             if action.keep_shown not in state.dice:
-                return f"the kept die must be one of the dice {list(state.dice)!r}, got {action.keep_shown!r}"
-            return f"showing {action.keep_shown!r} would leave no claim above {state.standing!s} (BLUFF-18)"
+                return f"the kept die must be one of the dice {_text(state.dice)}, got {action.keep_shown!r}"
+            return f"showing {action.keep_shown} would leave no claim above {_text(state.standing)} (BLUFF-18)"
         return super()._why_illegal(state, action)
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
@@ -1157,28 +1458,36 @@ class LiarsPokerGame(_BettingGame):
             if state.public or state.dice or state.shown or state.rerolled or state.claimed_dice:
                 raise bad(f"no dice are on the table in phase {state.phase!r}")
         elif _safe_dice(state.public, 3) is None:
-            raise bad(f"three sorted public dice are on the table in phase {state.phase!r}, got {state.public!r}")
+            raise bad(f"three sorted public dice are on the table in phase {state.phase!r}, got {_text(state.public)}")
         if state.phase == REROLL:
-            if not state.rerolled or state.dice != self._shown(state):
-                raise bad(f"during a re-throw only the kept, shown die stays, got dice {state.dice!r}, shown {state.shown!r}")
+            if not state.rerolled or state.dice != self.shown_dice(state):
+                raise bad(
+                    f"during a re-throw only the kept, shown die stays, got dice {_text(state.dice)} and shown {state.shown!r}"
+                )
         else:
             _check_private_dice(state, bad)
         if state.shown and (not state.rerolled or state.shown not in state.dice):
-            raise bad(f"the shown die {state.shown!r} must be a kept die of a re-throw")
+            raise bad(f"the shown die {state.shown!r} must be the die kept at a re-throw")
         if state.rerolled and state.phase not in (REROLL, CLAIM, ANSWER):
             raise bad(f"a re-throw happens within a turn, not in phase {state.phase!r}")
         if state.rerolled and not state.shown and self.rules.reroll != "one_or_both":
-            raise bad("re-throwing both dice needs liar.reroll 'one_or_both'")
+            raise bad("throwing both dice again needs liar.reroll 'one_or_both'")
         _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
         if state.history:  # BLUFF-20: every claim of the round was achievable with these public dice
             possible = _achievable_hands(state.public, (), 2, self.rules.kickers)
             impossible = [h for h in state.history if h not in possible]
             if impossible:
-                raise bad(f"no two dice make {impossible[0]!s} with the public dice {list(state.public)!r} (BLUFF-20)")
+                raise bad(f"no two dice make {impossible[0]} with the public dice {_text(state.public)} (BLUFF-20)")
         if self.rules.claim == "hand" and state.claimed_dice:
-            raise bad(f"claimed dice need liar.claim 'dice', got {state.claimed_dice!r}")
-        if self.rules.claim == "dice" and (state.standing is None) != (state.claimed_dice == ()):
-            raise bad(f"a dice claim names hidden dice with its hand, got {state.claimed_dice!r}, {state.standing!r}")
+            raise bad(f"claimed dice need liar.claim 'dice', got {_text(state.claimed_dice)}")
+        if self.rules.claim == "dice":
+            if (state.standing is None) != (state.claimed_dice == ()):
+                raise bad(
+                    f"a dice claim names hidden dice with its hand, got claimed dice {_text(state.claimed_dice)} "
+                    f"and the standing claim {_text(state.standing)}"
+                )
+            if state.claimed_dice and (_safe_dice(state.claimed_dice) is None or not 1 <= len(state.claimed_dice) <= 2):
+                raise bad(f"claimed dice are 1 or 2 sorted dice, got {_text(state.claimed_dice)}")
         self._check_bets(state, bad)
 
 
@@ -1198,15 +1507,46 @@ def single_round_game(game: type[_BluffGame] | str, num_players: int = 2, **opti
     by_name = {cls.NAME: cls for cls in (AbazsGame, BiddingBluffGame, LiarsPokerGame)}
     cls = by_name.get(game) if isinstance(game, str) else game
     if not (isinstance(cls, type) and issubclass(cls, _BluffGame)):
-        raise RulesError(f"not a bluff game: {game!r}")
+        raise RulesError(f"{game!r} is not a bluff game; they are {', '.join(sorted(by_name))}")
     rules = cls.RULES.from_options({"seating": "given", "max_rounds": 1, "payoff": "chips", **options})
     return cls(rules, num_players=num_players)
 
 
 __all__ = [
     "Accept", "AbazsGame", "AbazsRules", "AbazsState", "Bet", "BiddingBluffGame", "BiddingBluffRules",
-    "BiddingBluffState", "BluffState", "CATEGORY_NAMES", "Challenge", "Claim", "DiceClaim", "Hand",
-    "LiarsPokerGame", "LiarsPokerRules", "LiarsPokerState", "Pass", "Reroll", "TwoDiceClaim",
+    "BiddingBluffState", "BluffState", "CATEGORY_NAMES", "Challenge", "Claim", "ClaimRange", "DiceClaim", "Hand",
+    "LiarsPokerGame", "LiarsPokerRules", "LiarsPokerState", "MAX_CHIPS", "MAX_ROUNDS", "Pass", "Reroll",
+    "STAKES_LISTED", "TwoDiceClaim",
     "achievable_claims", "actual_result", "all_claims", "claim_probabilities", "claim_rank", "hand_of",
     "is_true", "single_round_game", "top_claim",
 ]  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------
+# Specs (kocka.solver.rules.spec)
+# ----------------------------------------------------------------------------------------
+_BLUFF_AGENTS = (
+    AgentEntry("bayes", "kocka.agents.bluff_bots:bayes_factory",
+               "Bayesian posterior over the claimant's dice, learns lie and call rates"),
+    AgentEntry("truthful", "kocka.agents.bluff_bots:truthful_factory",
+               "claims the truth (else the smallest lie), believes every claim"),
+    AgentEntry("threshold", "kocka.agents.bluff_bots:threshold_factory",
+               "claims like 'truthful', challenges every claim at or above a fixed claim"),
+    AgentEntry("heuristic", "kocka.agents.heuristic:bluff_heuristic",
+               "a human-like rule set, documented in kocka.agents.heuristic"),
+)
+_BLUFF = dict(outcome="win", players=(2, 6), default_players=2, hides_information=True, words=Words("hu"))
+
+register_game(GameSpec(
+    name="abazs", title="Abázs", engine=AbazsGame,
+    tables=(TableKind("equilibrium", "kocka.solver.bluff_equilibrium:ABAZS_EQUILIBRIUM"),),
+    agents=_BLUFF_AGENTS + (
+        AgentEntry("equilibrium", "kocka.agents.bluff_bots:equilibrium_factory",
+                   "two-player Abázs: the exact match equilibrium (table), mixed strategies"),
+    ),
+    judges=("equilibrium", "bayes"), **_BLUFF,
+))
+register_game(GameSpec(name="bidding-bluff", title="bidding bluff", engine=BiddingBluffGame,
+                       agents=_BLUFF_AGENTS, judges=("bayes",), **_BLUFF))
+register_game(GameSpec(name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
+                       agents=_BLUFF_AGENTS, judges=("bayes",), **_BLUFF))

@@ -23,11 +23,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Hashable, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import TERMINAL, Game, Rules
-from kocka.solver.rules.scorecard import Fill, HungarianGame, HungarianRules, Keep, ScorecardState
+from kocka.solver.rules.spec import AgentEntry, GameSpec, register_game
+from kocka.solver.rules.scorecard import HUNGARIAN_WORDS, Fill, HungarianGame, HungarianRules, Keep, ScorecardState
 
 # ----------------------------------------------------------------------------------------
 # Rules
@@ -227,14 +228,16 @@ class ChipBiddingGame(Game):
         super().__init__(rules, num_players)
         self.card_game = HungarianGame(self.rules.scorecard_rules(), num_players=num_players)
 
-    def player_range(self) -> tuple[int, int]:
-        return (2, 6)
 
     # ----- positions -----
     def new_initial_state(self) -> ChipBiddingState:
         """HU-11: every player has paid the ante of 1 chip; s = 1."""
         n = self.num_players
         return ChipBiddingState(card=self.card_game.new_initial_state(), paid=(1,) * n, passed=(False,) * n)
+
+    def roll_key(self, state: ChipBiddingState) -> Hashable:
+        """The card game's key: the same throw of the same turn on any card."""
+        return self.card_game.roll_key(state.card)
 
     def current_player(self, state: ChipBiddingState) -> int:
         if state.phase == OVER:
@@ -273,7 +276,7 @@ class ChipBiddingGame(Game):
 
     def _check_outcome(self, state: ChipBiddingState, outcome: Any) -> None:
         if state.phase != PLAY:
-            raise IllegalActionError(f"{self.NAME}: no roll is due in phase {state.phase!r}, got {outcome!r}")
+            raise IllegalActionError(f"{self.NAME}: no roll is due while the betting goes on, got {outcome!r}")
         # the card game checks the roll when it is applied
 
     def _check_action(self, state: ChipBiddingState, action: Any) -> None:
@@ -281,12 +284,18 @@ class ChipBiddingGame(Game):
             return  # the card game checks its own actions when they are applied
         if action in self._legal_actions(state):
             return
+        text = self.describe_action(action, state)
         if isinstance(action, (Hold, Raise)) and state.phase == RESPOND:
+            player = state.pending[0]
             cost = state.stake + (1 if isinstance(action, Raise) else 0)
             raise IllegalActionError(
-                f"{self.NAME}: player {state.pending[0]!r} cannot pay {cost!r} with {self.rules.chips}, paid {state.paid[state.pending[0]]!r}; got {action!r}"
+                f"{self.NAME}: player {player} cannot {text} with chips = {self.rules.chips}: it costs {cost} "
+                f"and he has paid {state.paid[player]} (HU-10)"
             )
-        raise IllegalActionError(f"{self.NAME}: {action!r} is not an answer in phase {state.phase!r}")
+        moves = {RAISE: "raise or decline (HU-12)", RESPOND: "hold, raise or pass (HU-13)"}.get(state.phase)
+        if moves is None:
+            raise IllegalActionError(f"{self.NAME}: the game is over; cannot {text}")
+        raise IllegalActionError(f"{self.NAME}: {text} is not a move now: player {self.current_player(state)} may {moves}")
 
     def _apply(self, state: ChipBiddingState, action: Any) -> ChipBiddingState:
         if state.phase == PLAY:
@@ -420,10 +429,34 @@ class ChipBiddingGame(Game):
         )
 
     def describe_state(self, state: ChipBiddingState) -> str:
+        passed = ", ".join(str(p) for p, flag in enumerate(state.passed) if flag) or "nobody"
+        betting = ""
+        if state.phase == RAISE:
+            betting = f", player {state.actor} may raise"
+        elif state.phase == RESPOND:
+            betting = f", player {state.actor} raised, to answer: {', '.join(str(p) for p in state.pending)}"
         return (
-            f"{state.phase}, stake {state.stake!r}, paid {list(state.paid)!r}, passed {list(state.passed)!r}, "
-            f"actor {state.actor!r}, pending {list(state.pending)!r}; card: {self.card_game.describe_state(state.card)}"
+            f"{state.phase}, stake {state.stake}, bank {state.bank}, paid {list(state.paid)}, passed: {passed}"
+            f"{betting}; card: {self.card_game.describe_state(state.card)}"
         )
 
 
 __all__ = ["ChipBiddingGame", "ChipBiddingRules", "ChipBiddingState", "Decline", "Hold", "Pass", "Raise", "settle"]
+
+
+register_game(GameSpec(
+    name="kockapoker-bid", title="chip-bidding kockapóker", engine=ChipBiddingGame, players=(2, 6),
+    default_players=2, outcome="chips", words=HUNGARIAN_WORDS,
+    view="kocka.agents.frontends.play:render_chip_bidding",
+    agents=(
+        AgentEntry("bettor", "kocka.agents.betting:bettor_factory",
+                   "raises, holds or passes by P(finishing top) from the score distributions"),
+        AgentEntry("score-only", "kocka.agents.betting:score_only_factory",
+                   "optimal card play, never raises, holds every raise"),
+        AgentEntry("reckless", "kocka.agents.betting:reckless_factory",
+                   "optimal card play, raises at every chance (re-raises up to a stake of 10)"),
+        AgentEntry("heuristic", "kocka.agents.heuristic:chip_bidding_heuristic",
+                   "a human-like rule set, documented in kocka.agents.heuristic"),
+    ),
+    judges=("bettor",),
+))

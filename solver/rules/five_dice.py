@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kocka.solver.dice import Dice, validate_dice
-from kocka.solver.errors import RulesError
+from kocka.solver.errors import InvalidStateError, RulesError
+from kocka.solver.rules.words import Words, normalize
 
 if TYPE_CHECKING:
-    from kocka.solver.rules.base import Rules
+    from kocka.solver.rules.base import Game, Rules
 
 NUM_DICE = 5
 """HU-1, PL-1, SK-1: every game here uses five dice."""
@@ -164,6 +165,56 @@ def normalize_boxes(rules: Rules, all_boxes: tuple[str, ...]) -> None:
 
 
 # ----------------------------------------------------------------------------------------
+# Cards: box names, bit masks, dice in messages
+# ----------------------------------------------------------------------------------------
+def box_named(words: Words, boxes: Sequence[str], name: object) -> str | None:
+    """The box of ``boxes`` that ``name`` names: its id, or its name in any language of
+    ``words`` (accents and case ignored, :meth:`Words.box_aliases`); None if no box or more
+    than one has that name.
+
+    >>> from kocka.solver.rules.words import Words
+    >>> box_named(Words("hu", {"full_house": "full"}), ("pair", "full_house"), "Full")
+    'full_house'
+    """
+    if not isinstance(name, str):
+        return None
+    if name in boxes:
+        return name
+    wanted = normalize(name)
+    found = [b for b in boxes if wanted in words.box_aliases(b)]
+    return found[0] if len(found) == 1 else None
+
+
+def card_entries(game: Game, boxes: Sequence[str], entries: Any) -> tuple[int | None, ...]:
+    """The entries of a card of ``boxes`` from a mapping of box name to entry (ids, or
+    names in any of ``game``'s languages, :func:`box_named`); boxes not named stay open.
+    Raises :class:`InvalidStateError` naming a box that is not on the card."""
+    if not isinstance(entries, Mapping):
+        raise InvalidStateError(f"{game.NAME}: a card is a mapping of box to entry, got {entries!r}")
+    values: list[int | None] = [None] * len(boxes)
+    for name, entry in entries.items():
+        box = box_named(game.words, boxes, name)
+        if box is None:
+            names = ", ".join(game.box_label(b) for b in boxes)
+            raise InvalidStateError(f"{game.NAME}: no box {name!r} on this card; the boxes are {names}")
+        values[boxes.index(box)] = entry
+    return tuple(values)
+
+
+def bits_of(boxes: Iterable[int]) -> int:
+    """The bit mask of box indices ``boxes`` (bit i set = box i)."""
+    bits = 0
+    for b in boxes:
+        bits |= 1 << b
+    return bits
+
+
+def dice_list(dice: Iterable[int]) -> str:
+    """Dice as RULES.md writes a set of dice in messages, a sorted list: ``[1, 2, 2, 5, 6]``."""
+    return str(sorted(int(d) for d in dice))
+
+
+# ----------------------------------------------------------------------------------------
 # The shared action
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -179,7 +230,7 @@ class Keep:
 
 
 __all__ = [
-    "FACE_BOXES", "FACE_OF_BOX", "NUM_DICE", "Counts", "Keep", "Scorer", "combination_scorers",
-    "dice_sum", "exact_straight", "face_sum", "full_house", "highest_group", "is_five_of_a_kind",
+    "FACE_BOXES", "FACE_OF_BOX", "NUM_DICE", "Counts", "Keep", "Scorer", "bits_of", "box_named",
+    "card_entries", "combination_scorers", "dice_list", "dice_sum", "exact_straight", "face_sum", "full_house", "highest_group", "is_five_of_a_kind",
     "is_full_house", "longest_run", "net_face_entry", "normalize_boxes", "of_a_kind", "two_pairs",
 ]  # fmt: skip

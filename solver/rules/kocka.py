@@ -39,8 +39,10 @@ from itertools import product
 from typing import Any, ClassVar, Mapping, Sequence
 
 from kocka.solver.dice import Dice, FACES, counts, is_sub_multiset, outcome_distribution, validate_dice
-from kocka.solver.errors import IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
+from kocka.solver.rules.words import Words
 
 NUM_DICE = 6
 STRAIGHT: Dice = (1, 2, 3, 4, 5, 6)
@@ -121,6 +123,18 @@ class KockaRules(Rules):
         """Does a completed series of 1s with a scoring re-roll win at once (KOCKA-19)?
         Always under ``end = immediate``; otherwise per ``kocka.ones_series``."""
         return self.end == "immediate" or self.ones_series == "instant_win"
+
+    @property
+    def series_on_reroll(self) -> bool:
+        """May a 2500+ player start a series on a compulsory six-dice re-roll as well as
+        on the opening roll (KOCKA-14, ``kocka.series_start = any_six_dice_roll``)?"""
+        return self.series_start == "any_six_dice_roll"
+
+    def bank_minimum(self, phase: str) -> int:
+        """The smallest turn total a player in ``phase`` may bank (KOCKA-13,
+        ``kocka.min_bank``): ``min_bank_points`` below 2500, and from 2500 only under
+        ``always``; otherwise 0."""
+        return self.min_bank_points if self.min_bank == "always" or phase == PHASE_BELOW else 0
 
 
 DEFAULT_RULES = KockaRules()
@@ -288,6 +302,49 @@ def series_starts(roll: Sequence[int]) -> list[tuple[int, int]]:
     return [(face, k) for face, c in zip(FACES, counts(roll)) for k in range(1, c + 1)]
 
 
+def series_allowed_from(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
+    """May a player who can start a series now start one from ``roll`` (KOCKA-14,
+    ``kocka.series_from_full``)? Always, except from a full roll under ``forbidden``.
+
+    >>> series_allowed_from([1, 1, 1, 5, 5, 5]), series_allowed_from([1, 1, 1, 5, 5, 5], KockaRules(series_from_full="forbidden"))
+    (True, False)
+    """
+    return rules.series_from_full == "allowed" or not is_full(roll, rules, opening)
+
+
+def unscored_reason(dice: Sequence[int], roll_size: int, rules: KockaRules = DEFAULT_RULES,
+                    opening: bool = False) -> str | None:
+    """Why ``dice`` cannot be set aside from a roll of ``roll_size`` dice, as a player
+    reads it (KOCKA-5, KOCKA-6, KOCKA-10), or ``None`` when they can.
+
+    >>> unscored_reason([2], 6)
+    'a lone 2 does not score: set aside 1s, 5s or three of a kind (KOCKA-5)'
+    >>> unscored_reason([1, 5], 6) is None
+    True
+    """
+    dice = validate_dice(dice, what="set-aside")
+    if set_aside_value(dice, roll_size, rules, opening) is not None:
+        return None
+    if not dice:
+        return "at least one die must be set aside (KOCKA-10)"
+    if dice == STRAIGHT and roll_size == NUM_DICE:
+        return "the straight scores only in the turn's opening roll (KOCKA-5, kocka.straight)"
+    for face, k in zip(FACES, counts(dice)):
+        if face_value(face, k) is None:
+            if k >= 3:  # four or five of a 2, 3, 4 or 6: "3 used"
+                return f"only three of the {_NUMBER_WORDS[k]} {face}s score: set aside three of them (KOCKA-5)"
+            lone = f"a lone {face} does not" if k == 1 else f"a pair of {face}s does not"
+            return f"{lone} score: set aside 1s, 5s or three of a kind (KOCKA-5)"
+    return f"{len(dice)} dice cannot be set aside from a roll of {roll_size} (KOCKA-6)"
+
+
+_NUMBER_WORDS = {4: "four", 5: "five"}
+
+
+def _dice_count(n: int) -> str:
+    return f"{n} die" if n == 1 else f"{n} dice"
+
+
 # ----------------------------------------------------------------------------------------
 # Actions
 # ----------------------------------------------------------------------------------------
@@ -440,10 +497,7 @@ class KockaGame(Game):
 
     def may_bank(self, state: KockaState) -> bool:
         """May the player bank his turn total now (KOCKA-12, KOCKA-13, ``kocka.min_bank``)?"""
-        if state.stage != STAGE_BANK_OR_ROLL:
-            return False
-        minimum_applies = self.rules.min_bank == "always" or self.phase(state) == PHASE_BELOW
-        return not minimum_applies or state.turn_total >= self.rules.min_bank_points
+        return state.stage == STAGE_BANK_OR_ROLL and state.turn_total >= self.rules.bank_minimum(self.phase(state))
 
     def may_start_series(self, state: KockaState) -> bool:
         """May the roll due / shown start a series (KOCKA-14, ``kocka.series_start``)?
@@ -451,11 +505,53 @@ class KockaGame(Game):
         roll (or, under ``any_six_dice_roll``, on a compulsory re-roll)."""
         if self.phase(state) != PHASE_HIGH or state.series is not None:
             return False
-        return state.is_opening or (state.is_compulsory and self.rules.series_start == "any_six_dice_roll")
+        return state.is_opening or (state.is_compulsory and self.rules.series_on_reroll)
 
     def straight_counts(self, state: KockaState) -> bool:
         """Does a straight score in the roll due / shown (KOCKA-5)?"""
         return straight_counts(state.dice_in_play, self.rules, state.is_opening)
+
+    def set_aside_points(self, state: KockaState, dice: Sequence[int]) -> int | None:
+        """What setting ``dice`` aside from the roll shown in ``state`` adds to the turn
+        total (KOCKA-5, KOCKA-6), or ``None`` if they are not a valid set-aside; whether
+        they are part of the roll is not checked."""
+        return set_aside_value(dice, state.dice_in_play, self.rules, state.is_opening)
+
+    def points_to_target(self, state: KockaState) -> int:
+        """Points the player to move still needs to bank to reach the target (KOCKA-3,
+        KOCKA-20); 0 or less once he has."""
+        return self.rules.target - state.scores[state.player]
+
+    def position(self, scores: Sequence[int], *, player: int = 0, turn_total: int = 0,
+                 roll: Sequence[int] | None = None, dice_left: int | None = None) -> KockaState:
+        """The position a player describes in numbers, checked against the rules.
+
+        With ``roll``: that roll is shown and must be used (stage ``"set_aside"``), with
+        ``turn_total`` points set aside earlier this turn (0 and six dice: the opening
+        roll; more and six dice: a compulsory re-roll, KOCKA-11). Without: a set-aside has
+        just left ``dice_left`` dice with a turn total of ``turn_total``, and the player
+        banks or rolls on (stage ``"bank_or_roll"``, KOCKA-12).
+
+        Raises :class:`~kocka.solver.errors.DiceError` for a roll that is not 1..6 dice and
+        :class:`~kocka.solver.errors.InvalidStateError` for a position the rules cannot
+        produce.
+        """
+        scores = tuple(scores)
+        if roll is not None:
+            dice = validate_dice(roll)
+            if not 1 <= len(dice) <= NUM_DICE:
+                raise DiceError(f"dice must be 1..{NUM_DICE} values in 1..6, got {list(roll)!r}")
+            if dice_left is not None and dice_left != len(dice):
+                raise DiceError(f"{dice_left!r} dice left do not match the {len(dice)} dice rolled, {list(roll)!r}")
+            state = KockaState(scores=scores, player=player, stage=STAGE_SET_ASIDE, turn_total=turn_total,
+                               dice_in_play=len(dice), roll=dice, last_event="rolled")
+        elif dice_left is None:
+            raise DiceError("a kocka position needs the roll to use, or the dice left after a set-aside")
+        else:
+            state = KockaState(scores=scores, player=player, stage=STAGE_BANK_OR_ROLL, turn_total=turn_total,
+                               dice_in_play=dice_left, last_event="set_aside")
+        self.check_state(state)
+        return state
 
     def roll_result(self, state: KockaState, roll: Dice) -> str:
         """What ``roll`` does at this chance node: ``"bust"`` (KOCKA-9/15/17/18),
@@ -492,7 +588,7 @@ class KockaGame(Game):
             actions.append(SetAside(roll))  # a full roll is set aside whole (KOCKA-10)
         else:
             actions.extend(SetAside(dice) for dice, _ in _set_asides(roll, straight))
-        if self.may_start_series(state) and not (full and self.rules.series_from_full == "forbidden"):
+        if self.may_start_series(state) and series_allowed_from(roll, self.rules, state.is_opening):
             actions.extend(StartSeries(face, k) for face, k in series_starts(roll))
         return actions
 
@@ -506,7 +602,7 @@ class KockaGame(Game):
         if state.stage == STAGE_ROLL:
             return self._apply_roll(state, validate_dice(action))
         if isinstance(action, SetAside):
-            value = set_aside_value(action.dice, state.dice_in_play, self.rules, state.is_opening)
+            value = self.set_aside_points(state, action.dice)
             assert value is not None
             total = state.turn_total + value
             left = state.dice_in_play - len(action.dice)
@@ -526,7 +622,12 @@ class KockaGame(Game):
             return self._replace(state, stage=STAGE_ROLL, last_event="roll_on")
         if isinstance(action, Bank):
             return self._end_turn(state, banked=state.turn_total, event="bank")
-        raise IllegalActionError(f"kocka: unknown action {action!r}")  # unreachable after the check
+        raise IllegalActionError(f"kocka: {self._why_illegal(state, action)}")  # unreachable after the check
+
+    def final_scores(self, state: KockaState) -> tuple[float, ...]:
+        """The banked scores (the returns are win shares)."""
+        self.returns(state)  # checks that the game is over
+        return tuple(float(s) for s in state.scores)
 
     def _returns(self, state: KockaState) -> list[float]:
         share = 1.0 / len(state.winners)
@@ -590,52 +691,59 @@ class KockaGame(Game):
                           final_turns=final_turns, winners=winners, last_event=event)
 
     # ----- checks -----
-    def _check_action(self, state: KockaState, action: Any) -> None:
-        if action in self._legal_actions(state):
-            return
-        raise IllegalActionError(f"kocka: {action!r} is not allowed: {self._why_illegal(state, action)}")
-
     def _why_illegal(self, state: KockaState, action: Any) -> str:
-        """A one-line reason for an illegal action, citing the rule."""
+        """A sentence saying why ``action`` is not allowed, naming it as a player types it
+        and citing the rule at the end."""
         if not isinstance(action, self.ACTIONS):
-            return f"not a kocka action; known: {[cls.__name__ for cls in self.ACTIONS]!r}"
+            return (f"{type(action).__name__} is not a kocka move; the moves are take, series, joker, "
+                    "bank and roll")
+        series_known = state.series is not None or not isinstance(action, TakeSeries)
+        text = self.describe_action(action, state if series_known else None)
         if state.stage == STAGE_BANK_OR_ROLL:
             if isinstance(action, Bank):
-                return (f"turn total {state.turn_total!r} is below the minimum bank of "
-                        f"{self.rules.min_bank_points!r} (KOCKA-13)")
-            return "choose Bank() or Roll() after a set-aside (KOCKA-12)"
+                return (f"bank is not allowed: the turn total {state.turn_total} is below the minimum bank "
+                        f"of {self.rules.bank_minimum(self.phase(state))} (KOCKA-13)")
+            return f"{text} is not possible now: after a set-aside, choose bank or roll (KOCKA-12)"
         face = state.series[0] if state.series is not None else None
         if state.stage == STAGE_JOKER:
             if isinstance(action, NameJoker):
-                return f"the joker must be a face in 1..6 other than the series face {face!r} (KOCKA-18)"
-            return "name a joker or roll the last die (KOCKA-18)"
+                return f"{text} is not allowed: the joker must be a face in 1..6 other than the series face {face} (KOCKA-18)"
+            return f"{text} is not possible now: name a joker or roll the last die (KOCKA-18)"
         roll = state.roll
         assert roll is not None  # stage "set_aside"
         shown = list(roll)
         if isinstance(action, (Bank, Roll, NameJoker)):
-            return f"the roll {shown!r} must be used first (KOCKA-10)"
+            return f"{text} is not possible yet: the roll {shown} must be used first (KOCKA-10)"
         if state.series_running:
             if isinstance(action, TakeSeries):
-                return (f"the roll {shown!r} has {series_matches(roll, face, state.joker)!r} dice for the "
-                        f"series of {face}s, and at least one must be taken (KOCKA-15)")
-            return f"in a series of {face}s only TakeSeries is allowed (KOCKA-15)"
+                if action.count < 1:
+                    return f"at least one die of the series of {face}s must be taken (KOCKA-15)"
+                matches = series_matches(roll, face, state.joker)
+                return (f"{text} is not possible: the roll {shown} has only {_dice_count(matches)} for the "
+                        f"series of {face}s (KOCKA-15)")
+            joker = f" or the joker {state.joker}" if state.joker is not None else ""
+            return f"{text} is not possible: in a series of {face}s only dice showing {face}{joker} may be taken (KOCKA-15)"
         if isinstance(action, TakeSeries):
-            return "no series is under way (KOCKA-15)"
+            return "no series is under way, so there are no series dice to take (KOCKA-15)"
         if isinstance(action, StartSeries):
             if self.phase(state) != PHASE_HIGH:
-                return f"a series needs a banked score of {self.rules.series_threshold!r} or more (KOCKA-14)"
+                return f"{text} is not allowed: a series needs a banked score of {self.rules.series_threshold} or more (KOCKA-14)"
             if state.series is not None:
-                return "the re-roll after a complete series is scored normally (KOCKA-17)"
+                return f"{text} is not allowed: the re-roll after a complete series is scored normally (KOCKA-17)"
             if not self.may_start_series(state):
-                return "a series can start only on the turn's opening roll (KOCKA-14, kocka.series_start)"
+                rolls = "a six-dice roll" if self.rules.series_on_reroll else "the turn's opening roll"
+                return f"{text} is not allowed: a series can start only on {rolls} (KOCKA-14, kocka.series_start)"
             if (action.face, action.count) not in series_starts(roll):
-                return f"the roll {shown!r} does not show {action.count!r} dice of face {action.face!r} (KOCKA-14)"
-            return f"the full roll {shown!r} must be scored normally (kocka.series_from_full)"
+                return (f"{text} is not possible: the roll {shown} does not show {_dice_count(action.count)} "
+                        f"of face {action.face} (KOCKA-14)")
+            return f"{text} is not allowed: the full roll {shown} must be scored normally (kocka.series_from_full)"
         if not is_sub_multiset(action.dice, roll):
-            return f"{list(action.dice)!r} is not part of the roll {shown!r}"
-        if set_aside_value(action.dice, state.dice_in_play, self.rules, state.is_opening) is None:
-            return f"{list(action.dice)!r} is not a valid set-aside (KOCKA-6)"
-        return f"the roll {shown!r} is full and must be set aside whole (KOCKA-10)"
+            dice = " ".join(map(str, action.dice))
+            return f"{text} is not possible: {dice} {'is' if len(action.dice) == 1 else 'are'} not part of the roll {shown}"
+        reason = unscored_reason(action.dice, state.dice_in_play, self.rules, state.is_opening)
+        if reason is not None:
+            return reason
+        return f"{text} is not allowed: the roll {shown} is full and must be set aside whole (KOCKA-10)"
 
     def _check_state(self, state: KockaState) -> None:
         """Reject every field combination the rules cannot produce."""
@@ -781,20 +889,50 @@ class KockaGame(Game):
             raise _invalid(f"winners {winners!r} are not the seats with the best score {best} (KOCKA-20)")
 
     def describe_state(self, state: KockaState) -> str:
-        parts = [f"seat {state.player!r}", f"scores {list(state.scores)!r}", f"stage {state.stage!r}",
-                 f"turn total {state.turn_total!r}", f"{state.dice_in_play!r} dice"]
+        """One line for people: seat, scores, stage, turn total, dice, and the roll, series
+        and joker when there are any."""
+        parts = [f"seat {state.player}", f"scores {list(state.scores)}", f"stage '{state.stage}'",
+                 f"turn total {state.turn_total}", f"{state.dice_in_play} dice"]
         if state.roll is not None:
-            parts.append(f"roll {list(state.roll)!r}")
+            parts.append(f"roll {list(state.roll)}")
         if state.series is not None:
-            parts.append(f"series {state.series!r}")
+            face, collected = state.series
+            parts.append(f"complete series of {face}s" if collected == NUM_DICE
+                         else f"series of {face}s with {collected} aside")
         if state.joker is not None:
-            parts.append(f"joker {state.joker!r}")
+            parts.append(f"joker {state.joker}")
         return ", ".join(parts)
 
 
 __all__ = [
     "Bank", "DEFAULT_RULES", "EVENT_STAGES", "KockaGame", "KockaRules", "KockaState", "NameJoker",
     "PHASE_BELOW", "PHASE_HIGH", "Roll", "STAGES", "STRAIGHT", "STRAIGHT_VALUE", "SetAside",
-    "StartSeries", "TakeSeries", "best_score", "face_value", "is_full", "scores", "series_matches",
-    "series_starts", "series_value", "set_aside_value", "straight_counts", "valid_set_asides",
+    "StartSeries", "TakeSeries", "best_score", "face_value", "is_full", "scores", "series_allowed_from",
+    "series_matches", "series_starts", "series_value", "set_aside_value", "straight_counts",
+    "unscored_reason", "valid_set_asides",
 ]
+
+
+register_game(GameSpec(
+    name="kocka", title="Hungarian 10000 (Kocka)", engine=KockaGame, players=(1, 6), outcome="win",
+    words=Words("hu"),
+    tables=(
+        TableKind("winprob", "kocka.solver.kocka_solver:KOCKA_WINPROB"),
+        TableKind("turn_ev", "kocka.solver.kocka_solver:KOCKA_TURN_EV"),
+        TableKind("turn_reach", "kocka.solver.kocka_solver:KOCKA_TURN_REACH"),
+    ),
+    hint="kocka.agents.frontends.hint_kocka:hint", view="kocka.agents.frontends.play:render_kocka",
+    agents=(
+        AgentEntry("optimal", "kocka.agents.registry:kocka_optimal",
+                   "plays the best action from the exact two-player win-probability table "
+                   "(with more players it races the leading opponent)"),
+        AgentEntry("ev", "kocka.agents.registry:kocka_ev",
+                   "maximises the expected points banked this turn (turn EV table)"),
+        AgentEntry("heuristic", "kocka.agents.heuristic:kocka_heuristic",
+                   "a human-like rule set, documented in kocka.agents.heuristic"),
+        AgentEntry("bold", "kocka.agents.heuristic:bold_factory", "chases series and big turns, banks late"),
+        AgentEntry("cautious", "kocka.agents.heuristic:cautious_factory",
+                   "never starts a series and banks every allowed total"),
+    ),
+    judges=("optimal", "ev"),
+))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Hashable, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.dice import (
     FACES,
@@ -35,12 +35,16 @@ from kocka.solver.dice import (
 )
 from kocka.solver.errors import DiceError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
+from kocka.solver.rules.words import Words, snake
 from kocka.solver.rules.five_dice import (  # FACE_BOXES, FACE_OF_BOX, NUM_DICE, Keep: re-exported
     FACE_BOXES,
     FACE_OF_BOX,
     NUM_DICE,
     Keep,
+    card_entries,
     combination_scorers,
+    dice_list,
     net_face_entry,
     normalize_boxes,
 )
@@ -316,17 +320,22 @@ def _check_dice_field(name: str, value: Any, count: int | None) -> None:
         raise InvalidStateError(f"polish state {name!r} must be a sorted tuple of {how_many}dice, got {value!r}")
 
 
-def _keep_problem(state: Any, keep: Keep, budget: int) -> str | None:
+def _keep_problem(game: Game, state: Any, keep: Keep, budget: int) -> str | None:
     """Why ``keep`` is illegal for the turn in ``state`` (shared by both games), or None."""
     if state.throws >= budget:
-        return f"no throws left: {state.throws} of {budget} used (PL-2, PL-12); cannot {keep!r}"
+        return f"no throws left: {state.throws} of {budget} used; cannot {game.describe_action(keep, state)} (PL-2, PL-12)"
     if state.dice is None and keep.dice:
-        return f"the first throw is with all five dice (PL-2); cannot keep {keep.dice!r}"
+        return f"the first throw is with all five dice; cannot {game.describe_action(keep, state)} (PL-2)"
     if state.dice is not None and len(keep.dice) >= NUM_DICE:
-        return f"keeping all five dice {keep.dice!r} is stopping, not a throw (PL-2)"
+        return f"keeping all five dice {dice_list(keep.dice)} is stopping, not a throw (PL-2)"
     if state.dice is not None and not is_sub_multiset(keep.dice, state.dice):
-        return f"kept dice {keep.dice!r} are not part of the dice {state.dice!r}"
+        return f"kept dice {dice_list(keep.dice)} are not part of the dice {dice_list(state.dice)}"
     return None
+
+
+def _not_a_move(game: Game, state: Any, action: Any) -> str:
+    moves = ", ".join(snake(c.__name__).replace("_", " ") for c in game.ACTIONS)
+    return f"{game.describe_action(action, state)} is not a move of {game.spec().title}; its moves are {moves}"
 
 
 def _check_turn_fields(state: Any, budget: int) -> None:
@@ -343,6 +352,16 @@ def _check_turn_fields(state: Any, budget: int) -> None:
             raise InvalidStateError(f"polish: impossible pending roll: kept {state.kept!r} after {t!r} throws")
     elif (state.dice is None) != (t == 0):
         raise InvalidStateError(f"polish: dice {state.dice!r} do not fit {t!r} throws made")
+
+
+def _dice_text(dice: Any) -> str:
+    """Dice of a state for a message: a sorted list, or the value as it is when it is not dice."""
+    if dice is None:
+        return "none"
+    try:
+        return dice_list(dice)
+    except (TypeError, ValueError):
+        return repr(dice)
 
 
 def _roll_outcomes(state: Any) -> list[tuple[Dice, float]]:
@@ -405,6 +424,11 @@ class PolishGame(Game):
         cards = tuple((empty,) * self.num_players for _ in range(self.rules.stages))
         return PolishState(stage=1, player=0, cards=cards, fences=(0,) * self.num_players)
 
+    def roll_key(self, state: PolishState) -> Hashable:
+        """(seat, stage, boxes filled, throw): the same throw of the same turn on any card."""
+        filled = sum(v is not None for v in state.cards[state.stage - 1][state.player])
+        return ("turn", state.player, state.stage, filled, state.throws)
+
     def current_player(self, state: PolishState) -> int:
         if self._game_over(state):
             return TERMINAL
@@ -431,12 +455,65 @@ class PolishGame(Game):
         return tuple(sum(per_stage) for per_stage in self.stage_totals(state))
 
     def describe_state(self, state: PolishState) -> str:
+        fences = state.fences[state.player] if 0 <= state.player < len(state.fences) else "?"
         return (
-            f"stage {state.stage}, seat {state.player}, throw {state.throws}/"
-            f"{BASE_THROWS}+{state.fences[state.player]}, dice {state.dice!r}"
-            + (f", kept {state.kept!r}" if state.kept is not None else "")
-            + (f", declared {state.declared!r}" if state.declared else "")
+            f"stage {state.stage}, seat {state.player}, throw {state.throws} of {BASE_THROWS} + {fences} fences, "
+            f"dice {_dice_text(state.dice)}"
+            + (f", kept {_dice_text(state.kept)}" if state.kept is not None else "")
+            + (f", declared {self.box_label(state.declared)}" if isinstance(state.declared, str) else "")
         )
+
+    # ----- the card (PL-8, PL-9, PL-11, PL-14..PL-16) -----
+    @property
+    def upper_boxes(self) -> tuple[int, ...]:
+        """Positions of the face boxes in ``rules.boxes`` (card order)."""
+        return tuple(i for i, b in enumerate(self.rules.boxes) if b in FACE_OF_BOX)
+
+    def net_upper_range(self) -> tuple[int, int]:
+        """PL-9: the lowest and the highest net upper score of a stage card, -3 and +2
+        times the sum of the faces whose boxes are on the card (no die of each face, or
+        five)."""
+        faces = sum(FACE_OF_BOX[self.rules.boxes[i]] for i in self.upper_boxes)
+        return -3 * faces, 2 * faces
+
+    def stage_bonus(self, net: int) -> int:
+        """PL-9, PL-17: what the upper section adds to a stage card whose face entries sum
+        to ``net`` once they are filled (:func:`upper_bonus`); nothing on a card without
+        face boxes (a validation variant)."""
+        return upper_bonus(net, self.rules) if self.upper_boxes else 0
+
+    def scratch_entry(self, box: str) -> int | None:
+        """PL-11: the entry of scratching ``box`` before the first throw: 0 for a lower
+        box, -3f for a face box (it counts no die of its face); None where a face box may
+        not be scratched before a throw (``pl.upper_scratch = forbidden``). After a throw
+        only a lower box is scratched, for 0."""
+        if box not in FACE_OF_BOX:
+            return 0
+        return -3 * FACE_OF_BOX[box] if self.rules.upper_scratch == "minus_3f" else None
+
+    def box_groups(self, stage: int, filled_mask: int) -> list[int]:
+        """The groups of boxes one turn of ``stage`` on a stage card with ``filled_mask``
+        may end in, as bit masks (bit i = box i of ``rules.boxes``); a turn fills one box
+        of one group. Stage 1: one group, every open box (PL-14); stage 2: each open box
+        alone, declared after the first throw (PL-15); stage 3: the first open box in card
+        order (PL-16). None on a full card."""
+        open_bits = ((1 << len(self.rules.boxes)) - 1) & ~filled_mask
+        if not open_bits:
+            return []
+        if stage == 2:
+            return [1 << b for b in range(len(self.rules.boxes)) if open_bits >> b & 1]
+        if stage == 3:
+            return [open_bits & -open_bits]
+        return [open_bits]
+
+    def card_from_entries(self, entries: Mapping[str, int | None] | None = None) -> Card:
+        """A stage card from its filled boxes, ``{"pair": 10, "fives": 5}``: each box named
+        by its id or by its name in any of the game's languages (``"para"``, ``"piątki"``,
+        ``"5s"``); ``None`` is the empty card. The entries are checked when the card is
+        part of a state (:meth:`check_state`)."""
+        if entries is None:
+            return (None,) * len(self.rules.boxes)
+        return card_entries(self, self.rules.boxes, entries)
 
     def _game_over(self, state: PolishState) -> bool:
         return state.stage == self.rules.stages and all(None not in c for c in state.cards[-1])
@@ -445,9 +522,10 @@ class PolishGame(Game):
         entries = state.cards[state.stage - 1][state.player]
         return [b for b, v in zip(self.rules.boxes, entries) if v is None]
 
-    def _fillable(self, state: PolishState) -> list[str]:
-        """Boxes this turn may fill: any open box (stage 1, and stage 2 before the first
-        throw), the declared box (stage 2, PL-15), the first open box (stage 3, PL-16)."""
+    def turn_boxes(self, state: PolishState) -> list[str]:
+        """Boxes the turn in progress may fill: any open box (stage 1, and stage 2 before
+        the first throw), the declared box (stage 2; none while the declaration is due,
+        PL-15), the first open box (stage 3, PL-16)."""
         open_boxes = self._open_boxes(state)
         if state.stage == 3:
             return open_boxes[:1]
@@ -462,13 +540,12 @@ class PolishGame(Game):
     def _legal_actions(self, state: PolishState) -> list:
         if self._must_declare(state):
             return [Declare(b) for b in self._open_boxes(state)]
-        fillable = self._fillable(state)
+        fillable = self.turn_boxes(state)
         actions: list = []
         if state.throws < self.budget(state):
             actions += [Keep(())] if state.dice is None else list(_rethrow_keeps(state.dice))
         if state.throws == 0:
-            face_scratch = self.rules.upper_scratch == "minus_3f"
-            actions += [Scratch(b) for b in fillable if face_scratch or b not in FACE_OF_BOX]
+            actions += [Scratch(b) for b in fillable if self.scratch_entry(b) is not None]
         else:
             actions += [Write(b) for b in fillable]
             actions += [Scratch(b) for b in fillable if b not in FACE_OF_BOX]
@@ -483,38 +560,43 @@ class PolishGame(Game):
     def _why_illegal(self, state: PolishState, action: Any) -> str:
         """A one-line reason naming the offending value (only called for illegal actions)."""
         if not isinstance(action, self.ACTIONS):
-            return f"unknown action {action!r}; actions are {[c.__name__ for c in self.ACTIONS]!r}"
+            return _not_a_move(self, state, action)
+        text = self.describe_action(action, state)
         box = getattr(action, "box", None)
         if box is not None:
             if box not in BOXES:
-                return f"unknown box {box!r}; boxes are {list(BOXES)!r}"
+                return f"unknown box {box!r}; the boxes are {self._labels(BOXES)}"
             if box not in self.rules.boxes:
-                return f"box {box!r} is not on this variant's card {list(self.rules.boxes)!r}"
+                return f"{self.box_label(box)} is not on this variant's card; the boxes are {self._labels(self.rules.boxes)}"
             entry = self.card(state, state.player)[box]
             if entry is not None:
-                return f"box {box!r} is already filled with {entry!r}"
+                return f"{self.box_label(box)} is already filled with {entry}"
         if isinstance(action, Declare):
             if state.stage != 2:
-                return f"declaring {box!r}: boxes are declared only in stage 2 (PL-15), this is stage {state.stage!r}"
+                return f"{text}: boxes are declared only in stage 2, this is stage {state.stage} (PL-15)"
             if state.throws == 0:
-                return f"declare {box!r} right after the first throw, not before it (PL-15)"
-            return f"box {state.declared!r} is already declared this turn (PL-15); cannot declare {box!r}"
+                return f"{text} right after the first throw, not before it (PL-15)"
+            return f"{self.box_label(state.declared)} is already declared this turn; cannot {text} (PL-15)"
         if self._must_declare(state):
-            return f"stage 2: declare a box right after the first throw (PL-15) before {action!r}"
+            return f"stage 2: declare a box right after the first throw, before {text} (PL-15)"
         if isinstance(action, Keep):
-            return _keep_problem(state, action, self.budget(state)) or f"illegal {action!r}"
-        fillable = self._fillable(state)
+            return _keep_problem(self, state, action, self.budget(state)) or f"{text} is not allowed in {self.describe_state(state)}"
+        fillable = self.turn_boxes(state)
         if box not in fillable and state.stage == 2:
-            return f"stage 2: only the declared box {state.declared!r} may be filled, not {box!r} (PL-15)"
+            return f"stage 2: only the declared box {self.box_label(state.declared)} may be filled, not {self.box_label(box)} (PL-15)"
         if box not in fillable and state.stage == 3:
-            return f"stage 3: the next box in order is {fillable[0]!r}, not {box!r} (PL-16)"
+            return f"stage 3: the next box in order is {self.box_label(fillable[0])}, not {self.box_label(box)} (PL-16)"
         if isinstance(action, Write) and state.throws == 0:
-            return f"cannot write {box!r} before the first throw; scratch it instead (PL-10, PL-11)"
+            return f"cannot {text} before the first throw; scratch it instead (PL-10, PL-11)"
         if isinstance(action, Scratch) and box in FACE_OF_BOX:
             if state.throws == 0:
-                return f"face box {box!r} cannot be scratched before a throw under pl.upper_scratch='forbidden' (PL-11)"
-            return f"after a throw the face box {box!r} takes its formula value: Write({box!r}) (PL-11)"
-        return f"illegal action {action!r} in {self.describe_state(state)}"
+                return f"{self.box_label(box)} cannot be scratched before a throw under pl.upper_scratch = forbidden (PL-11)"
+            return (f"after a throw the face box {self.box_label(box)} takes its formula value: "
+                    f"{self.describe_action(Write(box), state)} (PL-11)")
+        return f"{text} is not allowed in {self.describe_state(state)}"
+
+    def _labels(self, boxes: Iterable[str]) -> str:
+        return ", ".join(self.box_label(b) for b in boxes)
 
     def _apply(self, state: PolishState, action: Any) -> PolishState:
         if state.kept is not None:
@@ -525,8 +607,8 @@ class PolishGame(Game):
             return replace(state, declared=action.box)
         if isinstance(action, Write):
             value = box_value(action.box, state.dice, state.throws == 1, self.rules)
-        else:  # Scratch: lower box 0; face box before any throw counts no die of its face
-            value = -3 * FACE_OF_BOX[action.box] if action.box in FACE_OF_BOX else 0
+        else:  # Scratch: before any throw, PL-11; after one only a lower box, for 0
+            value = self.scratch_entry(action.box) if state.throws == 0 else 0
         return self._fill(state, action.box, value)
 
     def _fill(self, state: PolishState, box: str, value: int) -> PolishState:
@@ -547,6 +629,15 @@ class PolishGame(Game):
             cards=cards,
             fences=state.fences[:seat] + (fences,) + state.fences[seat + 1:],
         )
+
+    def card_boxes(self) -> tuple[str, ...]:
+        return self.rules.boxes
+
+    def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
+        """PL-9, PL-10, PL-13: what ``dice`` score in ``box`` (:func:`box_value`)."""
+        if box not in self.rules.boxes:
+            raise RulesError(f"{self.NAME}: no box {box!r} on this card; the boxes are {self._labels(self.rules.boxes)}")
+        return box_value(box, dice, first_throw, self.rules)
 
     def _returns(self, state: PolishState) -> tuple[int, ...]:
         return self.totals(state)
@@ -605,7 +696,7 @@ class PolishGame(Game):
                         raise InvalidStateError(f"polish: stage {stage_index} seat {seat} box {box!r} cannot hold {value!r}")
                 filled = len(card) - card.count(None)
                 if stage_index == 3 and None in card[:filled]:
-                    raise InvalidStateError(f"polish: stage 3 card {card!r} of seat {seat} is not filled in order (PL-16)")
+                    raise InvalidStateError(f"polish: the stage 3 card of seat {seat} is not filled in order (PL-16)")
                 complete = None not in card
                 if stage_index < state.stage and not complete:
                     raise InvalidStateError(f"polish: stage {stage_index} card of seat {seat} is unfinished in stage {state.stage}")
@@ -671,9 +762,17 @@ class PolishBasicGame(Game):
 
     def describe_state(self, state: PolishBasicState) -> str:
         return (
-            f"seat {state.player}, throw {state.throws}/{BASE_THROWS}, dice {state.dice!r}"
-            + (f", kept {state.kept!r}" if state.kept is not None else "")
+            f"seat {state.player}, throw {state.throws} of {BASE_THROWS}, dice {_dice_text(state.dice)}"
+            + (f", kept {_dice_text(state.kept)}" if state.kept is not None else "")
         )
+
+    def card_from_entries(self, entries: Mapping[str, int | None] | None = None) -> tuple[int | None, ...]:
+        """A record sheet from the recorded combinations, ``{"pair": 8, "ful": 48}``: each
+        named by its id or by its name in any of the game's languages; ``None`` is the
+        empty sheet. The entries are checked when the sheet is part of a state."""
+        if entries is None:
+            return (None,) * len(COMBINATIONS)
+        return card_entries(self, COMBINATIONS, entries)
 
     def _complete_seats(self, state: PolishBasicState) -> list[int]:
         return [seat for seat, row in enumerate(state.records) if None not in row]
@@ -709,23 +808,24 @@ class PolishBasicGame(Game):
 
     def _why_illegal(self, state: PolishBasicState, action: Any) -> str:
         if not isinstance(action, self.ACTIONS):
-            return f"unknown action {action!r}; actions are {[c.__name__ for c in self.ACTIONS]!r}"
+            return _not_a_move(self, state, action)
+        text = self.describe_action(action, state)
         if isinstance(action, Keep):
-            return _keep_problem(state, action, BASE_THROWS) or f"illegal {action!r}"
+            return _keep_problem(self, state, action, BASE_THROWS) or f"{text} is not allowed in {self.describe_state(state)}"
         if state.dice is None:
-            return f"the turn starts with a throw (PL-5); cannot {action!r} before it"
+            return f"the turn starts with a throw; cannot {text} before it (PL-5)"
         if isinstance(action, EndTurn):
-            return (
-                f"dice {state.dice!r} show new combination(s) {self._new_records(state)!r}: "
-                "one must be recorded under pl.basic_record='mandatory' (PL-5)"
-            )
+            shown = ", ".join(self.box_label(c) for c in self._new_records(state))
+            return (f"the dice {dice_list(state.dice)} show new combinations to record ({shown}): "
+                    "one must be recorded under pl.basic_record = mandatory (PL-5)")
         combo = action.combo
         if combo not in COMBINATIONS:
-            return f"unknown combination {combo!r}; combinations are {list(COMBINATIONS)!r} (PL-4)"
+            names = ", ".join(self.box_label(c) for c in COMBINATIONS)
+            return f"unknown combination {combo!r}; the combinations are {names} (PL-4)"
         entry = self.record_sheet(state, state.player)[combo]
         if entry is not None:
-            return f"combination {combo!r} is already recorded with {entry!r} (PL-5)"
-        return f"dice {state.dice!r} do not show {combo!r} (PL-3, PL-5)"
+            return f"{self.box_label(combo)} is already recorded with {entry} (PL-5)"
+        return f"the dice {dice_list(state.dice)} do not show {self.box_label(combo)} (PL-3, PL-5)"
 
     def _apply(self, state: PolishBasicState, action: Any) -> PolishBasicState:
         if state.kept is not None:
@@ -739,6 +839,16 @@ class PolishBasicGame(Game):
             row = records[seat][:index] + (value,) + records[seat][index + 1:]
             records = records[:seat] + (row,) + records[seat + 1:]
         return PolishBasicState(player=(state.player + 1) % self.num_players, records=records)
+
+    def card_boxes(self) -> tuple[str, ...]:
+        return COMBINATIONS
+
+    def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
+        """PL-5, PL-6: what ``dice`` score as combination ``box`` (:func:`basic_value`)."""
+        if box not in COMBINATIONS:
+            names = ", ".join(self.box_label(c) for c in COMBINATIONS)
+            raise RulesError(f"{self.NAME}: no combination {box!r}; the combinations are {names}")
+        return basic_value(box, dice, first_throw, self.rules)
 
     def _returns(self, state: PolishBasicState) -> tuple[int, ...]:
         return self.totals(state)
@@ -770,3 +880,42 @@ class PolishBasicGame(Game):
                 f"polish-basic: seat(s) {late!r} completed all eight but seat {state.player} still plays (PL-7)"
             )
         _check_turn_fields(state, BASE_THROWS)
+
+
+# ----------------------------------------------------------------------------------------
+# Specs (kocka.solver.rules.spec)
+# ----------------------------------------------------------------------------------------
+POLISH_WORDS = Words("pl", {
+    "ones": "jedynki", "twos": "dwójki", "threes": "trójki", "fours": "czwórki", "fives": "piątki",
+    "sixes": "szóstki", "pair": "para", "two_pairs": "dwie pary", "three_kind": "trójka",
+    "small_straight": "mały strit", "large_straight": "duży strit", "full_house": "ful",
+    "four_kind": "kareta", "poker": "poker", "chance": "szansa",
+})  # fmt: skip
+"""Polish names of the boxes (PL-3, PL-8), shown on the card and accepted as input."""
+
+_POLISH_COMMON = dict(players=(1, 6), words=POLISH_WORDS, hint="kocka.agents.frontends.hint_cards:polish_hint",
+                      judges=("optimal",))
+
+register_game(GameSpec(
+    name="polish", title="Polish poker dice (full game)", engine=PolishGame,
+    tables=(TableKind("ev", "kocka.solver.polish_solver:POLISH_EV"),), view="kocka.agents.frontends.play:render_polish",
+    agents=(
+        AgentEntry("optimal", "kocka.agents.registry:polish_optimal",
+                   "plays the best action from the exact three-stage table (expected game total)"),
+        AgentEntry("heuristic", "kocka.agents.heuristic:polish_heuristic",
+                   "a human-like rule set: chases the most valuable open box (kocka.agents.heuristic)"),
+    ),
+    **_POLISH_COMMON,
+))
+register_game(GameSpec(
+    name="polish-basic", title="Polish poker dice (basic game)", engine=PolishBasicGame,
+    tables=(TableKind("ev", "kocka.solver.polish_solver:POLISH_BASIC_EV"),),
+    view="kocka.agents.frontends.play:render_polish_basic",
+    agents=(
+        AgentEntry("optimal", "kocka.agents.registry:polish_optimal",
+                   "plays the best action from the exact table (expected total of the eight combinations)"),
+        AgentEntry("heuristic", "kocka.agents.heuristic:polish_basic_heuristic",
+                   "a human-like rule set: records the most valuable combination (kocka.agents.heuristic)"),
+    ),
+    **_POLISH_COMMON,
+))

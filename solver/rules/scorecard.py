@@ -74,7 +74,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, partial
-from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Hashable, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -82,6 +82,8 @@ from kocka.solver.dice import Dice, counts, is_sub_multiset, outcome_distributio
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
+from kocka.solver.rules.words import Words
 from kocka.solver.rules.five_dice import (  # FACE_BOXES, NUM_DICE, Keep: re-exported
     FACE_BOXES,
     FACE_OF_BOX,
@@ -89,7 +91,10 @@ from kocka.solver.rules.five_dice import (  # FACE_BOXES, NUM_DICE, Keep: re-exp
     Counts,
     Keep,
     Scorer,
+    bits_of,
+    card_entries,
     combination_scorers,
+    dice_list,
     dice_sum,
     face_sum,
     is_five_of_a_kind,
@@ -281,12 +286,10 @@ class ScorecardGame(Game):
 
     STATE = ScorecardState
     ACTIONS: ClassVar[tuple[type, ...]] = (Keep, Fill)
-    BOX_LABELS: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, rules: Rules | None = None, num_players: int = 1) -> None:
         super().__init__(rules, num_players)
         self.boxes: tuple[str, ...] = self.rules.boxes  # type: ignore[attr-defined]
-        self.box_labels: dict[str, str] = {b: self.BOX_LABELS[b] for b in self.boxes}
         self._index = {name: i for i, name in enumerate(self.boxes)}
         self.upper_boxes: tuple[int, ...] = tuple(i for i, b in enumerate(self.boxes) if b in FACE_OF_BOX)
         self.lower_boxes: tuple[int, ...] = tuple(i for i in range(len(self.boxes)) if i not in self.upper_boxes)
@@ -295,6 +298,10 @@ class ScorecardGame(Game):
         self.upper_face_sum = sum(FACE_OF_BOX[self.boxes[i]] for i in self.upper_boxes)
         self.tracker_size: int = self._tracker_cap() + 1
         self.initial_tracker: int = self._tracker_offset()
+
+    def roll_key(self, state: ScorecardState) -> Hashable:
+        """(seat, boxes filled, throw): the same throw of the same turn on any card."""
+        return ("turn", state.player, state.cards[state.player].filled_count, state.throw)
 
     # ----- boxes -----
     @property
@@ -305,23 +312,31 @@ class ScorecardGame(Game):
     def full_mask(self) -> int:
         return (1 << len(self.boxes)) - 1
 
+    @property
+    def box_labels(self) -> dict[str, str]:
+        """Box id -> its name on the card, in card order (:meth:`box_label`, the spec's words)."""
+        return {b: self.box_label(b) for b in self.boxes}
+
     def box_index(self, name: str) -> int:
         """Index of box id ``name`` in :attr:`boxes`."""
         try:
             return self._index[name]
         except (KeyError, TypeError):
-            raise IllegalActionError(f"{self.NAME}: no box {name!r} on this card; boxes: {list(self.boxes)!r}") from None
+            raise IllegalActionError(f"{self.NAME}: no box {name!r} on this card; {self._boxes_text()}") from None
+
+    def _boxes_text(self) -> str:
+        return "the boxes are " + ", ".join(self.box_label(b) for b in self.boxes)
 
     def upper_face(self, box: int) -> int:
         """The face (1..6) of face box ``box``."""
         self._check_box(box)
         if box not in self.upper_boxes:
-            raise RulesError(f"{self.NAME}: box {self.boxes[box]!r} is not a face box")
+            raise RulesError(f"{self.NAME}: {self.box_label(self.boxes[box])} is not a face box")
         return FACE_OF_BOX[self.boxes[box]]
 
     def _check_box(self, box: int) -> None:
         if isinstance(box, bool) or not isinstance(box, int) or not 0 <= box < len(self.boxes):
-            raise RulesError(f"{self.NAME}: box index must be in 0..{len(self.boxes) - 1}, got {box!r}")
+            raise RulesError(f"{self.NAME}: a box number is 0..{len(self.boxes) - 1}, got {box!r}")
 
     # ----- scoring -----
     def _box_scorers(self) -> Mapping[str, Scorer]:
@@ -333,6 +348,29 @@ class ScorecardGame(Game):
         card-dependent extras (upper bonus or house, Yahtzee bonus and joker)."""
         self._check_box(box)
         return self._scorers[box](counts(validate_dice(dice, NUM_DICE)))
+
+    def card_boxes(self) -> tuple[str, ...]:
+        return self.boxes
+
+    def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
+        """:meth:`box_score` by box id (the box-name form of the Game API)."""
+        if box not in self._index:
+            raise RulesError(f"{self.NAME}: no box {box!r} on this card; {self._boxes_text()}")
+        return self.box_score(self._index[box], dice, first_throw)
+
+    def card_from_entries(self, entries: Mapping[str, Any] | None = None) -> Card:
+        """A card from its filled boxes: ``{"pair": 10, "sixes": -6}``, each box named by
+        its id or by its name in any of the game's languages (``"pár"``, ``"szemét"``,
+        ``"6s"``), or ``{"entries": {...}, "yahtzee_bonuses": 1}``; ``None`` is the empty
+        card. The entries are checked when the card is part of a state
+        (:meth:`check_state`)."""
+        if entries is None:
+            return Card(entries=(None,) * len(self.boxes))
+        if not isinstance(entries, Mapping):
+            raise InvalidStateError(f"{self.NAME}: a card is a mapping of box to entry, got {entries!r}")
+        bonuses = entries.get("yahtzee_bonuses", 0)
+        named = entries.get("entries", {k: v for k, v in entries.items() if k != "yahtzee_bonuses"})
+        return Card(entries=card_entries(self, self.boxes, named), yahtzee_bonuses=bonuses)
 
     def score_table(self) -> np.ndarray:
         """``box_score`` for every box, outcome and first-throw flag: int32 array of shape
@@ -388,6 +426,20 @@ class ScorecardGame(Game):
         game restricts them; ``dice`` matter only for the Yahtzee forced joker)."""
         return [b for b in range(len(self.boxes)) if not filled_mask >> b & 1]
 
+    def box_groups(self, filled_mask: int) -> list[int]:
+        """The groups of boxes one turn on a card with ``filled_mask`` may end in, as bit
+        masks (bit i = box i); a turn fills one box of one group. Here a single group, the
+        boxes a Fill may choose (:meth:`allowed_boxes`), and none on a full card; under SK
+        ``declare_after_first_throw`` every face box is a group of its own (SK-3,
+        :meth:`SlovakGame.box_groups`)."""
+        bits = bits_of(self.allowed_boxes(filled_mask))
+        return [bits] if bits else []
+
+    def turn_boxes(self, state: ScorecardState) -> list[int]:
+        """The boxes the turn in progress may still end in, whatever the dice: the group of
+        :meth:`box_groups` it is played in (empty while a declaration is due, SK-3)."""
+        return self.allowed_boxes(state.cards[state.player].filled_mask)
+
     def fill_score(
         self,
         box: int,
@@ -401,10 +453,15 @@ class ScorecardGame(Game):
         return FillScore(self.box_score(box, dice, first_throw), 0)
 
     # ----- totals -----
+    def entries_total(self, card: Card) -> int:
+        """The points written on ``card`` so far: its entries plus 100 per bonus Yahtzee
+        (:meth:`card_total` without the upper-section bonus)."""
+        return sum(e for e in card.entries if e is not None) + YAHTZEE_BONUS * card.yahtzee_bonuses
+
     def card_total(self, card: Card) -> int:
         """HU-8, SK-10: the entries plus the upper-section bonus (counted once every face
         box is filled) plus 100 per bonus Yahtzee."""
-        total = sum(e for e in card.entries if e is not None) + YAHTZEE_BONUS * card.yahtzee_bonuses
+        total = self.entries_total(card)
         if all(card.entries[i] is not None for i in self.upper_boxes):
             total += self.final_bonus(self.tracker_of(card))
         return total
@@ -454,17 +511,21 @@ class ScorecardGame(Game):
         card = state.cards[state.player]
         if isinstance(action, Keep):
             if state.throw >= MAX_THROWS:
-                return f"no throw left after throw {state.throw}; fill a box instead of {action!r}"
+                return f"no throw left after throw {state.throw}: write a box instead of {self.describe_action(action, state)}"
             if not is_sub_multiset(action.dice, state.dice):
-                return f"kept dice {list(action.dice)!r} are not among the dice {list(state.dice)!r}"
+                return f"kept dice {dice_list(action.dice)} are not among the dice {dice_list(state.dice)}"
             if len(action.dice) == NUM_DICE:
-                return f"keeping all five dice {list(action.dice)!r} means stopping: fill a box instead"
+                return f"keeping all five dice {dice_list(action.dice)} means stopping: write a box instead"
         if isinstance(action, Fill):
             box = self.box_index(action.box)
+            label = self.box_label(action.box)
             if card.entries[box] is not None:
-                return f"box {action.box!r} is already filled (with {card.entries[box]!r})"
-            return f"box {action.box!r} may not be filled now; allowed: {[self.boxes[b] for b in self._fillable(state)]!r}"
-        return f"illegal action {action!r} with dice {list(state.dice)!r}"
+                return f"{label} is already filled (with {card.entries[box]})"
+            return f"{label} may not be filled now; allowed: {self._labels(self._fillable(state))}"
+        return f"{self.describe_action(action, state)} is not a move of {self.spec().title}"
+
+    def _labels(self, boxes: Iterable[int]) -> str:
+        return ", ".join(self.box_label(self.boxes[b]) for b in boxes) or "none"
 
     def _apply(self, state: ScorecardState, action: Any) -> ScorecardState:
         if state.dice is None:  # chance node: the outcome is the rolled dice
@@ -496,7 +557,8 @@ class ScorecardGame(Game):
             return InvalidStateError(f"{self.NAME}: {why}")
 
         if not isinstance(state.cards, tuple) or len(state.cards) != self.num_players:
-            raise bad(f"expected {self.num_players} cards, got {state.cards!r}")
+            got = len(state.cards) if isinstance(state.cards, tuple) else type(state.cards).__name__
+            raise bad(f"expected {self.num_players} cards, one per seat, got {got}")
         for seat, card in enumerate(state.cards):
             self._check_card(seat, card, bad)
         if isinstance(state.player, bool) or not isinstance(state.player, int) or not 0 <= state.player < self.num_players:
@@ -516,7 +578,7 @@ class ScorecardGame(Game):
             raise bad(f"kept dice must be a sorted tuple, got {state.kept!r}")
         if all(card.is_full for card in state.cards):
             if state != ScorecardState(cards=state.cards):
-                raise bad(f"a finished game has no turn in progress, got throw {state.throw!r}, dice {state.dice!r}")
+                raise bad(f"a finished game has no turn in progress, got throw {state.throw!r}, dice {state.dice}")
             return
         if state.dice is None:
             if state.throw >= MAX_THROWS:
@@ -536,12 +598,13 @@ class ScorecardGame(Game):
 
     def _check_card(self, seat: int, card: Card, bad: Callable[[str], InvalidStateError]) -> None:
         if not isinstance(card, Card) or not isinstance(card.entries, tuple) or len(card.entries) != len(self.boxes):
-            raise bad(f"card of seat {seat} must have {len(self.boxes)} entries, got {card!r}")
+            got = len(card.entries) if isinstance(card, Card) and isinstance(card.entries, tuple) else type(card).__name__
+            raise bad(f"the card of seat {seat} must have {len(self.boxes)} entries, got {got}")
         for name, entry, possible in zip(self.boxes, card.entries, self._possible_entries):
             if entry is None:
                 continue
             if isinstance(entry, bool) or not isinstance(entry, int) or entry not in possible:
-                raise bad(f"seat {seat}: {entry!r} is not a possible entry of box {name!r}")
+                raise bad(f"seat {seat}: {entry!r} is not a possible entry of {self.box_label(name)}")
         if isinstance(card.yahtzee_bonuses, bool) or not isinstance(card.yahtzee_bonuses, int) or card.yahtzee_bonuses < 0:
             raise bad(f"seat {seat}: yahtzee_bonuses must be a count, got {card.yahtzee_bonuses!r}")
         if card.yahtzee_bonuses > self._max_yahtzee_bonuses(card):
@@ -552,7 +615,7 @@ class ScorecardGame(Game):
 
     def _check_declared(self, state: ScorecardState, bad: Callable[[str], InvalidStateError]) -> None:
         if state.declared is not None:
-            raise bad(f"{self.NAME} has no declared box, got {state.declared!r}")
+            raise bad(f"{self.spec().title} has no declared box, got {state.declared!r}")
 
     # ----- JSON -----
     def _state_fields(self, state: ScorecardState) -> Mapping[str, Any]:
@@ -589,7 +652,10 @@ class ScorecardGame(Game):
         )
 
     def describe_state(self, state: ScorecardState) -> str:
-        return f"seat {state.player}, throw {state.throw}, dice {state.dice!r}, kept {state.kept!r}"
+        dice = "none yet" if state.dice is None else dice_list(state.dice)
+        kept = f", kept {dice_list(state.kept)}" if state.kept else ""
+        declared = f", declared {self.box_label(state.declared)}" if state.declared else ""
+        return f"seat {state.player}, throw {state.throw} of {MAX_THROWS}, dice {dice}{kept}{declared}"
 
 
 class _NetUpperGame(ScorecardGame):
@@ -616,13 +682,6 @@ class HungarianGame(_NetUpperGame):
 
     NAME = "kockapoker"
     RULES = HungarianRules
-    BOX_LABELS = {
-        "ones": "1-esek", "twos": "2-esek", "threes": "3-asok",
-        "fours": "4-esek", "fives": "5-ösök", "sixes": "6-osok",
-        "chance": "szemét", "pair": "pár", "three_kind": "drill", "two_pairs": "2 pár",
-        "four_kind": "kis póker", "full_house": "full", "small_straight": "kis sor",
-        "large_straight": "nagy sor", "five_kind": "nagy póker",
-    }  # fmt: skip
 
     def _box_scorers(self) -> Mapping[str, Scorer]:
         return {
@@ -664,17 +723,8 @@ class SlovakGame(_NetUpperGame):
     NAME = "slovak"
     RULES = SlovakRules
     ACTIONS = (Keep, Fill, Declare)
-    BOX_LABELS = {
-        "ones": "1s", "twos": "2s", "threes": "3s", "fours": "4s", "fives": "5s", "sixes": "6s",
-        "pair": "pair", "two_pairs": "two pairs", "three_kind": "three of a kind",
-        "small_straight": "small straight", "large_straight": "large straight",
-        "full_house": "full house", "four_kind": "four of a kind", "poker": "poker", "chance": "chance",
-    }  # fmt: skip
     PART1_BONUS = 50
     POKER_BONUS = 50
-
-    def player_range(self) -> tuple[int, int]:
-        return (1, 4)
 
     def _box_scorers(self) -> Mapping[str, Scorer]:
         return {**_face_boxes(net_face_entry), **combination_scorers(self.rules.same_face_groups == "yes")}
@@ -697,6 +747,14 @@ class SlovakGame(_NetUpperGame):
         """SK-5: +50 when the part 1 sum is 0 or more; no penalty."""
         return self.PART1_BONUS if self.net_upper(tracker) >= 0 else 0
 
+    def settlement(self, state: ScorecardState) -> tuple[Fraction, ...]:
+        """SK-11: each player's result at the end of the game, his total minus the mean of
+        all players' totals, exact (they sum to 0; RULES.md displays them rounded to two
+        decimals). The returns stay the totals (SK-10), which rank the players alike."""
+        if not self.is_terminal(state):
+            raise IllegalActionError(f"{self.NAME}: the settlement is made only at the end of the game (SK-11)")
+        return slovak_settlement([self.card_total(card) for card in state.cards])
+
     def in_part1(self, filled_mask: int) -> bool:
         """True while part 1 must be played (``part_order = part1_first`` and a face box open)."""
         return self.rules.part_order == "part1_first" and any(not filled_mask >> b & 1 for b in self.upper_boxes)
@@ -711,15 +769,32 @@ class SlovakGame(_NetUpperGame):
 
     @property
     def declares(self) -> bool:
+        """Whether the face box is declared after the first throw (SK-3, ``part1_choice``)."""
         return self.rules.part1_choice == "declare_after_first_throw"
 
-    def _fillable(self, state: ScorecardState) -> list[int]:
-        allowed = super()._fillable(state)
+    def box_groups(self, filled_mask: int) -> list[int]:
+        """SK-3: under ``declare_after_first_throw`` each face box that may be filled is a
+        group of its own (it is declared after the first throw), and the other boxes that
+        may be filled one more group; otherwise the one group of all of them."""
+        if not self.declares:
+            return super().box_groups(filled_mask)
+        allowed = self.allowed_boxes(filled_mask)
+        rest = bits_of(b for b in allowed if b not in self.upper_boxes)
+        return [1 << b for b in allowed if b in self.upper_boxes] + ([rest] if rest else [])
+
+    def turn_boxes(self, state: ScorecardState) -> list[int]:
+        """SK-3: under ``declare_after_first_throw`` the declared face box; before a
+        declaration the boxes that are not face boxes (a turn played without declaring
+        cannot fill one)."""
+        allowed = super().turn_boxes(state)
         if not self.declares:
             return allowed
         if state.declared is not None:
             return [self.box_index(state.declared)]
         return [b for b in allowed if b not in self.upper_boxes]
+
+    def _fillable(self, state: ScorecardState) -> list[int]:
+        return self.turn_boxes(state)  # the Slovak boxes do not depend on the dice
 
     def _legal_actions(self, state: ScorecardState) -> list:
         if not (self.declares and state.throw == 1 and state.declared is None):
@@ -732,16 +807,22 @@ class SlovakGame(_NetUpperGame):
         return declarations + super()._legal_actions(state)
 
     def _why_illegal(self, state: ScorecardState, action: Any) -> str:
+        text = self.describe_action(action, state)
         if isinstance(action, Declare):
             if not self.declares:
-                return f"no declarations under part1_choice {self.rules.part1_choice!r}: {action!r}"
+                return f"{text}: face boxes are declared only under the option sk.part1_choice = declare_after_first_throw (SK-3)"
             if state.throw != 1 or state.declared is not None:
-                return f"a face box is declared once, right after the first throw; got {action!r} at throw {state.throw}"
-            return f"{action.box!r} is not an open face box to declare"
+                return f"a face box is declared once, right after the first throw; cannot {text} at throw {state.throw} (SK-3)"
+            return f"{self.box_label(action.box)} is not an open face box to declare (SK-3)"
         if self.declares and state.throw == 1 and state.declared is None and self._must_declare(state):
-            return f"declare a face box first (SK-3), got {action!r}"
+            return f"declare a face box first: only face boxes are left, and {text} comes after the declaration (SK-3)"
         if isinstance(action, Fill) and self.declares and action.box in FACE_OF_BOX and state.declared != action.box:
-            return f"face box {action.box!r} was not declared after the first throw (declared: {state.declared!r})"
+            declared = self.box_label(state.declared) if state.declared else "none"
+            return f"{self.box_label(action.box)} was not declared after the first throw; declared: {declared} (SK-3)"
+        if isinstance(action, Fill) and action.box in self._index and self.in_part1(state.cards[state.player].filled_mask):
+            if self.box_index(action.box) in self.lower_boxes:
+                return (f"{self.box_label(action.box)} may not be filled before part 1 is complete; "
+                        f"allowed: {self._labels(self._fillable(state))} (SK-3)")
         return super()._why_illegal(state, action)
 
     def _must_declare(self, state: ScorecardState) -> bool:
@@ -777,12 +858,6 @@ class YahtzeeGame(ScorecardGame):
 
     NAME = "yahtzee"
     RULES = YahtzeeRules
-    BOX_LABELS = {
-        "ones": "Aces", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives",
-        "sixes": "Sixes", "three_kind": "3 of a kind", "four_kind": "4 of a kind",
-        "full_house": "Full House", "small_straight": "Sm. Straight", "large_straight": "Lg. Straight",
-        "yahtzee": "YAHTZEE", "chance": "Chance",
-    }  # fmt: skip
     UPPER_BONUS = 35
     JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
@@ -884,12 +959,6 @@ class YatzyGame(ScorecardGame):
 
     NAME = "yatzy"
     RULES = YatzyRules
-    BOX_LABELS = {
-        "ones": "Ones", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives",
-        "sixes": "Sixes", "pair": "One Pair", "two_pairs": "Two Pairs", "three_kind": "Three of a Kind",
-        "four_kind": "Four of a Kind", "small_straight": "Small Straight", "large_straight": "Large Straight",
-        "full_house": "Full House", "chance": "Chance", "yatzy": "Yatzy",
-    }  # fmt: skip
     UPPER_BONUS = 50
 
     def _box_scorers(self) -> Mapping[str, Scorer]:
@@ -923,3 +992,58 @@ __all__ = [
     "ScorecardGame", "ScorecardState", "SlovakGame", "SlovakRules", "YahtzeeGame",
     "YahtzeeRules", "YatzyGame", "YatzyRules", "slovak_settlement",
 ]  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------
+# The four scorecard games' specs (kocka.solver.rules.spec)
+# ----------------------------------------------------------------------------------------
+_SCORECARD_TABLES = (TableKind("ev", "kocka.solver.scorecard_solver:SCORECARD_EV"),)
+_SCORECARD_AGENTS = (
+    AgentEntry("optimal", "kocka.agents.registry:scorecard_optimal",
+               "plays the best action from the game's exact table (expected final score)"),
+    AgentEntry("heuristic", "kocka.agents.heuristic:scorecard_heuristic",
+               "a human-like rule set: chases the most valuable open box (kocka.agents.heuristic)"),
+)
+_SCORECARD_FRONT = dict(hint="kocka.agents.frontends.hint_cards:scorecard_hint", view="kocka.agents.frontends.play:render_scorecard",
+                        tables=_SCORECARD_TABLES, agents=_SCORECARD_AGENTS, judges=("optimal",))
+
+HUNGARIAN_WORDS = Words("hu", {
+    "ones": "1-esek", "twos": "2-esek", "threes": "3-asok", "fours": "4-esek", "fives": "5-ösök", "sixes": "6-osok",
+    "chance": "szemét", "pair": "pár", "three_kind": "drill", "two_pairs": "2 pár", "four_kind": "kis póker",
+    "full_house": "full", "small_straight": "kis sor", "large_straight": "nagy sor", "five_kind": "nagy póker",
+})  # fmt: skip
+"""The Hungarian names of the kockapóker boxes (HU-1), also the chip-bidding game's."""
+
+register_game(GameSpec(
+    name="kockapoker", title="Hungarian kockapóker", engine=HungarianGame, players=(1, 6), words=HUNGARIAN_WORDS,
+    **_SCORECARD_FRONT,
+))
+register_game(GameSpec(
+    name="slovak", title="Slovak kockový poker (yatzi)", engine=SlovakGame, players=(1, 4),
+    words=Words("sk", {
+        "ones": "jednotky", "twos": "dvojky", "threes": "trojky", "fours": "štvorky", "fives": "päťky",
+        "sixes": "šestky", "pair": "pár", "two_pairs": "dva páry", "three_kind": "trojica",
+        "small_straight": "malá postupka", "large_straight": "veľká postupka", "full_house": "full house",
+        "four_kind": "štvorica", "poker": "poker", "chance": "šanca",
+    }),
+    **_SCORECARD_FRONT,
+))  # fmt: skip
+register_game(GameSpec(
+    name="yahtzee", title="Yahtzee (validation variant)", engine=YahtzeeGame, players=(1, 6),
+    words=Words("en", {
+        "ones": "Aces", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives", "sixes": "Sixes",
+        "three_kind": "3 of a kind", "four_kind": "4 of a kind", "full_house": "Full House",
+        "small_straight": "Sm. Straight", "large_straight": "Lg. Straight", "yahtzee": "YAHTZEE", "chance": "Chance",
+    }),
+    **_SCORECARD_FRONT,
+))  # fmt: skip
+register_game(GameSpec(
+    name="yatzy", title="Scandinavian Yatzy (validation variant)", engine=YatzyGame, players=(1, 6),
+    words=Words("en", {
+        "ones": "Ones", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives", "sixes": "Sixes",
+        "pair": "One Pair", "two_pairs": "Two Pairs", "three_kind": "Three of a Kind", "four_kind": "Four of a Kind",
+        "small_straight": "Small Straight", "large_straight": "Large Straight", "full_house": "Full House",
+        "chance": "Chance", "yatzy": "Yatzy",
+    }),
+    **_SCORECARD_FRONT,
+))  # fmt: skip
