@@ -2,14 +2,27 @@
 
 Import names live under one namespace (``kocka.solver``, ``kocka.agents``) while the
 source directories stay ``solver/`` and ``agents/`` at the top level.
+
+A kernel already built in place is reused when nothing that goes into it has changed
+(:class:`ReusingBuildExt`): pip builds in a fresh isolated environment each time, whose
+newly installed Cython and numpy headers are newer than any generated C file, so the
+usual timestamp check would recompile every kernel on each ``pip install -e``.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import pathlib
+import shutil
+import sys
 
+import Cython
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = pathlib.Path(__file__).resolve().parent
 
 CYTHON_DIRECTIVES = {
     "language_level": "3",
@@ -38,11 +51,48 @@ extensions = [
     for name in KERNELS
 ]
 
+def build_stamp(ext: Extension) -> str:
+    """What a kernel's binary depends on: every kernel source (a ``.pxd`` can be shared),
+    the Cython, numpy and Python versions, directives and compiler flags."""
+    h = hashlib.sha256()
+    for source in sorted((HERE / "solver").glob("*.p[yx][xdi]")):
+        h.update(source.name.encode() + b"\0" + source.read_bytes())
+    h.update(repr((ext.name, Cython.__version__, np.__version__, sys.version, sorted(CYTHON_DIRECTIVES.items()),
+                   ext.extra_compile_args, ext.extra_link_args, ext.define_macros)).encode())
+    return h.hexdigest()
+
+
+class ReusingBuildExt(build_ext):
+    """build_ext that copies a kernel built in place before (``solver/_x.*.so`` with a
+    matching ``solver/_x.build-stamp``) instead of cythonizing and compiling it again."""
+
+    def build_extension(self, ext: Extension) -> None:
+        name = ext.name.rsplit(".", 1)[-1]
+        suffix = pathlib.Path(self.get_ext_filename(ext.name)).name.split(".", 1)[1]
+        in_place = HERE / "solver" / f"{name}.{suffix}"
+        stamp_file = HERE / "solver" / f"{name}.build-stamp"
+        stamp = build_stamp(ext)
+        target = pathlib.Path(self.get_ext_fullpath(ext.name))
+        if in_place.is_file() and stamp_file.is_file() and stamp_file.read_text().strip() == stamp:
+            print(f"reusing {in_place.name} (sources, Cython and numpy unchanged)")
+            if target.resolve() != in_place.resolve():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(in_place, target)
+            return
+        (compiled,) = cythonize([ext], compiler_directives=CYTHON_DIRECTIVES, force=True, quiet=True)
+        ext.sources = compiled.sources  # the generated C file; ``ext`` keeps setuptools' own attributes
+        super().build_extension(ext)
+        if target.resolve() != in_place.resolve():
+            shutil.copy2(target, in_place)
+        stamp_file.write_text(stamp + "\n")
+
+
 setup(
     # ``kocka`` itself is an implicit namespace package: only its two subpackages exist.
     packages=["kocka.solver", "kocka.solver.rules", "kocka.agents", "kocka.agents.frontends"],
     package_dir={"kocka.solver": "solver", "kocka.agents": "agents"},
     package_data={"kocka.solver": ["*.pyx", "*.pxd", "data/*.json"], "kocka.agents.frontends": ["*.json"]},
-    ext_modules=cythonize(extensions, compiler_directives=CYTHON_DIRECTIVES),
+    ext_modules=extensions,
+    cmdclass={"build_ext": ReusingBuildExt},
     zip_safe=False,
 )

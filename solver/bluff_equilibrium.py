@@ -68,8 +68,8 @@ from kocka.solver.errors import IllegalActionError, RulesError
 from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.rules.base import CHANCE, Game
 from kocka.solver.rules.bluff import (
-    ANSWER, CLAIM, ROLL, AbazsGame, AbazsRules, Accept, Bet, BluffState, Challenge, Claim, LiarsPokerGame, Pass,
-    STAKES_LISTED, TwoDiceClaim, actual_result, all_claims, claim_probabilities, is_true, single_round_game,
+    ANSWER, CLAIM, ROLL, STAKES_LISTED, AbazsGame, AbazsRules, Accept, Bet, BiddingBluffGame, BluffState, Challenge,
+    Claim, LiarsPokerGame, Pass, TwoDiceClaim, actual_result, all_claims, claim_probabilities, is_true, single_round_game,
 )
 from kocka.solver.tables import Table, TableMeta
 
@@ -509,7 +509,7 @@ def walk_game(rules: AbazsRules) -> AbazsGame:
     """Two rounds of Abázs with chip payoffs from 10 chips each: the walks stop where the
     second round starts, where the engine's state names its starter (BLUFF-10)."""
     return single_round_game(  # type: ignore[return-value]
-        "abazs", 2, ranking=rules.ranking, truth=rules.truth, next_starter=rules.next_starter, max_rounds=2,
+        AbazsGame, 2, ranking=rules.ranking, truth=rules.truth, next_starter=rules.next_starter, max_rounds=2,
     )
 
 
@@ -681,7 +681,7 @@ BettingPolicy = Callable[[BluffState], Mapping[Any, Any]]
 """``policy(state) -> {action: probability}`` at the claim or the answer of a
 :func:`betting_round_game` (re-throws are not part of the abstraction)."""
 
-BETTING_GAMES = ("bidding-bluff", "liars-poker")
+BETTING_GAMES = (BiddingBluffGame.NAME, LiarsPokerGame.NAME)
 
 
 def betting_round_game(name: str, stake_cap: int = 3, **options: Any) -> Game:
@@ -897,7 +897,6 @@ class AbazsEquilibriumSolver:
     the exact round and match equilibria of two-player Abázs, with their exploitability
     measured by the independent best response."""
 
-    game = "abazs"
     kind = KIND
     description = "two-player round and match equilibria (exact LPs), exploitability by best response"
 

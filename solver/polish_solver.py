@@ -557,7 +557,6 @@ class PolishEV:
     """Table solver of the full Polish game: exact expected total of every stage card and
     fence count (fences capped, see :data:`DEFAULT_FENCE_CAP`)."""
 
-    game: str = "polish"
     kind: str = "ev"
     description: str = "exact optimal expected game total (solitaire) of every stage, card and fence count"
 
@@ -603,7 +602,6 @@ class PolishBasicEV:
     finishes in eight turns, the fewest possible, ending a turn without a record being
     worth a 0 entry."""
 
-    game: str = "polish-basic"
     kind: str = "ev"
     description: str = "exact optimal expected total of the basic game within eight turns (solitaire)"
 

@@ -24,7 +24,6 @@ from kocka.solver.tables import (
 
 
 class TableSolver(Protocol):
-    game: str
     kind: str
     description: str
 

@@ -59,7 +59,6 @@ from kocka.solver.rules.scorecard import (
 from kocka.solver.tables import Table, TableMeta
 
 VALUE_NAME = "expected final score"
-_tracker_after_table = tracker_after_table  # the name ScorecardEV.check uses
 
 
 # ----------------------------------------------------------------------------------------
@@ -674,7 +673,6 @@ def score_distribution(game: ScorecardGame, table: Table, state: ScorecardState 
 class ScorecardEV:
     """Table solver of the scorecard games: exact expected final score of every card."""
 
-    game: str = "kockapoker, slovak, yahtzee, yatzy"
     kind: str = "ev"
     description: str = "exact optimal expected final score of every card (solitaire), with the score distribution"
 
@@ -726,9 +724,9 @@ class ScorecardEV:
         if abs(dist.mean() - expected) > 1e-6:
             problems.append(f"score distribution mean {dist.mean()!r} differs from the expected score {expected!r}")
         rng = np.random.default_rng(seed)
-        after = _tracker_after_table(game)
+        after = tracker_after_table(game)
         outcomes = dice_tables(5).outcomes
-        for _ in range(200 if game.upper_boxes else 0):  # the entry-group shortcut of _tracker_after_table
+        for _ in range(200 if game.upper_boxes else 0):  # the entry-group shortcut of tracker_after_table
             u, t, o = rng.integers(len(game.upper_boxes)), rng.integers(game.tracker_size), rng.integers(N_OUT)
             direct = game.tracker_after(int(t), game.upper_boxes[u], tuple(int(v) for v in outcomes[o]))
             if after[u, t, o] != direct:

@@ -726,6 +726,36 @@ def test_invalid_basic_states_name_the_value(records, player, pattern):
         game.check_state(PolishBasicState(player=player, records=records, throws=1, dice=(1, 1, 2, 3, 4)))
 
 
+def test_card_rules_the_solver_reads():
+    # PL-9: net upper score from -3 x 21 to +2 x 21, the stage bonus (none on a card
+    # without face boxes); PL-11: scratch entries; PL-14..PL-16: the box groups of a turn
+    game = PolishGame()
+    assert game.net_upper_range() == (-63, 42)
+    assert (game.stage_bonus(1), game.stage_bonus(0), game.stage_bonus(-1)) == (50, 0, -20)
+    assert PolishGame(PolishRules(boxes=("pair", "chance"))).stage_bonus(-5) == 0
+    assert PolishGame(PolishRules(boxes=("fives", "pair"))).net_upper_range() == (-15, 10)
+    assert (game.scratch_entry("fours"), game.scratch_entry("pair")) == (-12, 0)
+    assert get_game("polish", {"pl.upper_scratch": "forbidden"}).scratch_entry("fours") is None
+    full = (1 << 15) - 1
+    assert game.box_groups(1, 0b101) == [full & ~0b101]
+    assert game.box_groups(2, 0) == [1 << b for b in range(15)]
+    assert game.box_groups(3, 0b11) == [0b100] and game.box_groups(3, full) == []
+    stage2 = run(game, throw((1, 2, 3, 5, 5)), at_stage(game, 2))
+    assert game.turn_boxes(stage2) == []  # the declaration is due
+    assert game.turn_boxes(game.apply(stage2, Declare("fives"))) == ["fives"]
+    assert game.turn_boxes(at_stage(game, 3)) == ["ones"]
+
+
+def test_card_from_entries_takes_box_names_in_any_language():
+    game = PolishGame()
+    card = game.card_from_entries({"para": 10, "piątki": 5, "full_house": 24, "Chance": 20})
+    named = {b: v for b, v in zip(game.card_boxes(), card) if v is not None}
+    assert named == {"pair": 10, "fives": 5, "full_house": 24, "chance": 20}
+    assert PolishBasicGame().card_from_entries({"ful": 48}) == (None,) * 5 + (48, None, None)
+    with pytest.raises(InvalidStateError, match="no box 'chance' on this card"):
+        PolishBasicGame().card_from_entries({"chance": 20})
+
+
 # ----------------------------------------------------------------------------------------
 # Properties of random legal play (hypothesis)
 # ----------------------------------------------------------------------------------------

@@ -519,6 +519,34 @@ def test_sk10_total():
     assert game.card_total(card_from(game, entries)) == 10 + 50 + 231
 
 
+def test_sk3_box_groups_and_turn_boxes():
+    # SK-3 as the solvers see it: while part 1 lasts, one group of the open face boxes;
+    # with the declaration every face box is a group of its own (declared after the first
+    # throw), and a turn played without declaring cannot end in a face box
+    faces = 0b111111
+    assert SlovakGame().box_groups(0) == [faces]
+    assert SlovakGame().box_groups(faces) == [((1 << 15) - 1) & ~faces]
+    declaring = SlovakGame(SlovakRules(part1_choice="declare_after_first_throw", part_order="free"))
+    assert declaring.box_groups(0) == [1 << b for b in range(6)] + [((1 << 15) - 1) & ~faces]
+    state = declaring.apply(declaring.new_initial_state(), (2, 2, 3, 5, 6))
+    assert declaring.turn_boxes(state) == list(range(6, 15))
+    assert declaring.turn_boxes(declaring.apply(state, Declare("twos"))) == [1]
+    assert HungarianGame().box_groups((1 << 15) - 1) == []  # a full card: no turn left
+
+
+def test_card_from_entries_takes_box_names_in_any_language():
+    # a card typed by a person: box ids, the card's Hungarian names or English ones
+    game = HungarianGame()
+    card = game.card_from_entries({"pair": 10, "full": 19, "Sixes": 6, "nagy poker": 50})
+    named = {b: e for b, e in zip(game.boxes, card.entries) if e is not None}
+    assert named == {"pair": 10, "full_house": 19, "sixes": 6, "five_kind": 50}
+    assert game.card_from_entries(None) == game.new_initial_state().cards[0]
+    yahtzee = YahtzeeGame().card_from_entries({"entries": {"YAHTZEE": 50}, "yahtzee_bonuses": 1})
+    assert yahtzee.yahtzee_bonuses == 1 and 50 in yahtzee.entries
+    with pytest.raises(InvalidStateError, match="no box 'bogus' on this card; the boxes are 1-esek, 2-esek"):
+        game.card_from_entries({"bogus": 3})
+
+
 def test_sk11_returns_and_settlement(rng):
     # SK-10, SK-11: returns are totals; the settlement sums to zero
     game = SlovakGame(num_players=3)

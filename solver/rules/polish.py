@@ -12,7 +12,10 @@ player keeps any dice and throws the rest (PL-2).
 
 The pure scoring functions (:func:`base_value`, :func:`shows`, :func:`face_entry`,
 :func:`box_value`, :func:`basic_value`, :func:`upper_bonus`, :func:`stage_total`) work on
-sorted five-dice tuples and are what solvers use to build their value tables.
+sorted five-dice tuples and are what solvers use to build their value tables. The card
+rules they need beyond the scores are :class:`PolishGame` methods: ``net_upper_range`` and
+``stage_bonus`` (PL-9), ``scratch_entry`` (PL-11), ``box_groups`` and ``turn_boxes``
+(PL-14..PL-16); ``card_from_entries`` reads a card named in any of the game's languages.
 
 Box ids are the strings in :data:`BOXES`; their order is the card order and the fixed
 stage-3 order (PL-16).

@@ -35,6 +35,12 @@ Boxes are addressed by index into ``game.boxes``; a card is a bit mask of filled
 * ``allowed_boxes(filled_mask, dice=None)`` -- the boxes a Fill may choose (SK part order,
   Yahtzee forced joker); ``fill_score(...)`` -- entry and bonus of one Fill, the single
   function the state machine uses.
+* ``box_groups(filled_mask)`` -- the groups of boxes one turn may end in, as bit masks (one
+  group, or under the SK declaration one per face box, SK-3); ``turn_boxes(state)`` -- the
+  group the turn in progress is played in. Solvers lay out their turns by these.
+* ``entries_total(card)``, ``card_total(card)`` -- the points written so far, and the total
+  (HU-8, SK-10); ``SlovakGame.settlement(state)`` -- SK-11's results at the end;
+  ``card_from_entries(mapping)`` -- a card from box names in any of the game's languages.
 
 **Reduced cards.** Every Rules class takes ``boxes``, a tuple of box names (default: the whole
 card) that restricts the card to a subset, for small exact validation games. The rule
