@@ -32,9 +32,9 @@ CYTHON_DIRECTIVES = {
     "initializedcheck": False,
 }
 
-KERNELS = ["_dicetables", "_scorecard", "_kocka"]
+KERNELS = ["_dicetables", "_scorecard", "_kocka", "_target", "_polish_race"]
 # kernels whose prange loops run on OpenMP threads
-OPENMP_KERNELS = {"_kocka"}
+OPENMP_KERNELS = {"_kocka", "_polish_race"}
 # Developers rebuilding one kernel in place: KOCKA_KERNELS=_name python setup.py build_ext --inplace
 if os.environ.get("KOCKA_KERNELS"):
     KERNELS = [k for k in KERNELS if k in os.environ["KOCKA_KERNELS"].split(",")]
@@ -91,7 +91,7 @@ setup(
     # ``kocka`` itself is an implicit namespace package: only its two subpackages exist.
     packages=["kocka.solver", "kocka.solver.rules", "kocka.agents", "kocka.agents.frontends"],
     package_dir={"kocka.solver": "solver", "kocka.agents": "agents"},
-    package_data={"kocka.solver": ["*.pyx", "*.pxd", "data/*.json"], "kocka.agents.frontends": ["*.json"]},
+    package_data={"kocka.solver": ["*.pyx", "*.pxd", "data/*.json"], "kocka.agents.frontends": ["*.json", "static/*"]},
     ext_modules=extensions,
     cmdclass={"build_ext": ReusingBuildExt},
     zip_safe=False,

@@ -13,14 +13,18 @@ scorecard solver's table, ``kocka-solve build kockapoker``); they differ in the 
   or two reckless players would raise forever under ``hu_bid.response = until_answered``).
 
 **Who finishes top.** The cards are public and independent, so each player's final total
-has its own distribution: the scorecard solver's remaining-score distribution of his card
-under optimal play (:func:`~kocka.solver.scorecard_solver.score_distribution`; mid-turn for
-the player whose turn it is). Early cards are expensive to propagate (seconds with one box
-filled), so while a card has more than :data:`EXACT_MAX_OPEN` open boxes its distribution
-is replaced by a normal one with the exact mean (:func:`~kocka.solver.scorecard_solver.value_of_card`)
-and the empty card's standard deviation scaled by the square root of the open share of
-the card. From the distributions, P(the top set is exactly S) for every set S of players
-(ties included), exactly.
+has its own distribution under optimal (expected-score) play: at the start of a turn the
+one stored for every card in the target table (``kocka-solve build kockapoker --kind
+target``, :meth:`~kocka.solver.target_solver.TargetView.final_distribution`, the same
+distributions the scorecard games' ``winner`` agent plays against); mid-turn, for the
+player whose turn it is, the scorecard solver's forward distribution from his position
+(:func:`~kocka.solver.scorecard_solver.score_distribution`) while his card has at most
+:data:`EXACT_MAX_OPEN` open boxes, else his card's at the start of the turn. From the
+distributions, P(the top set is exactly S) for every set S of players (ties included),
+exactly, and each player's P(finishing first) with ties shared (RULES.md section 0), the
+``winner``'s win share. Without a target table (:class:`FinalTotals` with none) a card
+with more than :data:`EXACT_MAX_OPEN` open boxes gets a normal distribution with the exact
+mean and the empty card's standard deviation scaled by the square root of the open share.
 
 **The bettor's value of an action** is its expected net result (received minus paid) if
 the betting then stood still: the settlement averaged over the top sets, after the
@@ -42,7 +46,7 @@ import numpy as np
 
 from kocka.agents.base import Agent, AgentUnavailable, ranked
 from kocka.agents.registry import AgentOptions
-from kocka.solver import scorecard_solver
+from kocka.solver import scorecard_solver, target_solver
 from kocka.solver.errors import TableError
 from kocka.solver.decision import Decision
 from kocka.solver.registry import get_table
@@ -64,11 +68,13 @@ class FinalTotals:
     """Distributions of every player's final total for one chip-bidding game (cached per
     card: cards recur within and across games)."""
 
-    def __init__(self, game: ChipBiddingGame, table: Any, exact_max_open: int = EXACT_MAX_OPEN) -> None:
+    def __init__(self, game: ChipBiddingGame, table: Any, exact_max_open: int = EXACT_MAX_OPEN,
+                 target_table: Any = None) -> None:
         self.game = game
         self.table = table
         self.exact_max_open = exact_max_open
         self.solo = HungarianGame(game.rules.scorecard_rules(), num_players=1)
+        self.view = None if target_table is None else target_solver.view_of(self.solo, target_table)
         self.empty_std = scorecard_solver.score_distribution(self.solo, table, None).std()
         self._cache: dict[Card, tuple[int, np.ndarray]] = {}
 
@@ -82,6 +88,8 @@ class FinalTotals:
         filled = sum(e is not None for e in card.entries)
         if card.is_full:
             return self.solo.card_total(card), np.ones(1)
+        if self.view is not None:
+            return self.view.final_distribution(card)
         if len(card.entries) - filled <= self.exact_max_open:
             dist = scorecard_solver.score_distribution(self.solo, self.table, card)
             return dist.first, np.asarray(dist.probs, dtype=float)
@@ -102,6 +110,16 @@ class FinalTotals:
     def top_sets(self, state: ChipBiddingState) -> dict[frozenset[int], float]:
         """P(the players with the highest final total are exactly S), for every S."""
         return top_set_probabilities([self.of_player(state, p) for p in range(self.game.num_players)])
+
+
+def win_shares(tops: dict[frozenset[int], float], players: int) -> list[float]:
+    """Each player's P(finishing first) with ties shared (1/m of a win to each of m tied
+    players, RULES.md section 0), from the top-set probabilities.
+
+    >>> win_shares({frozenset({0}): 0.5, frozenset({0, 1}): 0.5}, 2)
+    [0.75, 0.25]
+    """
+    return [sum(p / len(s) for s, p in tops.items() if i in s) for i in range(players)]
 
 
 def _discrete_normal(mean: float, std: float) -> tuple[int, np.ndarray]:
@@ -213,17 +231,22 @@ class BettingAgent(_CardPlayer):
     shows P(finishing top) for every player."""
 
     name = "bettor"
-    description = "kockapoker-bid: raises, holds or passes by P(finishing top) from the score distributions"
+    description = "kockapoker-bid: raises, holds or passes by P(finishing top) from the stored score distributions"
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed, options)
-        self.totals = FinalTotals(self.game, self.table)
+        solo = HungarianGame(self.game.rules.scorecard_rules(), num_players=1)
+        try:
+            target = get_table(solo, "target", options.cache_dir, build_missing=options.build_missing)
+        except TableError as exc:
+            raise AgentUnavailable(f"agent 'bettor' weighs who finishes top with the kockapoker target table: {exc}") from None
+        self.totals = FinalTotals(self.game, self.table, target_table=target)
 
     def rank_betting(self, state: ChipBiddingState, actions: list) -> list[Decision]:
         me = self.game.current_player(state)
         tops = self.totals.top_sets(state)
         p_top = [sum(p for s, p in tops.items() if i in s) for i in range(self.game.num_players)]
-        detail = {"P(top)": p_top}
+        detail = {"P(top)": p_top, "P(win)": win_shares(tops, self.game.num_players)}
         decisions = []
         for action in actions:
             paid, passed = self.after(state, me, action, tops)
@@ -300,5 +323,5 @@ def reckless_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 __all__ = [
     "BettingAgent", "EXACT_MAX_OPEN", "FinalTotals", "RecklessAgent", "ScoreOnlyAgent", "expected_net",
-    "top_set_probabilities",
+    "top_set_probabilities", "win_shares",
 ]  # fmt: skip

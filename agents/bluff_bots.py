@@ -6,7 +6,9 @@
 * ``equilibrium`` (:class:`EquilibriumBot`, two-player Abázs) plays the exact match
   equilibrium of :mod:`kocka.solver.bluff_equilibrium` from its table (the round
   equilibrium that also prices who starts the next round), mixed strategies sampled with
-  the agent's own generator.
+  the agent's own generator; in the two-player bidding bluff and liar's poker
+  (:class:`BettingEquilibriumBot`) the exact round equilibrium of
+  :mod:`kocka.solver.bluff_round`.
 * Baselines: ``truthful`` (:class:`TruthfulBot`: the truth when it may, else the smallest
   lie; believes every claim) and ``threshold`` (:class:`ThresholdBot`: claims alike,
   doubts every claim at or above a fixed claim). ``random`` is the registry's.
@@ -79,7 +81,7 @@ import numpy as np
 
 from kocka.agents.base import Agent, AgentUnavailable, Event, ranked
 from kocka.agents.registry import AgentOptions
-from kocka.solver import bluff_equilibrium
+from kocka.solver import bluff_equilibrium, bluff_round
 from kocka.solver.dice import outcome_distribution, remove
 from kocka.solver.errors import RulesError, TableError
 from kocka.solver.decision import Decision
@@ -634,7 +636,8 @@ class BayesBot(_BluffAgent):
                 owed = sum(a for a, bet in zip(amounts, pattern) if bet)
                 value -= p * min(owed, state.chips[me])
         p_pass = math.prod(1.0 - b for b in bet_p)
-        return value, {"true": true, "P(everybody passes)": p_pass, "expected bettors": float(sum(bet_p))}
+        return value, {"true": true, "P(bet)": 1.0 - p_pass, "P(everybody passes)": p_pass,
+                       "expected bettors": float(sum(bet_p))}
 
     def _rank_betting_claim(self, state: BluffState, actions: list) -> list[Decision]:
         shown = self.game.shown_dice(state)
@@ -704,6 +707,71 @@ class EquilibriumBot(_BluffAgent):
         return self.rng.choices(actions, weights=weights)[0]
 
 
+class BettingEquilibriumBot(_BluffAgent):
+    """Plays the exact two-player round equilibrium of the bidding bluff or liar's poker
+    (:mod:`kocka.solver.bluff_round`; its table: ``kocka-solve build bidding-bluff`` or
+    ``liars-poker``), sampling the mixed strategies with its own generator. In a whole
+    bidding-bluff match (no round limit) it plays the match plan instead when its table is
+    built (``kocka-solve build bidding-bluff --kind match``), which maximises the chance to
+    win the match. ``rank`` values are the chips from here to the end of the round (or the
+    chance to win the match) against the equilibrium opponent; ``detail`` gives each
+    action's equilibrium probability, for a claim whether it is true and P(it is bet on),
+    for an answer P(the claim is true)."""
+
+    name = "equilibrium"
+    description = "two players: the exact round equilibrium (table), mixed strategies"
+    value_name = "expected chips this round vs equilibrium"
+
+    def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
+        super().__init__(game, seed)
+        try:
+            canonical = bluff_round.canonical_game(game)
+            table = self._match_table(game, options)
+            if table is None:
+                table = get_table(canonical, bluff_round.KIND, options.cache_dir, build_missing=options.build_missing)
+        except RulesError as exc:
+            raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
+        except TableError as exc:
+            raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
+        self.plan = bluff_round.plan_for(canonical, table)
+        self.value_name = self.plan.value_name
+        start = game.rules.start_chips
+        if not self.plan.covers(start, start):
+            raise AgentUnavailable(
+                f"agent 'equilibrium': its table does not hold a match from {start} chips each "
+                f"(it holds chips adding up to {self.plan.max_total}); build it with -r start_chips={start}"
+            )
+        self._policy = self.plan.policy()
+
+    @staticmethod
+    def _match_table(game: Game, options: AgentOptions) -> Any:
+        """The bidding bluff's match plan, where the game is a whole match (no round limit)
+        and its table is built: it maximises the chance to win the match (BLUFF-6), as the
+        Abázs agent's match plan does; None otherwise (the round plan plays)."""
+        if not isinstance(game, BiddingBluffGame) or game.rules.max_rounds is not None:
+            return None
+        try:
+            return get_table(bluff_round.canonical_match_game(game), bluff_round.BIDDING_MATCH.kind, options.cache_dir)
+        except TableError:
+            return None
+
+    def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
+        self.decision_actions(state)
+        try:
+            return bluff_round.rank(self.game, self.plan, state)
+        except RulesError as exc:
+            raise AgentUnavailable(f"agent 'equilibrium': {exc}") from None
+
+    def choose(self, state: Any) -> Any:
+        self.require_decision(state)
+        try:
+            probabilities = self._policy(state)
+        except RulesError as exc:
+            raise AgentUnavailable(f"agent 'equilibrium': {exc}") from None
+        actions, weights = zip(*probabilities.items())
+        return self.rng.choices(actions, weights=weights)[0]
+
+
 # ----------------------------------------------------------------------------------------
 # Round policies (for the exploitability of any bot) and factories
 # ----------------------------------------------------------------------------------------
@@ -737,10 +805,12 @@ def threshold_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 def equilibrium_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
-    return EquilibriumBot(game, seed, options)
+    if isinstance(game, AbazsGame):
+        return EquilibriumBot(game, seed, options)
+    return BettingEquilibriumBot(game, seed, options)
 
 
 __all__ = [
-    "BayesBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "ThresholdBot", "TruthfulBot",
+    "BayesBot", "BettingEquilibriumBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "ThresholdBot", "TruthfulBot",
     "round_policy", "truthful_claim",
 ]  # fmt: skip

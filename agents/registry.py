@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
 from kocka.solver import kocka_solver, polish_solver, scorecard_solver
@@ -90,8 +90,15 @@ class TableAgent(Agent):
             raise AgentUnavailable(f"agent {name!r} needs a value table: {exc}") from None
 
     def rank(self, state: Any) -> list[Decision]:
+        return list(self._ranked(state))
+
+    def choose(self, state: Any) -> Any:
+        # the best action only: a solver's ranking may make its decisions as they are read
+        return self._ranked(state)[0].action
+
+    def _ranked(self, state: Any) -> Sequence[Decision]:
         self.require_decision(state)
-        decisions = list(self.backend.rank(self.game, self.table, state))
+        decisions = self.backend.rank(self.game, self.table, state)
         if not decisions:
             raise AgentUnavailable(f"the {self.game.NAME} table ranked no action in {self.game.describe_state(state)}")
         return decisions
@@ -113,9 +120,19 @@ def table_agent(backend: TableBackend, name: str) -> Callable[[Game, int, AgentO
 
 scorecard_optimal = table_agent(TableBackend(None, scorecard_solver.rank, "expected final score"), "optimal")
 polish_optimal = table_agent(TableBackend(None, polish_solver.rank, "expected final score"), "optimal")
-kocka_optimal = table_agent(
+def kocka_optimal(game: Game, seed: int, options: AgentOptions) -> Agent:
+    """Kocka's ``optimal``: ranks by P(win) from the win table that fits the game
+    (:func:`kocka.solver.kocka_solver.win_table_kind`: the exact two-player table under
+    every end rule, the exact three-player one under ``kocka.end = immediate``; with more
+    players the leading opponents stand for all)."""
+    backend = TableBackend(kocka_solver.win_table_kind(game), kocka_solver.rank, "P(win)", min_players=2,
+                           alternative="for one player use 'ev' (expected points banked per turn)")
+    return table_agent(backend, "optimal")(game, seed, options)
+
+
+kocka_leader = table_agent(
     TableBackend("winprob", kocka_solver.rank, "P(win)", min_players=2,
-                 alternative="for one player use 'ev' (expected points banked per turn)"), "optimal")
+                 alternative="for one player use 'ev' (expected points banked per turn)"), "leader")
 kocka_ev = table_agent(TableBackend("turn_ev", kocka_solver.rank, "expected points this turn"), "ev")
 
 

@@ -1,11 +1,16 @@
 """Benchmark the Kocka solver and print the figures quoted in docs/SOLVER.md.
 
-    python scripts/bench_kocka.py            # everything (about 15 s)
-    python scripts/bench_kocka.py --quick    # skip the thread comparison and the openings
+    python scripts/bench_kocka.py            # everything two-player (about 2 minutes)
+    python scripts/bench_kocka.py --quick    # skip the thread comparison, the openings and the end rules
+    python scripts/bench_kocka.py --three 10000 [--dask]   # the three-player table (minutes; 2.3 GB with --dask)
+    python scripts/bench_kocka.py --three 5000 --pure      # ... and what the mixed classes change
 
 Prints, per table: seconds, states and states/s; the peak memory of the process (max RSS);
-P(first player wins); the expected turn score per phase; the optimal action for a few
-telling opening rolls.
+P(first player wins) under every end rule (KOCKA-20); the expected turn score per phase;
+the optimal action for a few telling opening rolls; with ``--three``: the three start
+figures, the classes with mixed play, and (``--pure``) how far the start figures move when
+those classes are settled by the closest pure play instead; with ``--dask``: the same
+table on a ``distributed.LocalCluster`` of two workers, compared bit for bit.
 """
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ import time
 import numpy as np
 
 from kocka.solver.kocka_solver import (
-    UNIT, kocka_model, rank, series_odds, solve_race, turn_ev_values, turn_reach_values,
+    LEAD_UNITS, UNIT, DaskClassRunner, kocka_model, rank, series_odds, solve_race, solve_race_ends, solve_three,
+    turn_ev_values, turn_reach_values,
 )
 from kocka.solver.pig import pig_win_probabilities
 from kocka.solver.decision import BuildOptions
@@ -48,7 +54,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--three", type=int, default=0, metavar="TARGET",
+                        help="only the three-player table for this target (10000: the full game)")
+    parser.add_argument("--pure", action="store_true", help="with --three: also settle the cycling classes by pure play")
+    parser.add_argument("--dask", action="store_true", help="with --three: also build on a two-worker LocalCluster")
     args = parser.parse_args()
+    if args.three:
+        three_player(args.three, args.threads, args.pure, args.dask)
+        return
     rules = KockaRules()
 
     kocka_model.cache_clear()
@@ -104,6 +117,22 @@ def main() -> None:
 
     if args.quick:
         return
+    print("\n== two players under every end rule (KOCKA-20, kocka.ones_series) ==")
+    for end, ones in (("last_turn", "instant_win"), ("last_turn", "normal"), ("finish_round", "instant_win"),
+                      ("finish_round", "normal")):
+        ends_rules = KockaRules(end=end, ones_series=ones)
+        ends_model = kocka_model(ends_rules)
+        sol = solve_race_ends(ends_model, threads=args.threads)
+        seat2 = 1 - sol.first_player
+        print(f"end={end}, ones_series={ones}: W(0, 0) = {sol.first_player:.6f} (P(seat 2 wins) {seat2:.6f}); "
+              f"{sol.seconds:.2f}s, {sol.turn_evaluations:,} turn evaluations "
+              f"({sol.turn_evaluations / ends_model.goal ** 2:.2f} per score pair), unconverged {sol.unconverged}")
+        if end == "last_turn" and ones == "instant_win":
+            wide = solve_race_ends(ends_model, threads=args.threads, lead=2 * LEAD_UNITS)
+            print(f"  following banks {2 * LEAD_UNITS * UNIT} instead of {LEAD_UNITS * UNIT} past the target moves "
+                  f"no value by more than {np.max(np.abs(wide.win - sol.win)):.1e}")
+    print(f"peak memory (max RSS of this process so far): {peak_mb():.0f} MB")
+
     print("\n== optimal openings ==")
     ev_table = build_table(KockaGame(rules), KOCKA_TURN_EV, BuildOptions(progress=False), save=False)
     win_table = build_table(KockaGame(rules, num_players=2), KOCKA_WINPROB,
@@ -125,6 +154,45 @@ def main() -> None:
             d = rank(two, win_table, state)[0]
             print(f"    at {me}-{opp}: {d.label}, P(win) = {d.value:.4f} (EV {d.detail['ev']:.1f})")
     print(f"peak memory (max RSS): {peak_mb():.0f} MB")
+
+
+def three_player(target: int, threads: int, pure: bool, dask: bool) -> None:
+    """The three-player table for ``target``: time, memory, start figures, mixed classes."""
+    model = kocka_model(KockaRules(target=target))
+    cpu = time.process_time()
+    sol = solve_three(model, threads=threads)
+    cpu = time.process_time() - cpu
+    goal = model.goal
+    mixing = [m for m in sol.mixed if any(p is not None for p in m.probabilities)]
+    print(f"three players, target {target}: {sol.seconds:.1f}s wall, {cpu:.1f}s CPU ({threads} threads); "
+          f"{goal ** 3:,} score triples, {sol.classes:,} rotation classes; {sol.turn_evaluations:,} turn evaluations "
+          f"({sol.turn_evaluations / goal ** 3:.3f} per position), {sol.turn_rows:,} rows, "
+          f"{sol.full_evaluations:,} with every set-aside a choice")
+    print(f"  P(seat 1, 2, 3 wins) = {', '.join(f'{v:.6f}' for v in sol.start)}")
+    print(f"  classes whose Newton steps cycled: {len(sol.mixed)} ({len(mixing)} settled by mixed play, "
+          f"{len(sol.mixed) - len(mixing) - sol.unresolved} by a pure equilibrium the steps jumped over, "
+          f"{sol.unresolved} unresolved); largest gain of a pure deviation "
+          f"{max((m.gain for m in sol.mixed), default=0.0):.1e}")
+    for m in sol.mixed:
+        print(f"    {[tuple(v * UNIT for v in s) for s in m.states][0]}: probabilities {m.probabilities}, "
+              f"policies seen {m.policies}, gain {m.gain:.1e}")
+    print(f"  peak memory (max RSS of this process so far): {peak_mb():.0f} MB")
+    if pure:
+        alt = solve_three(model, threads=threads, mix=False)
+        diff = np.abs(alt.win - sol.win)
+        states = {s for m in alt.mixed for s in m.states}
+        inside = max((float(diff[s].max()) for s in states), default=0.0)
+        print(f"  pure play in the cycling classes instead: the start figures move by {diff[0, 0, 0].max():.1e}; "
+              f"values inside those classes by up to {inside:.1e}, anywhere by up to {diff.max():.1e}; largest "
+              f"gain of a deviation then {max((m.gain for m in alt.mixed), default=0.0):.1e}")
+    if dask:
+        from distributed import Client, LocalCluster  # optional dependency (kocka[dask])
+
+        with LocalCluster(n_workers=2, threads_per_worker=max(1, threads // 2), processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            other = solve_three(model, runner=DaskClassRunner(client, threads=max(1, threads // 2)))
+        print(f"  dask LocalCluster (2 workers): {other.seconds:.1f}s wall; bitwise identical: "
+              f"{np.array_equal(other.win, sol.win)}; peak memory of this process {peak_mb():.0f} MB")
 
 
 if __name__ == "__main__":

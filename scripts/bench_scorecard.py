@@ -7,7 +7,11 @@ are its own. For every variant it prints the build time split into the state-spa
 (forward propagation), then the whole ``build_table`` (with the atomic write); wall and CPU
 seconds (CPU is the robust figure on a shared machine; with threads it adds up every
 thread), solved states per second, peak memory, the table size and load time, and the
-hint latency (median of warm ``kocka hint`` answers, and the first answer after loading).
+hint latency (median of warm ``kocka hint`` answers, and the first answer after loading
+in the same process, the engine's scoring tables already made by the build; the first hint
+of a fresh process is ``scripts/bench_hint.py``'s), then the targets of issue 15 that these
+figures decide: peak memory (Yahtzee <= 60 MB, kockapoker <= 120 MB) and the score
+distribution step no slower than the values step (CPU seconds).
 
     python scripts/bench_scorecard.py                  # all variants, one job
     python scripts/bench_scorecard.py --jobs 2 --backend threading
@@ -35,6 +39,7 @@ VARIANTS = {
     "yatzy": ("yatzy", {}),
 }
 HINT_POSITIONS = [((1, 1, 3, 4, 6), 1), ((2, 2, 5, 5, 6), 2), ((3, 3, 3, 5, 5), 3)]
+MEMORY_TARGETS_MB = {"yahtzee": 60, "kockapoker": 120}  # issue 15
 
 
 class Clock:
@@ -110,6 +115,7 @@ def main() -> None:
               f"{'(cpu)':>6s} {'states/s':>9s} {'dist s':>6s} {'(cpu)':>6s} {'build s':>7s} {'(cpu)':>6s} "
               f"{'peak MB':>7s} {'table MB':>8s} {'load ms':>7s} {'hint ms':>7s} {'1st hint':>8s}")
     print(header)
+    rows = []
     for variant in args.only or VARIANTS:
         out = subprocess.run(
             [sys.executable, __file__, "--one", variant, "--jobs", str(args.jobs), "--backend", args.backend,
@@ -121,6 +127,15 @@ def main() -> None:
               f"{r['values_s']:8.2f} {r['values_cpu_s']:6.2f} {r['states_per_s']:9,.0f} {r['dist_s']:6.2f} "
               f"{r['dist_cpu_s']:6.2f} {r['build_s']:7.2f} {r['build_cpu_s']:6.2f} {r['peak_mb']:7.0f} "
               f"{r['table_mb']:8.1f} {r['load_ms']:7.1f} {r['hint_ms']:7.2f} {r['first_hint_ms']:8.1f}", flush=True)
+        rows.append(r)
+    print()
+    for r in rows:
+        checks = [f"distribution / values CPU {r['dist_cpu_s'] / max(r['values_cpu_s'], 1e-9):.2f} (target <= 1): "
+                  f"{'met' if r['dist_cpu_s'] <= r['values_cpu_s'] else 'NOT met'}"]
+        if r["variant"] in MEMORY_TARGETS_MB:
+            limit = MEMORY_TARGETS_MB[r["variant"]]
+            checks.append(f"peak {r['peak_mb']:.0f} MB (target <= {limit}): {'met' if r['peak_mb'] <= limit else 'NOT met'}")
+        print(f"{r['variant']}: " + "; ".join(checks))
 
 
 if __name__ == "__main__":

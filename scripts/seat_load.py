@@ -10,7 +10,8 @@ it, the worst kind of slow request). Then, for ``--seconds``:
   (``score``, ``legal`` at a decision and at a roll, ``apply``, ``choose`` / ``rank``
   with ``--agent``, ``new``, ``hello``), each answer checked for its kind;
 * one client keeps a ``slow`` request in flight all the time;
-* one client sends ``GET /`` (``hello``) every 20 ms and times it while ``slow`` runs.
+* one client, in a process of its own, sends ``GET /`` (``hello``) every 20 ms and times
+  it while ``slow`` runs.
 
 Then it opens ``--half-open`` connections (default 500: half send nothing, half a
 partial request head) and waits until the server has closed each (its head timeout),
@@ -28,7 +29,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import http.client
 import json
+import multiprocessing
 import os
 import pathlib
 import random
@@ -116,6 +119,35 @@ class Connection:
         self.reader = self.writer = None
 
 
+def probe_hello(port: int, seconds: float, slow_in_flight: Any, send: Any) -> None:
+    """(In a child process.) ``GET /`` every 20 ms for ``seconds`` over one blocking
+    keep-alive connection; sends back the latencies of those made while the slow
+    request was in flight from start to end, and any errors."""
+    samples, errors = [], []
+    conn = http.client.HTTPConnection(HOST, port, timeout=30)
+    stop = time.perf_counter() + seconds
+    while time.perf_counter() < stop:
+        time.sleep(0.02)
+        before = slow_in_flight.value
+        start = time.perf_counter()
+        try:
+            conn.request("GET", "/")
+            reply = conn.getresponse()
+            body = reply.read()
+        except (OSError, http.client.HTTPException) as exc:
+            errors.append(repr(exc))
+            conn.close()
+            conn = http.client.HTTPConnection(HOST, port, timeout=30)
+            continue
+        took = time.perf_counter() - start
+        if reply.status != 200 or not body.startswith(b'{"id":null,"result":{"protocol"'):
+            errors.append(f"status {reply.status}: {body[:200]!r}")
+        elif before and slow_in_flight.value:
+            samples.append(took)
+    conn.close()
+    send.send((samples, errors))
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -140,9 +172,10 @@ class Load:
         self.examples: list[str] = []
         self.hello_while_slow: list[float] = []
         self.hello_half_open: list[float] = []
-        self.slow_in_flight = False
+        self.slow_in_flight = multiprocessing.get_context("fork").Value("b", 0)
         self.slow_done = 0
         self.stop = 0.0
+        self.server: subprocess.Popen | None = None
 
     def error(self, kind: str, detail: str) -> None:
         self.errors[kind] += 1
@@ -193,16 +226,17 @@ class Load:
             if status != 200:
                 self.error(f"status {status}", data.decode(errors="replace"))
                 continue
-            answer = json.loads(data)
-            kind = "result" if "result" in answer else answer["error"]["code"]
-            if kind != expect or answer["id"] != n:
-                self.error(f"{label}: {kind}", data.decode(errors="replace"))
+            # the seat writes {"id":N,"result":...} or {"id":N,"error":{"code":...}}: checked on
+            # the bytes, so that decoding big answers does not slow the client down
+            wanted = b'{"id":%d,"result":' % n if expect == "result" else b'{"id":%d,"error":{"code":"%s"' % (n, expect.encode())
+            if not data.startswith(wanted):
+                self.error(f"{label}: not {expect}", data[:300].decode(errors="replace"))
         await conn.close()
 
     async def slow_client(self) -> None:
         conn = Connection(self.port)
         while time.perf_counter() < self.stop:
-            self.slow_in_flight = True
+            self.slow_in_flight.value = 1
             try:
                 status, data = await conn.request(b'{"id": "slow", "method": "slow"}')
             except (ConnectionError, OSError, asyncio.IncompleteReadError) as exc:
@@ -210,18 +244,16 @@ class Load:
                 await conn.close()
                 continue
             finally:
-                self.slow_in_flight = False
+                self.slow_in_flight.value = 0
             if status != 200 or "result" not in json.loads(data):
                 self.error("slow", data.decode(errors="replace"))
             self.slow_done += 1
         await conn.close()
 
-    async def hello_probe(self, into: list[float], until: Any, only_while_slow: bool) -> None:
+    async def hello_probe(self, into: list[float], until: Any) -> None:
         conn = Connection(self.port)
         while not until():
             await asyncio.sleep(0.02)
-            if only_while_slow and not self.slow_in_flight:
-                continue
             start = time.perf_counter()
             try:
                 status, data = await conn.request(None)
@@ -229,8 +261,6 @@ class Load:
                 self.error("connection (hello)", repr(exc))
                 await conn.close()
                 continue
-            if only_while_slow and not self.slow_in_flight:
-                continue  # the slow request ended meanwhile: not a sample of "while it runs"
             into.append(time.perf_counter() - start)
             if status != 200:
                 self.error(f"hello status {status}", data.decode(errors="replace"))
@@ -256,7 +286,7 @@ class Load:
             return time.perf_counter() - start
 
         done = asyncio.get_running_loop().create_future()
-        probe = asyncio.create_task(self.hello_probe(self.hello_half_open, done.done, False))
+        probe = asyncio.create_task(self.hello_probe(self.hello_half_open, done.done))
         times = await asyncio.gather(*(wait_closed(r) for r, _ in opened))
         done.set_result(None)
         await probe
@@ -270,12 +300,20 @@ class Load:
         weights = [20, 18, 8, 16, 14, 8, 6, 5, 5]
         self.stop = time.perf_counter() + self.args.seconds
         started = time.perf_counter()
-        await asyncio.gather(
-            *(self.client(mix, weights, seed) for seed in range(self.args.clients)),
-            self.slow_client(),
-            self.hello_probe(self.hello_while_slow, lambda: time.perf_counter() >= self.stop, True),
-        )
+        # hello is timed from a process of its own: this one's event loop is busy with the
+        # other clients, and its delays are not the server's
+        receive, send = multiprocessing.get_context("fork").Pipe(duplex=False)
+        probe = multiprocessing.get_context("fork").Process(
+            target=probe_hello, args=(self.port, self.args.seconds, self.slow_in_flight, send), daemon=True)
+        probe.start()
+        await asyncio.gather(*(self.client(mix, weights, seed) for seed in range(self.args.clients)), self.slow_client())
         elapsed = time.perf_counter() - started
+        self.hello_while_slow, probe_errors = await asyncio.get_running_loop().run_in_executor(None, receive.recv)
+        probe.join(30)
+        for error in probe_errors:
+            self.error("hello", error)
+        if self.server is not None and self.server.poll() is not None:
+            raise SystemExit(f"seat_load: the server exited (status {self.server.returncode}) during the load")
         closed, last_closed, all_open = await self.half_open(self.args.half_open)
         return {"elapsed": elapsed, "closed": closed, "last_closed": last_closed, "all_open": all_open}
 
@@ -307,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         port = int(url.rstrip("/").rsplit(":", 1)[1])
         load = Load(port, args)
+        load.server = server
         rss_start = rss_kib(server.pid)
         figures = asyncio.run(load.run())
         rss_end = rss_kib(server.pid)

@@ -27,6 +27,8 @@ from cython.parallel cimport parallel, prange
 from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
 
+import numpy as np
+
 
 cdef enum:
     MAX_GROUP = 64  # most choices one roll can offer (checked when a model is passed in)
@@ -46,6 +48,7 @@ cdef struct Model:
     const int* entry_offset   # (E,) points * n_cols + slot
     const unsigned char* plain  # (K,) no lotteries and no entry beyond plain_reach
     int plain_reach           # most points of an entry of a plain kind
+    int win_kind              # a kind whose scoring roll wins the game at once (KOCKA-19), or -1
 
 
 cdef struct Phase:
@@ -90,7 +93,7 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
     comparison is between functions that are linear there, by induction from the top row.
     """
     cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
-    cdef int t, ki, k, g, e, e0, e1, r, idx, best_idx, i, best_i, base
+    cdef int t, ki, k, g, g_end, e, e0, e1, r, idx, best_idx, i, best_i, base
     cdef bint plain
     cdef double rv, rb, best, v, q, best_q, best_slope, p
     cdef double cand_val[MAX_GROUP]
@@ -108,7 +111,14 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
             rb = 0.0
             plain = m.plain[k]
             base = t * ncol
-            for g in range(m.group_ptr[k], m.group_ptr[k + 1]):
+            if k == m.win_kind:
+                # KOCKA-19: a scoring roll of this kind wins (worth 1), whatever the total
+                p = m.bust_prob[k]
+                rv = 1.0 - p
+                g_end = m.group_ptr[k]  # no groups visited
+            else:
+                g_end = m.group_ptr[k + 1]
+            for g in range(m.group_ptr[k], g_end):
                 e0 = m.entry_ptr[g]
                 e1 = m.entry_ptr[g + 1]
                 if plain and (margin == NULL or e1 - e0 == 1):
@@ -208,6 +218,7 @@ cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const 
     m.entry_offset = &entry_offset[0]
     m.plain = &plain[0]
     m.plain_reach = plain_reach
+    m.win_kind = -1
     return m
 
 
@@ -217,12 +228,16 @@ def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const in
                 const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
                 const int[::1] phase_kinds, int opening_kind, int min_bank,
                 int cap, int clamp_row, double x, const double[::1] bank,
-                double[:, ::1] val, double[:, ::1] slope):
+                double[:, ::1] val, double[:, ::1] slope, int win_kind=-1):
     """One turn's values for every turn total below ``cap`` (rows ``>= cap`` of
-    ``val``/``slope`` are the caller's boundary values); see the module docstring."""
+    ``val``/``slope`` are the caller's boundary values); see the module docstring.
+    ``win_kind``: a kind whose scoring roll is worth 1 (a win), or -1."""
     cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
                           bust_prob, opening_only, entry_offset, plain, plain_reach)
     cdef Phase ph
+    if not -1 <= win_kind < m.n_kinds:
+        raise ValueError(f"win_kind must be -1 or a kind index below {m.n_kinds}, got {win_kind!r}")
+    m.win_kind = win_kind
     if val.shape[1] != m.n_cols or slope.shape[1] != m.n_cols:
         raise ValueError(f"value arrays need {m.n_cols} columns, got {val.shape[1]!r}")
     if not (0 < cap <= clamp_row < val.shape[0] and cap + plain_reach < val.shape[0]) or bank.shape[0] < cap:
@@ -386,3 +401,631 @@ def solve_race(const int[::1] group_ptr, const double[::1] group_prob, const int
             free(val)
             free(slope)
     return total_evals, total_rows, failed
+
+
+# ========================================================================================
+# The two-player race under every end rule (KOCKA-20)
+# ========================================================================================
+cdef struct Race2:
+    int goal                  # units a bank must reach to end the race
+    int threshold             # phase 1 from this banked score (units)
+    int top                   # a leader's banked score is followed exactly below top (units)
+    int n_beyond              # length of the last axis of beyond
+    const double* tail_success  # (K,)
+    double* win0              # (goal, goal): seat 0 to move, P(he wins | own score, other's)
+    double* win1              # (goal, goal): seat 1 to move (the same array when the seats are alike)
+    const double* beyond      # (2 seats, 2 phases of the other, n_beyond): value to the mover of
+                              # banking to (other's score + d) >= goal, when lead[seat]
+    int lead0                 # 1: seat 0's banks at the goal start the other's last turn
+    int lead1                 # the same for seat 1 (0: a bank reaching the goal wins)
+    int symmetric             # win0 is win1
+
+
+cdef void _seat_values(const Model* m, const Phase* phases, const Race2* race, int seat, int me, int other,
+                       double x, double* bank, double* val, double* slope, double* out_val, double* out_slope,
+                       double* margin) noexcept nogil:
+    """The opening value (and its slope in the bust value ``x``) of seat ``seat`` to move
+    with banked units ``me`` against ``other``, and the margins of ``x`` within which it is
+    exact (see :func:`_turn_dp`)."""
+    cdef const Phase* ph = &phases[1 if me >= race.threshold else 0]
+    cdef int goal = race.goal, K = m.n_kinds, ncol = m.n_cols
+    cdef int cap, t, k, lead, po, score
+    cdef Py_ssize_t row, off
+    cdef double top_value, u
+    cdef const double* nxt = race.win1 if seat == 0 else race.win0
+    lead = race.lead0 if seat == 0 else race.lead1
+    po = 1 if other >= race.threshold else 0
+    off = (<Py_ssize_t>(seat * 2 + po)) * race.n_beyond - other
+    if lead:
+        cap = race.top - me
+        top_value = race.beyond[off + race.top]
+    else:
+        cap = goal - me
+        top_value = 1.0
+    if cap < ph.min_bank:
+        cap = ph.min_bank
+    for t in range(cap):
+        score = me + t
+        if score < goal:
+            bank[t] = 1.0 - nxt[<Py_ssize_t>other * goal + score]
+        elif lead:
+            bank[t] = race.beyond[off + score]
+        else:
+            bank[t] = 1.0
+    for t in range(cap, cap + m.plain_reach + 1):
+        row = <Py_ssize_t>t * ncol
+        for k in range(K):
+            u = (1.0 - m.bust_prob[k]) if k == m.win_kind else race.tail_success[k]
+            val[row + k] = top_value
+            slope[row + k] = 0.0
+            val[row + K + k] = (u if k == m.win_kind else u * top_value) + (1.0 - u) * x
+            slope[row + K + k] = 1.0 - u
+        val[row + 2 * K] = top_value
+        slope[row + 2 * K] = 0.0
+    margin[0] = 1e300
+    margin[1] = 1e300
+    _turn_dp(m, ph, cap, cap, x, bank, val, slope, margin)
+    out_val[0] = val[K + ph.opening_kind]
+    out_slope[0] = slope[K + ph.opening_kind]
+
+
+cdef int _solve_seats(const Model* m, const Phase* phases, const Race2* race, int a, int b, double tol,
+                      double* bank, double* val, double* slope) noexcept nogil:
+    """Solve seat 0 to move at (a, b) together with seat 1 to move at (b, a): a bust hands
+    the turn over at the same scores. Newton steps as in :func:`_solve_pair`."""
+    cdef int goal = race.goal, it, evals = 0
+    cdef bint single = race.symmetric and a == b
+    cdef double w0, w1, n0, n1, v1, s1, v2, s2, a1, a2
+    cdef double m1[2]
+    cdef double m2[2]
+    w0 = _guess(race.win0, goal, a, b)
+    w1 = _guess(race.win1, goal, b, a)
+    for it in range(100):
+        _seat_values(m, phases, race, 0, a, b, 1.0 - w1, bank, val, slope, &v1, &s1, m1)
+        evals += 1
+        a1 = v1 - s1 * (1.0 - w1)
+        if single:
+            n0 = (a1 + s1) / (1.0 + s1)
+            n1 = n0
+            m2[0] = m1[0]
+            m2[1] = m1[1]
+        else:
+            _seat_values(m, phases, race, 1, b, a, 1.0 - w0, bank, val, slope, &v2, &s2, m2)
+            evals += 1
+            a2 = v2 - s2 * (1.0 - w0)
+            n0 = (a1 + s1 * (1.0 - a2 - s2)) / (1.0 - s1 * s2)
+            n1 = a2 + s2 * (1.0 - n0)
+        if (-m1[0] <= w1 - n1 <= m1[1] and -m2[0] <= w0 - n0 <= m2[1]) or (
+                fabs(n0 - w0) <= tol and fabs(n1 - w1) <= tol):
+            w0 = n0
+            w1 = n1
+            break
+        w0 = n0
+        w1 = n1
+    else:
+        evals = -evals
+    race.win0[<Py_ssize_t>a * goal + b] = w0
+    race.win1[<Py_ssize_t>b * goal + a] = w1
+    return evals
+
+
+def solve_race_ends(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
+                    const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
+                    const double[::1] bust_prob, const unsigned char[::1] opening_only,
+                    const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
+                    const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds, const int[::1] phase_opening,
+                    const int[::1] phase_min_bank, int threshold, const double[::1] tail_success, int win_kind,
+                    double[:, ::1] win0, double[:, ::1] win1, const double[:, :, ::1] beyond,
+                    int lead0, int lead1, int top, double tol=1e-13, int num_threads=1):
+    """Two-player race under any end rule: fill ``win0[a, b]`` (seat 0 to move with a
+    against b) and ``win1[b, a]`` (seat 1 to move). A bank of seat s reaching the goal
+    wins when ``lead_s`` is 0; otherwise it is worth ``beyond[s, phase of the other,
+    other + d]`` for a banked score of other + d (the other's last turn decides), followed
+    exactly below ``top``. Pass the same array twice when the seats are alike (then
+    ``beyond[0] == beyond[1]`` and ``lead0 == lead1``). Pairs are solved in decreasing
+    a + b, each diagonal in parallel.
+
+    Returns ``(turn evaluations, unconverged pairs)``.
+    """
+    cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
+                          bust_prob, opening_only, entry_offset, plain, plain_reach)
+    cdef Phase phases[2]
+    cdef Race2 race
+    cdef int goal = win0.shape[0], p, s, a, a_lo, a_hi, evals, rows
+    cdef long long total_evals = 0, failed = 0
+    cdef double* bank = NULL
+    cdef double* val = NULL
+    cdef double* slope = NULL
+    cdef bint symmetric = &win0[0, 0] == &win1[0, 0]
+    if win0.shape[1] != goal or win1.shape[0] != goal or win1.shape[1] != goal or tail_success.shape[0] != m.n_kinds:
+        raise ValueError(f"win0 and win1 must be (goal, goal) and tail_success ({m.n_kinds},)")
+    if not -1 <= win_kind < m.n_kinds:
+        raise ValueError(f"win_kind must be -1 or a kind index below {m.n_kinds}, got {win_kind!r}")
+    if (lead0 or lead1) and (top <= goal + max(phase_min_bank[0], phase_min_bank[1])
+                             or beyond.shape[0] != 2 or beyond.shape[1] != 2 or beyond.shape[2] <= top):
+        raise ValueError(f"a leader's turn needs top > goal + the minimum bank and beyond of shape (2, 2, > top), "
+                         f"got top={top!r}, beyond ({beyond.shape[0]}, {beyond.shape[1]}, {beyond.shape[2]})")
+    if symmetric and lead0 != lead1:
+        raise ValueError("one table for both seats needs the same end for both")
+    m.win_kind = win_kind
+    for p in range(2):
+        phases[p].kinds = &phase_kinds[p, 0]
+        phases[p].n_kinds = phase_n_kinds[p]
+        phases[p].opening_kind = phase_opening[p]
+        phases[p].min_bank = phase_min_bank[p]
+    race.goal = goal
+    race.threshold = threshold
+    race.top = top
+    race.n_beyond = beyond.shape[2] if (lead0 or lead1) else 0
+    race.tail_success = &tail_success[0]
+    race.win0 = &win0[0, 0]
+    race.win1 = &win1[0, 0]
+    race.beyond = &beyond[0, 0, 0] if (lead0 or lead1) else NULL
+    race.lead0 = lead0
+    race.lead1 = lead1
+    race.symmetric = symmetric
+    rows = max(top if (lead0 or lead1) else goal, phase_min_bank[0], phase_min_bank[1]) + plain_reach + 1
+    for s in range(2 * (goal - 1), -1, -1):
+        a_lo = s - (goal - 1) if s > goal - 1 else 0
+        a_hi = s // 2 if symmetric else min(s, goal - 1)
+        with nogil, parallel(num_threads=num_threads):
+            bank = <double*>malloc(rows * sizeof(double))
+            val = <double*>malloc(rows * m.n_cols * sizeof(double))
+            slope = <double*>malloc(rows * m.n_cols * sizeof(double))
+            for a in prange(a_lo, a_hi + 1, schedule="dynamic"):
+                evals = _solve_seats(&m, phases, &race, a, s - a, tol, bank, val, slope)
+                if evals < 0:
+                    failed += 1
+                    evals = -evals
+                total_evals += evals
+            free(bank)
+            free(val)
+            free(slope)
+    return total_evals, failed
+
+
+# ========================================================================================
+# The three-player game (KOCKA-1, KOCKA-3, kocka.end = immediate)
+# ========================================================================================
+# A position (x, y, z): x is the player to move, y moves next, z after him. W[x, y, z, i]
+# is the probability that player i of that order wins (i = 0 mover, 1 next, 2 last), every
+# player maximising his own. A bank of t hands the turn to y at (y, z, x + t) (the mover
+# becomes the last of the order), a bust at (y, z, x). Rotation P u = (u2, u0, u1) maps the
+# values at (y, z, x) onto the order of (x, y, z).
+cdef struct Race3:
+    int goal
+    int threshold
+    int rows
+    const double* tail_success
+    double* w                 # (goal, goal, goal, 3)
+
+
+cdef void _turn3_dp(const Model* m, const Phase* ph, int cap, int clamp_row,
+                    double X0, double X1, double X2, const double* bank,
+                    double* v0, double* v12, double* sl, double* margin) noexcept nogil:
+    """One turn of the three-player game: fill rows ``cap-1 .. 0``. ``v0`` is the mover's
+    P(win) (maximised), ``v12`` the other two's (interleaved, under the mover's choices),
+    ``sl`` the common slope in the bust values (P(bust) under those choices: the values are
+    ``R + sl * X`` with X the bust value vector); ``bank[3 t + i]`` the value of banking
+    t. ``margin`` narrows to the mover's own bust values X0 over which every choice made
+    stays optimal. Ties go to the first entry, and to banking."""
+    cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
+    cdef int t, ki, k, g, g_end, e, e0, e1, r, idx, best_idx, best_e, base
+    cdef bint plain
+    cdef double r0, r1, r2, rs, best, c, cs, q, best_q, bs, g0, g1, g2, p, b0
+    cdef Py_ssize_t row
+    for t in range(cap - 1, -1, -1):
+        row = <Py_ssize_t>t * ncol
+        b0 = bank[3 * t]
+        v0[row + bank_col] = b0
+        v12[2 * (row + bank_col)] = bank[3 * t + 1]
+        v12[2 * (row + bank_col) + 1] = bank[3 * t + 2]
+        sl[row + bank_col] = 0.0
+        for ki in range(ph.n_kinds):
+            k = ph.kinds[ki]
+            if m.opening_only[k] and t != 0:
+                continue
+            r0 = 0.0
+            r1 = 0.0
+            r2 = 0.0
+            rs = 0.0
+            plain = m.plain[k]
+            base = t * ncol
+            if k == m.win_kind:
+                r0 = 1.0 - m.bust_prob[k]
+                g_end = m.group_ptr[k]
+            else:
+                g_end = m.group_ptr[k + 1]
+            for g in range(m.group_ptr[k], g_end):
+                e0 = m.entry_ptr[g]
+                e1 = m.entry_ptr[g + 1]
+                if plain:
+                    best_idx = base + m.entry_offset[e0]
+                    best = v0[best_idx]
+                    for e in range(e0 + 1, e1):
+                        idx = base + m.entry_offset[e]
+                        if v0[idx] > best:
+                            best = v0[idx]
+                            best_idx = idx
+                    bs = sl[best_idx]
+                    if e1 - e0 > 1:
+                        for e in range(e0, e1):
+                            idx = base + m.entry_offset[e]
+                            if idx != best_idx:
+                                _narrow(best - v0[idx], bs - sl[idx], margin)
+                    g0 = best
+                    g1 = v12[2 * best_idx]
+                    g2 = v12[2 * best_idx + 1]
+                else:
+                    best = -1e300
+                    best_idx = 0
+                    best_e = e0
+                    best_q = 1.0
+                    for e in range(e0, e1):
+                        r = t + m.entry_points[e]
+                        if r > clamp_row:
+                            r = clamp_row
+                        idx = r * ncol + m.entry_slot[e]
+                        q = m.entry_q[e]
+                        c = q * v0[idx] + (1.0 - q) * X0
+                        if c > best:
+                            best = c
+                            best_idx = idx
+                            best_e = e
+                            best_q = q
+                    bs = best_q * sl[best_idx] + (1.0 - best_q)
+                    if e1 - e0 > 1:
+                        for e in range(e0, e1):
+                            if e != best_e:
+                                r = t + m.entry_points[e]
+                                if r > clamp_row:
+                                    r = clamp_row
+                                idx = r * ncol + m.entry_slot[e]
+                                q = m.entry_q[e]
+                                c = q * v0[idx] + (1.0 - q) * X0
+                                cs = q * sl[idx] + (1.0 - q)
+                                _narrow(best - c, bs - cs, margin)
+                    g0 = best
+                    g1 = best_q * v12[2 * best_idx] + (1.0 - best_q) * X1
+                    g2 = best_q * v12[2 * best_idx + 1] + (1.0 - best_q) * X2
+                p = m.group_prob[g]
+                r0 += p * g0
+                r1 += p * g1
+                r2 += p * g2
+                rs += p * bs
+            p = m.bust_prob[k]
+            r0 += p * X0
+            r1 += p * X1
+            r2 += p * X2
+            rs += p
+            v0[row + K + k] = r0
+            v12[2 * (row + K + k)] = r1
+            v12[2 * (row + K + k) + 1] = r2
+            sl[row + K + k] = rs
+            if t > 0 and t >= ph.min_bank and b0 >= r0:
+                v0[row + k] = b0
+                v12[2 * (row + k)] = bank[3 * t + 1]
+                v12[2 * (row + k) + 1] = bank[3 * t + 2]
+                sl[row + k] = 0.0
+                _narrow(b0 - r0, -rs, margin)
+            else:
+                v0[row + k] = r0
+                v12[2 * (row + k)] = r1
+                v12[2 * (row + k) + 1] = r2
+                sl[row + k] = rs
+                if t > 0 and t >= ph.min_bank:
+                    _narrow(r0 - b0, rs, margin)
+
+
+cdef int _state3(const Model* models, const Phase* phases, const Race3* race, int x, int y, int z,
+                 const double* X, double* bank, double* v0, double* v12, double* sl,
+                 double* out, double* margin) noexcept nogil:
+    """Evaluate the turn of the mover at (x, y, z) with bust values ``X`` (in the order of
+    (x, y, z)): ``out`` = (his, the next's, the last's opening value, slope, 1 if every
+    set-aside had to be a choice else 0); ``margin`` as in :func:`_turn3_dp`. Returns the
+    number of rows evaluated.
+
+    ``models[0]`` keeps only the most points for each number of dice left, ``models[1]``
+    every set-aside (same kinds and slots). The first is exact whenever the mover's bank
+    values do not fall as the total grows: then no value of the turn falls with the total
+    (a bank allowed at t is allowed later, and beyond the cap every bank wins), so the most
+    points are always among the best choices, for every bust value. Falls of bank values
+    below 1e-13 (rounding noise where the minimum bank makes scores equivalent) are
+    ignored: the pruned choice then loses at most that much."""
+    cdef const Model* m = &models[0]
+    cdef const Phase* ph = &phases[1 if x >= race.threshold else 0]
+    cdef int goal = race.goal, K = models[0].n_kinds, ncol = models[0].n_cols, cap, t, k, score
+    cdef Py_ssize_t row, line = (<Py_ssize_t>y * goal + z) * goal * 3
+    cdef double u
+    cap = goal - x
+    if cap < ph.min_bank:
+        cap = ph.min_bank
+    for t in range(cap):
+        score = x + t
+        if score < goal:
+            # banking hands the turn to y at (y, z, x + t): the mover is the last there
+            bank[3 * t] = race.w[line + 3 * score + 2]
+            bank[3 * t + 1] = race.w[line + 3 * score]
+            bank[3 * t + 2] = race.w[line + 3 * score + 1]
+        else:
+            bank[3 * t] = 1.0
+            bank[3 * t + 1] = 0.0
+            bank[3 * t + 2] = 0.0
+    out[4] = 0.0
+    for t in range(1, cap):
+        # scores the minimum bank makes equivalent (within 350 of the target, say) carry
+        # rounding noise of a few 1e-16: a fall below 1e-13 costs at most that, once
+        if bank[3 * t] < bank[3 * t - 3] - 1e-13:
+            m = &models[1]
+            out[4] = 1.0
+            break
+    for t in range(cap, cap + max(models[0].plain_reach, models[1].plain_reach) + 1):
+        row = <Py_ssize_t>t * ncol
+        for k in range(K):
+            v0[row + k] = 1.0
+            v12[2 * (row + k)] = 0.0
+            v12[2 * (row + k) + 1] = 0.0
+            sl[row + k] = 0.0
+            u = (1.0 - m.bust_prob[k]) if k == m.win_kind else race.tail_success[k]
+            v0[row + K + k] = u + (1.0 - u) * X[0]
+            v12[2 * (row + K + k)] = (1.0 - u) * X[1]
+            v12[2 * (row + K + k) + 1] = (1.0 - u) * X[2]
+            sl[row + K + k] = 1.0 - u
+        v0[row + 2 * K] = 1.0
+        v12[2 * (row + 2 * K)] = 0.0
+        v12[2 * (row + 2 * K) + 1] = 0.0
+        sl[row + 2 * K] = 0.0
+    margin[0] = 1e300
+    margin[1] = 1e300
+    _turn3_dp(m, ph, cap, cap, X[0], X[1], X[2], bank, v0, v12, sl, margin)
+    k = K + ph.opening_kind
+    out[0] = v0[k]
+    out[1] = v12[2 * k]
+    out[2] = v12[2 * k + 1]
+    out[3] = sl[k]
+    return cap
+
+
+cdef inline double _w3(const double* w, int goal, int x, int y, int z, int i) noexcept nogil:
+    return w[((<Py_ssize_t>x * goal + y) * goal + z) * 3 + i]
+
+
+cdef void _guess3(const double* w, int goal, int x, int y, int z, double* out) noexcept nogil:
+    """W(x, y, z) extrapolated from solved neighbours (one coordinate or more larger)."""
+    cdef int i
+    cdef bint ax = x + 1 < goal, ay = y + 1 < goal, az = z + 1 < goal
+    for i in range(3):
+        if ax and ay and az:
+            out[i] = (_w3(w, goal, x + 1, y, z, i) + _w3(w, goal, x, y + 1, z, i) + _w3(w, goal, x, y, z + 1, i)
+                      - _w3(w, goal, x + 1, y + 1, z, i) - _w3(w, goal, x + 1, y, z + 1, i)
+                      - _w3(w, goal, x, y + 1, z + 1, i) + _w3(w, goal, x + 1, y + 1, z + 1, i))
+        elif ax and ay:
+            out[i] = _w3(w, goal, x + 1, y, z, i) + _w3(w, goal, x, y + 1, z, i) - _w3(w, goal, x + 1, y + 1, z, i)
+        elif ax and az:
+            out[i] = _w3(w, goal, x + 1, y, z, i) + _w3(w, goal, x, y, z + 1, i) - _w3(w, goal, x + 1, y, z + 1, i)
+        elif ay and az:
+            out[i] = _w3(w, goal, x, y + 1, z, i) + _w3(w, goal, x, y, z + 1, i) - _w3(w, goal, x, y + 1, z + 1, i)
+        elif ax:
+            out[i] = _w3(w, goal, x + 1, y, z, i)
+        elif ay:
+            out[i] = _w3(w, goal, x, y + 1, z, i)
+        elif az:
+            out[i] = _w3(w, goal, x, y, z + 1, i)
+        else:
+            out[i] = 1.0 / 3.0
+
+
+cdef inline void _rot(const double* u, double* out) noexcept nogil:
+    """P u: values in the order of (y, z, x) -> the order of (x, y, z)."""
+    out[0] = u[2]
+    out[1] = u[0]
+    out[2] = u[1]
+
+
+cdef void _cycle3(int n, const double* R, const double* beta, double* W) noexcept nogil:
+    """Solve W_i = R_i + beta_i P W_{i+1} (indices mod n, n = 1 or 3) for fixed policies:
+    W_0 = (R_0 + b_0 P R_1 + b_0 b_1 P^2 R_2) / (1 - b_0 b_1 b_2) and its rotations."""
+    cdef int i, j, c, i1, i2
+    cdef double d, b0, b1
+    cdef double t1[3]
+    cdef double t2[3]
+    cdef double t3[3]
+    for i in range(n):
+        i1 = (i + 1) % n
+        i2 = (i + 2) % n
+        b0 = beta[i]
+        b1 = beta[i1]
+        d = 1.0 - beta[0] * beta[(1) % n] * beta[(2) % n]
+        _rot(&R[3 * i1], t1)           # P R_{i+1}
+        _rot(&R[3 * i2], t2)
+        _rot(t2, t3)                   # P^2 R_{i+2}
+        for c in range(3):
+            W[3 * i + c] = (R[3 * i + c] + b0 * t1[c] + b0 * b1 * t3[c]) / d
+
+
+cdef int _solve_class3(const Model* models, const Phase* phases, const Race3* race, int x, int y, int z,
+                       double tol, int max_iter, double* bank, double* v0, double* v12, double* sl,
+                       long long* rows, long long* full) noexcept nogil:
+    # rows[0], full[0]: turn rows evaluated, evaluations with every set-aside (added to)
+    """Solve the rotation class {(x, y, z), (y, z, x), (z, x, y)} (a bust hands the turn
+    round it): Newton steps as in :func:`_solve_pair`, the fixed policies' three-cycle
+    solved by :func:`_cycle3`, exact once every new bust value lies within its margins.
+    Returns the number of turn evaluations, negative if it did not settle (then the last
+    iterate is stored and the caller resolves the class)."""
+    cdef int goal = race.goal, n, i, j, c, it, evals = 0
+    cdef int sx[3]
+    cdef int sy[3]
+    cdef int sz[3]
+    cdef double W[9]
+    cdef double Wn[9]
+    cdef double R[9]
+    cdef double beta[3]
+    cdef double X[3]
+    cdef double out[5]
+    cdef double mg[6]
+    cdef bint inside, still
+    cdef double* w = race.w
+    sx[0] = x
+    sy[0] = y
+    sz[0] = z
+    sx[1] = y
+    sy[1] = z
+    sz[1] = x
+    sx[2] = z
+    sy[2] = x
+    sz[2] = y
+    n = 1 if (x == y and y == z) else 3
+    for i in range(n):
+        _guess3(w, goal, sx[i], sy[i], sz[i], &W[3 * i])
+    for it in range(max_iter):
+        for i in range(n):
+            j = (i + 1) % n
+            _rot(&W[3 * j], X)
+            rows[0] += _state3(models, phases, race, sx[i], sy[i], sz[i], X, bank, v0, v12, sl, out, &mg[2 * i])
+            full[0] += <long long>out[4]
+            evals += 1
+            beta[i] = out[3]
+            for c in range(3):
+                R[3 * i + c] = out[c] - out[3] * X[c]
+        _cycle3(n, R, beta, Wn)
+        inside = True
+        still = True
+        for i in range(n):
+            j = (i + 1) % n
+            # the mover's own bust value is W_{i+1}[2]; it moves from W to Wn
+            if not (-mg[2 * i] <= Wn[3 * j + 2] - W[3 * j + 2] <= mg[2 * i + 1]):
+                inside = False
+            for c in range(3):
+                if fabs(Wn[3 * i + c] - W[3 * i + c]) > tol:
+                    still = False
+        for i in range(3 * n):
+            W[i] = Wn[i]
+        if inside or still:
+            break
+    else:
+        evals = -evals
+    for i in range(n):
+        for c in range(3):
+            w[((<Py_ssize_t>sx[i] * goal + sy[i]) * goal + sz[i]) * 3 + c] = W[3 * i + c]
+    return evals
+
+
+cdef class ThreePlayerKernel:
+    """The compiled turn model bound to a three-player table ``w`` (goal, goal, goal, 3).
+
+    :meth:`solve_classes` solves rotation classes in parallel (OpenMP); :meth:`evaluate`
+    values one turn at given bust values (for the mixed classes, the checks and the
+    hints)."""
+
+    cdef Model models[2]
+    cdef Phase phases[2]
+    cdef Race3 race
+    cdef object keep           # the arrays the pointers above point into
+    cdef double[:, :, :, ::1] w
+    cdef readonly int goal, rows, n_cols
+
+    def __init__(self, tuple pruned, tuple full, const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds,
+                 const int[::1] phase_opening, const int[::1] phase_min_bank, int threshold,
+                 const double[::1] tail_success, int win_kind, double[:, :, :, ::1] w):
+        """``pruned`` and ``full``: the kernel arrays (``TurnModel.kernel_args()``) of the turn
+        keeping the most points for each number of dice left, and of the same turn with
+        every set-aside a choice (same kinds and slots); see :func:`_state3`."""
+        cdef int p, i
+        cdef tuple args
+        for i in range(2):
+            args = (pruned, full)[i]
+            self.models[i] = _model(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7],
+                                    args[8], args[9], args[10])
+            self.models[i].win_kind = win_kind
+        if self.models[0].n_kinds != self.models[1].n_kinds:
+            raise ValueError("the pruned and the full turn must have the same kinds")
+        if not -1 <= win_kind < self.models[0].n_kinds:
+            raise ValueError(f"win_kind must be -1 or a kind index below {self.models[0].n_kinds}, got {win_kind!r}")
+        if not (w.shape[0] == w.shape[1] == w.shape[2] and w.shape[3] == 3) or tail_success.shape[0] != self.models[0].n_kinds:
+            raise ValueError(f"w must be (goal, goal, goal, 3) and tail_success ({self.models[0].n_kinds},)")
+        self.keep = (pruned, full, phase_kinds, phase_n_kinds, phase_opening, phase_min_bank, tail_success)
+        for p in range(2):
+            self.phases[p].kinds = &phase_kinds[p, 0]
+            self.phases[p].n_kinds = phase_n_kinds[p]
+            self.phases[p].opening_kind = phase_opening[p]
+            self.phases[p].min_bank = phase_min_bank[p]
+        self.w = w
+        self.goal = w.shape[0]
+        self.n_cols = self.models[0].n_cols
+        self.rows = (max(self.goal, phase_min_bank[0], phase_min_bank[1])
+                     + max(self.models[0].plain_reach, self.models[1].plain_reach) + 1)
+        self.race.goal = self.goal
+        self.race.threshold = threshold
+        self.race.rows = self.rows
+        self.race.tail_success = &tail_success[0]
+        self.race.w = &w[0, 0, 0, 0]
+
+    def solve_classes(self, const int[:, ::1] classes, int[::1] status, long long[::1] rows_done,
+                      long long[::1] full_done, double tol=1e-13, int max_iter=60, int num_threads=1):
+        """Solve the rotation classes ``classes[i] = (x, y, z)`` (independent of each other:
+        every bank they read is solved); ``status[i]`` = turn evaluations, negative where the
+        class did not settle; ``rows_done[i]`` the turn rows evaluated, ``full_done[i]`` the
+        evaluations that needed every set-aside as a choice."""
+        cdef Py_ssize_t i, n = classes.shape[0]
+        cdef int rows = self.rows, ncol = self.n_cols
+        cdef double* bank = NULL
+        cdef double* v0 = NULL
+        cdef double* v12 = NULL
+        cdef double* sl = NULL
+        if classes.shape[1] != 3 or status.shape[0] < n or rows_done.shape[0] < n or full_done.shape[0] < n:
+            raise ValueError("classes must be (n, 3), status, rows_done and full_done at least (n,)")
+        for i in range(n):
+            if not (0 <= classes[i, 0] < self.goal and 0 <= classes[i, 1] < self.goal and 0 <= classes[i, 2] < self.goal):
+                raise ValueError(f"class {i} has scores outside 0..{self.goal - 1}")
+        with nogil, parallel(num_threads=num_threads):
+            bank = <double*>malloc(3 * rows * sizeof(double))
+            v0 = <double*>malloc(rows * ncol * sizeof(double))
+            v12 = <double*>malloc(2 * rows * ncol * sizeof(double))
+            sl = <double*>malloc(rows * ncol * sizeof(double))
+            for i in prange(n, schedule="dynamic"):
+                rows_done[i] = 0
+                full_done[i] = 0
+                status[i] = _solve_class3(self.models, self.phases, &self.race, classes[i, 0], classes[i, 1],
+                                          classes[i, 2], tol, max_iter, bank, v0, v12, sl, &rows_done[i],
+                                          &full_done[i])
+            free(bank)
+            free(v0)
+            free(v12)
+            free(sl)
+
+    def evaluate(self, int x, int y, int z, double X0, double X1, double X2, values=None):
+        """The turn of the mover at (x, y, z) with bust values (X0, X1, X2) in that order:
+        ``(v0, v1, v2, slope, margin_below, margin_above)`` of the opening roll. With
+        ``values`` (a tuple of four (rows, n_cols) float64 arrays): every turn state's
+        v0, v1, v2 and slope, rows up to the cap filled; returns also the cap."""
+        cdef int rows = self.rows, ncol = self.n_cols, cap, t, c
+        cdef double X[3]
+        cdef double out[5]
+        cdef double mg[2]
+        if not (0 <= x < self.goal and 0 <= y < self.goal and 0 <= z < self.goal):
+            raise ValueError(f"scores must be in 0..{self.goal - 1}, got ({x!r}, {y!r}, {z!r})")
+        bank = np.empty(3 * rows)
+        v0 = np.empty(rows * ncol)
+        v12 = np.empty(2 * rows * ncol)
+        sl = np.empty(rows * ncol)
+        cdef double[::1] b_ = bank
+        cdef double[::1] v0_ = v0
+        cdef double[::1] v12_ = v12
+        cdef double[::1] sl_ = sl
+        X[0] = X0
+        X[1] = X1
+        X[2] = X2
+        with nogil:
+            cap = _state3(self.models, self.phases, &self.race, x, y, z, X, &b_[0], &v0_[0], &v12_[0], &sl_[0], out, mg)
+        if values is not None:
+            a0, a1, a2, a3 = values
+            if a0.shape[0] < rows or a0.shape[1] != ncol:
+                raise ValueError(f"value arrays must be ({rows}, {ncol})")
+            top = cap + max(self.models[0].plain_reach, self.models[1].plain_reach) + 1
+            a0[:top, :] = v0.reshape(rows, ncol)[:top]
+            both = v12.reshape(rows, ncol, 2)
+            a1[:top, :] = both[:top, :, 0]
+            a2[:top, :] = both[:top, :, 1]
+            a3[:top, :] = sl.reshape(rows, ncol)[:top]
+            return out[0], out[1], out[2], out[3], mg[0], mg[1], cap
+        return out[0], out[1], out[2], out[3], mg[0], mg[1]

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Turn kernel of the five-dice scorecard solver (see ``scorecard_solver.py``).
+"""Turn kernel of the five-dice card solvers (``scorecard_solver.py``, ``polish_solver.py``).
 
 One turn is solved exactly: three throws over the 252 sorted outcomes and the 462 keeps
 (sub-multisets, the empty keep included). Keep values use the *keep lattice* instead of the
@@ -11,38 +11,151 @@ dense 462 x 252 transition matrix:
   lattice: each keep passes its best sub-keep on to its six children (one die more).
 
 A state is (filled-box mask, tracker class, flag); the caller lays the states out so that
-state ``base[m] + c * nflag[m] + f`` is class ``c``, flag ``f`` of mask ``m``. The Python
-side builds every table; this file only runs loops over typed memoryviews without the GIL.
+state ``base[m] + c * nflag[m] + f`` is class ``c``, flag ``f`` of mask ``m``.
+
+**Successors.** Writing an outcome into a face box moves the tracker by the box's entry,
+and the entry depends on the dice only through its *entry group* (``egrp[u, o]``, at most
+``MAX_G`` groups: for a face box the number of dice showing its face), so a face-box fill
+has at most ``G`` successor states, read once per state instead of once per outcome
+(``tnext``/``toff`` rows of ``G`` columns). A lower box has one successor, the flag box
+(Yahtzee's "holds 50") two. Rewards are one (box, first-throw, outcome) table; the few
+*special* outcomes whose points and allowed boxes depend on the card (bonus Yahtzees, the
+joker) are patched per reward context (``srew``), after the vector pass.
+
+The Python side builds every table; this file only runs loops over typed memoryviews
+without the GIL: the backward solve (:func:`solve_masks`), the forward propagation of the
+score distribution (:func:`forward_distribution`), the ranking of one position's actions
+(:class:`TurnTables`) and the Polish throw-budget solve (:func:`solve_budget_masks`).
 """
-from libc.math cimport INFINITY
-from libc.stdlib cimport calloc, free, malloc
+import numpy as np
+
+from libc.math cimport INFINITY, NAN, floor
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memmove
 
 ctypedef long long i64
 
 cdef extern from *:
     """
-    /* dst += p * src over n doubles; restrict lets the compiler vectorize */
-    static inline void kocka_axpy(double *__restrict__ dst, const double *__restrict__ src,
-                                  double p, Py_ssize_t n) {
+    /* dst += p * src over n doubles; restrict lets the compiler vectorize, and on x86-64
+       Linux GCC also makes an AVX2 version that the loader picks where the CPU has it
+       (the score distribution spends most of its time here) */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    __attribute__((target_clones("avx2", "default")))
+    #endif
+    static void kocka_axpy(double *__restrict__ dst, const double *__restrict__ src,
+                           double p, Py_ssize_t n) {
         for (Py_ssize_t i = 0; i < n; i++) dst[i] += p * src[i];
     }
     """
     void kocka_axpy(double* dst, const double* src, double p, Py_ssize_t n) noexcept nogil
 
+cdef extern from *:
+    """
+    /* The keep stage (keep_stage below) of B widgets side by side: arrays are (rows, B),
+       row-major, so every operation runs along the B lanes, which the compiler vectorizes
+       (AVX2 where the CPU has it, on x86-64 Linux with GCC). The arithmetic of each lane
+       is keep_stage's, in the same order, so the values are the same bit for bit. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    __attribute__((target_clones("avx2", "default")))
+    #endif
+    static void kocka_keep_stage_lanes(const double *__restrict__ top, double *__restrict__ K,
+                                       double *__restrict__ M, double *__restrict__ proper,
+                                       const int *__restrict__ child, int B) {
+        int k, f, l;
+        for (k = 0; k < 252 * B; k++) K[210 * B + k] = top[k];
+        for (k = 209; k >= 0; k--) {
+            const int *ch = child + 6 * k;
+            const double *a = K + ch[0] * B, *b = K + ch[1] * B, *c = K + ch[2] * B;
+            const double *d = K + ch[3] * B, *e = K + ch[4] * B, *g = K + ch[5] * B;
+            double *out = K + k * B;
+            for (l = 0; l < B; l++) out[l] = (a[l] + b[l] + c[l] + d[l] + e[l] + g[l]) * (1.0 / 6.0);
+        }
+        for (k = 0; k < 210 * B; k++) M[k] = K[k];
+        for (k = 0; k < 252 * B; k++) proper[k] = -__builtin_inf();
+        for (k = 0; k < 84; k++) {
+            const double *mk = M + k * B;
+            for (f = 0; f < 6; f++) {
+                double *mc = M + child[6 * k + f] * B;
+                for (l = 0; l < B; l++) mc[l] = mk[l] > mc[l] ? mk[l] : mc[l];
+            }
+        }
+        for (k = 84; k < 210; k++) {
+            const double *mk = M + k * B;
+            for (f = 0; f < 6; f++) {
+                double *pc = proper + (child[6 * k + f] - 210) * B;
+                for (l = 0; l < B; l++) pc[l] = mk[l] > pc[l] ? mk[l] : pc[l];
+            }
+        }
+    }
+
+    /* dst[i] = max(dst[i], x + src[i]) and dst[i] = x + src[i] along the lanes (restrict:
+       the compiler may vectorize; max as _max: the new value when strictly greater) */
+    static inline void kocka_lane_max_add(double *__restrict__ dst, const double *__restrict__ src,
+                                          double x, int n) {
+        for (int i = 0; i < n; i++) { double v = x + src[i]; dst[i] = v > dst[i] ? v : dst[i]; }
+    }
+    static inline void kocka_lane_add(double *__restrict__ dst, const double *__restrict__ src,
+                                      double x, int n) {
+        for (int i = 0; i < n; i++) dst[i] = x + src[i];
+    }
+    static inline void kocka_lane_max(double *__restrict__ dst, const double *__restrict__ src, int n) {
+        for (int i = 0; i < n; i++) dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+    }
+
+    /* hand freed heap pages back to the system (glibc keeps them resident otherwise) */
+    #if defined(__GLIBC__)
+    #include <malloc.h>
+    static void kocka_release_free_memory(void) { malloc_trim(0); }
+    #else
+    static void kocka_release_free_memory(void) {}
+    #endif
+    """
+    void kocka_release_free_memory() noexcept nogil
+    void kocka_keep_stage_lanes(const double* top, double* K, double* M, double* proper,
+                                const int* child, int B) noexcept nogil
+    void kocka_lane_max_add(double* dst, const double* src, double x, int n) noexcept nogil
+    void kocka_lane_add(double* dst, const double* src, double x, int n) noexcept nogil
+    void kocka_lane_max(double* dst, const double* src, int n) noexcept nogil
+
 DEF N_OUT = 252      # sorted outcomes of five dice
 DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
 DEF N_SMALL = 210    # keeps of 0..4 dice
 DEF N_FOUR = 84      # keeps of 0..3 dice (keeps N_FOUR..N_SMALL-1 hold four dice)
-
-
+DEF MAX_G = 8        # successor states of one fill at most (entry groups of a face box)
+DEF MAX_BOXES = 24   # boxes of a card at most (masks are int)
+DEF MAX_THROWS = 3   # throws of a scorecard turn
+DEF KIND_CONST = 0   # a box with one successor state
+DEF KIND_FACE = 1    # a face box: one successor per entry group
+DEF KIND_FLAG = 2    # the flag box: one successor per flag
+DEF ENTRY_CAP = 4096  # (next state, points) pairs of one turn, at most 2 * 252 per box group
 
 
 cdef inline double _max(double a, double b) noexcept nogil:
     return b if b > a else a
 
 
+cdef inline int _popcount(unsigned int x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------------------------------
+# Keeps
+# ------------------------------------------------------------------------------------------
 cdef struct Lattice:
     const int* child      # (N_SMALL, 6): keep + one die of face f
+
+
+cdef Lattice _lattice(const int[:, ::1] child) except *:
+    cdef Lattice lat
+    if child.shape[0] != N_SMALL or child.shape[1] != 6:
+        raise ValueError(f"the keep lattice must be ({N_SMALL}, 6), got {tuple(child.shape)!r}")
+    lat.child = &child[0, 0]
+    return lat
 
 
 cdef inline void keep_stage(const double* top, double* K, double* M, double* proper,
@@ -89,232 +202,13 @@ cdef inline void turn_from_fills(const double* F0, const double* F1, double* V2,
         V1[o] = F1[o] if F1[o] > proper[o] else proper[o]
 
 
-cdef struct Problem:
-    const double* W          # values of all states (successors are read from here)
-    const i64* base          # (2^n,) first state of each mask
-    const int* ncls          # (2^n,) tracker classes of each mask
-    const signed char* nflag
-    const int* grp_ptr       # (2^n + 1,) CSR of box groups (bit masks) per mask
-    const int* grp_bits
-    const int* ctx_of        # (2^n * 2,) reward context of (mask, flag)
-    const double* rewards    # (n_ctx, n_boxes, n_ft, N_OUT)
-    int n_boxes
-    int n_ft
-    const i64* tbase         # (2^n,) first tracker-transition row of the mask's classes
-    const int* uprank        # (2^n_upper * n_upper,) rank of an open face box among open ones
-    const int* tnext         # (rows, N_OUT) class after writing the outcome in a face box
-    const double* toff       # (rows, N_OUT) value offset of that class member
-    const signed char* fnext  # (n_boxes, 2, N_OUT) flag after writing the outcome
-    int n_upper
-
-
-cdef inline int _popcount(unsigned int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-cdef inline void group_fills(Problem* P, int m, int c, int f, int bits, double* F0,
-                             double* F1, int* A0, int* A1, i64* S0, i64* S1, double* R0,
-                             double* R1) noexcept nogil:
-    """Best fill of each outcome (first throw or later) among the boxes in ``bits``; with
-    ``A0``/``A1`` not NULL also the box of that fill (ties: the first box), the state it
-    leads to (``S0``/``S1``) and the points the score moves by (``R0``/``R1``)."""
-    cdef double Q[N_OUT]
-    cdef double T[N_OUT]
-    cdef i64 S[N_OUT]
-    cdef bint better
-    cdef int o, b, m2, nf2, n_open_upper
-    cdef i64 b2, row
-    cdef double v
-    cdef const double* r0
-    cdef const double* r1
-    cdef const signed char* fn
-    cdef const int* tn
-    cdef const double* to
-    cdef int ctx = P.ctx_of[2 * m + f]
-    cdef int U = m & ((1 << P.n_upper) - 1)
-    cdef bint two = P.n_ft == 2
-    for o in range(N_OUT):
-        F0[o] = -INFINITY
-        F1[o] = -INFINITY
-    n_open_upper = P.n_upper - _popcount(U)
-    for b in range(P.n_boxes):
-        if not (bits >> b) & 1:
-            continue
-        m2 = m | (1 << b)
-        b2 = P.base[m2]
-        nf2 = P.nflag[m2]
-        r0 = P.rewards + ((<i64> ctx * P.n_boxes + b) * P.n_ft) * N_OUT
-        r1 = r0 + (P.n_ft - 1) * N_OUT
-        fn = P.fnext + (b * 2 + f) * N_OUT
-        if A0 != NULL:  # forward pass: the same values, which box, and where it leads
-            if b < P.n_upper:
-                row = P.tbase[m] + <i64> c * n_open_upper + P.uprank[U * P.n_upper + b]
-                tn = P.tnext + row * N_OUT
-                to = P.toff + row * N_OUT
-                for o in range(N_OUT):
-                    S[o] = b2 + <i64> tn[o] * nf2 + fn[o]
-                    T[o] = to[o]
-                    Q[o] = P.W[S[o]] + to[o]
-            else:
-                for o in range(N_OUT):
-                    S[o] = b2 + <i64> c * nf2 + fn[o]
-                    T[o] = 0.0
-                    Q[o] = P.W[S[o]]
-            # branch-free selects (the compiler turns them into blends)
-            for o in range(N_OUT):
-                better = r0[o] + Q[o] > F0[o]
-                F0[o] = r0[o] + Q[o] if better else F0[o]
-                A0[o] = b if better else A0[o]
-                S0[o] = S[o] if better else S0[o]
-                R0[o] = r0[o] + T[o] if better else R0[o]
-            for o in range(N_OUT if two else 0):
-                better = r1[o] + Q[o] > F1[o]
-                F1[o] = r1[o] + Q[o] if better else F1[o]
-                A1[o] = b if better else A1[o]
-                S1[o] = S[o] if better else S1[o]
-                R1[o] = r1[o] + T[o] if better else R1[o]
-        elif b < P.n_upper:
-            row = P.tbase[m] + <i64> c * n_open_upper + P.uprank[U * P.n_upper + b]
-            tn = P.tnext + row * N_OUT
-            to = P.toff + row * N_OUT
-            for o in range(N_OUT):
-                v = P.W[b2 + <i64> tn[o] * nf2 + fn[o]] + to[o]
-                F0[o] = _max(F0[o], r0[o] + v)
-                if two:
-                    F1[o] = _max(F1[o], r1[o] + v)
-        elif nf2 != P.nflag[m]:  # the flag box itself: the flag follows the dice
-            for o in range(N_OUT):
-                v = P.W[b2 + <i64> c * nf2 + fn[o]]
-                F0[o] = _max(F0[o], r0[o] + v)
-                if two:
-                    F1[o] = _max(F1[o], r1[o] + v)
-        else:  # one successor state for every outcome: a plain vector max
-            v = P.W[b2 + <i64> c * nf2 + f]
-            for o in range(N_OUT):
-                F0[o] = _max(F0[o], r0[o] + v)
-            if two:
-                for o in range(N_OUT):
-                    F1[o] = _max(F1[o], r1[o] + v)
-    if not two:
-        for o in range(N_OUT):
-            F1[o] = F0[o]
-        if A0 != NULL:
-            for o in range(N_OUT):
-                A1[o] = A0[o]
-                S1[o] = S0[o]
-                R1[o] = R0[o]
-
-
-cdef Lattice _lattice(const int[:, ::1] child):
-    cdef Lattice lat
-    if child.shape[0] != N_SMALL or child.shape[1] != 6:
-        raise ValueError(f"the keep lattice must be ({N_SMALL}, 6), got {tuple(child.shape)!r}")
-    lat.child = &child[0, 0]
-    return lat
-
-
-cdef Problem _problem(
-    const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
-    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
-    const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
-    const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
-    int n_upper,
-) noexcept:
-    """The :class:`Problem` over the caller's tables (pointers into its memoryviews, which
-    must outlive the returned struct)."""
-    cdef Problem P
-    P.W = &W[0]
-    P.base = &base[0]
-    P.ncls = &ncls[0]
-    P.nflag = &nflag[0]
-    P.grp_ptr = &grp_ptr[0]
-    P.grp_bits = &grp_bits[0]
-    P.ctx_of = &ctx_of[0]
-    P.rewards = &rewards[0, 0, 0, 0]
-    P.n_boxes = rewards.shape[1]
-    P.n_ft = rewards.shape[2]
-    P.tbase = &tbase[0]
-    P.uprank = &uprank[0]
-    P.tnext = &tnext[0, 0]
-    P.toff = &toff[0, 0]
-    P.fnext = &fnext[0, 0, 0]
-    P.n_upper = n_upper
-    return P
-
-
-def solve_masks(
-    const int[::1] masks, i64 first_state, double[::1] out, const double[::1] W,
-    const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
-    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
-    const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
-    const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
-    int n_upper, const double[::1] probs,
-    const int[:, ::1] child,
-):
-    """Expected future score of every state of ``masks`` (all in one layer), written to
-    ``out[state - first_state]``; successors are read from ``W``. Releases the GIL.
-
-    Parameters
-    ----------
-    masks : (M,) int32, masks whose states are contiguous from ``first_state``
-    out : (S,) float64, the values of those states
-    W : (N,) float64, values of all states (later layers must be filled)
-    rewards : (n_ctx, n_boxes, n_ft, 252) float64, points of a fill (-inf: not allowed)
-    tnext, toff : (rows, 252), tracker class and value offset after a face-box fill
-    fnext : (n_boxes, 2, 252) int8, flag after a fill
-    child : (210, 6) int32, the keep lattice (see ``scorecard_solver.keep_lattice``)
-    """
-    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rewards, tbase, uprank,
-                              tnext, toff, fnext, n_upper)
-    cdef Lattice lat = _lattice(child)
-    cdef const double* pr = &probs[0]
-    cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + 2))
-    if buf == NULL:
-        raise MemoryError()
-    cdef double* F0 = buf
-    cdef double* F1 = buf + N_OUT
-    cdef double* V2 = buf + 2 * N_OUT
-    cdef double* V1 = buf + 3 * N_OUT
-    cdef double* best = buf + 4 * N_OUT
-    cdef double* proper = buf + 5 * N_OUT
-    cdef double* K = buf + 6 * N_OUT
-    cdef double* Mx = K + N_KEEP + 1
-    cdef Py_ssize_t i
-    cdef int m, c, f, g, o
-    cdef double e
-    with nogil:
-        for i in range(masks.shape[0]):
-            m = masks[i]
-            for c in range(P.ncls[m]):
-                for f in range(P.nflag[m]):
-                    for o in range(N_OUT):
-                        best[o] = -INFINITY
-                    for g in range(P.grp_ptr[m], P.grp_ptr[m + 1]):
-                        group_fills(&P, m, c, f, P.grp_bits[g], F0, F1, NULL, NULL, NULL, NULL, NULL, NULL)
-                        turn_from_fills(F0, F1, V2, V1, K, Mx, proper, lat)
-                        for o in range(N_OUT):
-                            if V1[o] > best[o]:
-                                best[o] = V1[o]
-                    e = 0.0
-                    for o in range(N_OUT):
-                        e += pr[o] * best[o]
-                    out[P.base[m] + <i64> c * P.nflag[m] + f - first_state] = e
-    free(buf)
-
-
-# ------------------------------------------------------------------------------------------
-# Forward propagation of the score under the optimal policy
-# ------------------------------------------------------------------------------------------
 cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, double* proper,
                          int* arg, Lattice lat) noexcept nogil:
     """:func:`keep_stage` that also gives the best keep strictly inside each outcome
     (``arg``; ties: the larger keep, then the first in keep order). Same values."""
-    cdef int k, f, c
+    cdef int k, f, c, ak
     cdef double mk
+    cdef bint better
     cdef const int* ch
     for k in range(N_OUT):
         K[N_SMALL + k] = top[k]
@@ -327,20 +221,25 @@ cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, dou
     for k in range(N_OUT):
         proper[k] = -INFINITY
         arg[k] = -1
+    # branch-free selects: the comparisons are unpredictable
     for k in range(N_FOUR):
         ch = lat.child + 6 * k
+        mk = M[k]
+        ak = Marg[k]
         for f in range(6):
             c = ch[f]
-            if M[k] > M[c]:
-                M[c] = M[k]
-                Marg[c] = Marg[k]
+            better = mk > M[c]
+            M[c] = mk if better else M[c]
+            Marg[c] = ak if better else Marg[c]
     for k in range(N_FOUR, N_SMALL):
         ch = lat.child + 6 * k
+        mk = M[k]
+        ak = Marg[k]
         for f in range(6):
             c = ch[f] - N_SMALL
-            if M[k] > proper[c]:
-                proper[c] = M[k]
-                arg[c] = Marg[k]
+            better = mk > proper[c]
+            proper[c] = mk if better else proper[c]
+            arg[c] = ak if better else arg[c]
 
 
 cdef inline void roll_keeps(double* KM, Lattice lat) noexcept nogil:
@@ -374,218 +273,994 @@ cdef inline void throw_step(const double* mass, const double* fill, const double
         thrown[o] += KM[N_SMALL + o]
 
 
-DEF N_SLOTS = 256
+# ------------------------------------------------------------------------------------------
+# The problem: states, fills and their successors
+# ------------------------------------------------------------------------------------------
+cdef struct Problem:
+    const double* W          # values of all states (successors are read from here)
+    const i64* base          # (2^n,) first state of each mask
+    const int* ncls          # (2^n,) tracker classes of each mask
+    const signed char* nflag
+    const int* grp_ptr       # (2^n + 1,) CSR of box groups (bit masks) per mask
+    const int* grp_bits
+    const int* ctx_of        # (2^n * 2,) reward context of (mask, flag); 0: the plain table
+    const double* rew        # (n_boxes, n_ft, N_OUT) points of a fill
+    int n_boxes
+    int n_ft
+    const int* special       # (n_special,) outcomes patched per context
+    const double* srew       # (n_ctx, n_boxes, n_ft, sp_stride) their points (-inf: not allowed)
+    int n_special
+    int sp_stride
+    int n_ctx
+    const i64* tstart        # (2^n_upper,) first tracker row of each face-box set
+    const int* uprank        # (2^n_upper * n_upper,) rank of an open face box among open ones
+    const int* tnext         # (rows, G) class after writing an entry group into a face box
+    const double* toff       # (rows, G) value offset of that class member
+    int G
+    i64 n_rows
+    const signed char* egrp  # (n_upper, N_OUT) entry group of each outcome in face box u
+    const signed char* fnext # (n_boxes, 2, N_OUT) flag after writing the flag box
+    int n_upper
 
 
-def turn_transitions(
-    const i64[::1] states, const int[::1] smask, const int[::1] scls, const signed char[::1] sflag,
-    int root_stage, const double[::1] root_mass, int root_group, i64 rew_lo, int rew_span,
-    i64[::1] e_src, i64[::1] e_succ, i64[::1] e_rew, double[::1] e_p,
-    const double[::1] W,
+# Where writing one box leads from one state: states S[j], value offsets T[j] and
+# V[j] = W[S[j]] + T[j], j picked per outcome by succ_of.
+cdef struct BoxSucc:
+    int kind
+    i64 S[MAX_G]
+    double T[MAX_G]
+    double V[MAX_G]
+
+
+cdef Problem _problem(
+    const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
+    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
+    const double[:, :, ::1] rew, const int[::1] special, const double[:, :, :, ::1] srew,
+    const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+    const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext, int n_upper,
+) except *:
+    """The :class:`Problem` over the caller's tables (pointers into its memoryviews, which
+    must outlive the returned struct)."""
+    cdef Problem P
+    cdef int k
+    if rew.shape[2] != N_OUT or egrp.shape[1] != N_OUT or fnext.shape[2] != N_OUT:
+        raise ValueError("outcome axes must have 252 entries")
+    if not 1 <= tnext.shape[1] <= MAX_G or toff.shape[1] != tnext.shape[1]:
+        raise ValueError(f"tracker rows must have 1..{MAX_G} entry groups, got {tnext.shape[1]} and {toff.shape[1]}")
+    if rew.shape[0] > MAX_BOXES or srew.shape[1] != rew.shape[0] or srew.shape[2] != rew.shape[1]:
+        raise ValueError(f"at most {MAX_BOXES} boxes, and special rewards of the reward table's shape")
+    if special.shape[0] != srew.shape[3] or special.shape[0] < 1:
+        raise ValueError("special outcomes: one column of special rewards each (at least one, -1 padding)")
+    P.W = &W[0]
+    P.base = &base[0]
+    P.ncls = &ncls[0]
+    P.nflag = &nflag[0]
+    P.grp_ptr = &grp_ptr[0]
+    P.grp_bits = &grp_bits[0]
+    P.ctx_of = &ctx_of[0]
+    P.rew = &rew[0, 0, 0]
+    P.n_boxes = rew.shape[0]
+    P.n_ft = rew.shape[1]
+    P.special = &special[0]
+    P.srew = &srew[0, 0, 0, 0]
+    P.sp_stride = srew.shape[3]
+    P.n_ctx = srew.shape[0]
+    P.n_special = 0
+    for k in range(special.shape[0]):
+        if special[k] >= 0:
+            P.n_special = k + 1
+    P.tstart = &tstart[0]
+    P.uprank = &uprank[0]
+    P.tnext = &tnext[0, 0]
+    P.toff = &toff[0, 0]
+    P.G = tnext.shape[1]
+    P.n_rows = tnext.shape[0]
+    P.egrp = &egrp[0, 0]
+    P.fnext = &fnext[0, 0, 0]
+    P.n_upper = n_upper
+    return P
+
+
+cdef inline void box_succ(const Problem* P, int m, int c, int f, int b, BoxSucc* sb) noexcept nogil:
+    """The successors of writing box ``b`` from state (m, c, f), and their values."""
+    cdef int m2 = m | (1 << b)
+    cdef i64 b2 = P.base[m2]
+    cdef int nf2 = P.nflag[m2]
+    cdef int U, g
+    cdef i64 row
+    if b < P.n_upper:
+        U = m & ((1 << P.n_upper) - 1)
+        row = (P.tstart[U] + <i64> c * (P.n_upper - _popcount(U)) + P.uprank[U * P.n_upper + b]) * P.G
+        sb.kind = KIND_FACE
+        for g in range(P.G):
+            sb.S[g] = b2 + <i64> P.tnext[row + g] * nf2 + f   # a face box leaves the flag as it is
+            sb.T[g] = P.toff[row + g]
+            sb.V[g] = P.W[sb.S[g]] + sb.T[g]
+    elif nf2 != P.nflag[m]:  # the flag box itself: the flag follows the dice
+        sb.kind = KIND_FLAG
+        for g in range(2):
+            sb.S[g] = b2 + <i64> c * nf2 + g
+            sb.T[g] = 0.0
+            sb.V[g] = P.W[sb.S[g]]
+    else:
+        sb.kind = KIND_CONST
+        sb.S[0] = b2 + <i64> c * nf2 + f
+        sb.T[0] = 0.0
+        sb.V[0] = P.W[sb.S[0]]
+
+
+cdef inline const signed char* succ_index(const Problem* P, const BoxSucc* sb, int b, int f) noexcept nogil:
+    """Per outcome, which of ``sb``'s successors a fill of box ``b`` reaches (NULL: one)."""
+    if sb.kind == KIND_FACE:
+        return P.egrp + <i64> b * N_OUT
+    if sb.kind == KIND_FLAG:
+        return P.fnext + (<i64> b * 2 + f) * N_OUT
+    return NULL
+
+
+cdef inline int succ_of(const Problem* P, const BoxSucc* sb, int b, int f, int o) noexcept nogil:
+    cdef const signed char* idx = succ_index(P, sb, b, f)
+    return 0 if idx == NULL else idx[o]
+
+
+cdef inline double special_reward(const Problem* P, int ctx, int b, int ft, int k) noexcept nogil:
+    return P.srew[((<i64> ctx * P.n_boxes + b) * P.n_ft + ft) * P.sp_stride + k]
+
+
+cdef inline double _fill_points(const Problem* P, int m, int f, int b, int ft, int o) noexcept nogil:
+    """Points of writing outcome ``o`` into box ``b`` (``ft``: index into the first-throw
+    axis of the rewards), -inf where it may not be written."""
+    cdef int k
+    cdef int ctx = P.ctx_of[2 * m + f]
+    if ctx != 0:
+        for k in range(P.n_special):
+            if P.special[k] == o:
+                return special_reward(P, ctx, b, ft, k)
+    return P.rew[(<i64> b * P.n_ft + ft) * N_OUT + o]
+
+
+cdef inline void fix_specials(const Problem* P, int m, int f, int bits, double* F0, double* F1,
+                              int* A0, int* A1, const BoxSucc* bs) noexcept nogil:
+    """Best fill of each special outcome recomputed with its context's points (and, with
+    ``A0`` not NULL, which box: ties the first)."""
+    cdef int ctx = P.ctx_of[2 * m + f]
+    cdef int k, o, ft, b, arg
+    cdef double best, r, v
+    if ctx == 0:
+        return
+    for k in range(P.n_special):
+        o = P.special[k]
+        for ft in range(P.n_ft):
+            best = -INFINITY
+            arg = -1
+            for b in range(P.n_boxes):
+                if not (bits >> b) & 1:
+                    continue
+                r = special_reward(P, ctx, b, ft, k)
+                if r == -INFINITY:
+                    continue
+                v = r + bs[b].V[succ_of(P, &bs[b], b, f, o)]
+                if v > best:
+                    best = v
+                    arg = b
+            # (no box allowed leaves F = -inf and the box as it was: never chosen then)
+            if ft == 0:
+                F0[o] = best
+                if A0 != NULL and arg >= 0:
+                    A0[o] = arg
+            else:
+                F1[o] = best
+                if A1 != NULL and arg >= 0:
+                    A1[o] = arg
+
+
+cdef inline void group_fills(const Problem* P, int m, int c, int f, int bits, double* F0,
+                             double* F1, BoxSucc* bs) noexcept nogil:
+    """Best fill of each outcome among the boxes in ``bits``: ``F0`` after a later throw,
+    ``F1`` after the first (first-throw points); ``bs[b]`` the successors of each box."""
+    cdef int o, b
+    cdef double v
+    cdef const double* r0
+    cdef const double* r1
+    cdef const signed char* idx
+    cdef const double* V
+    cdef bint two = P.n_ft == 2
+    for o in range(N_OUT):
+        F0[o] = -INFINITY
+        F1[o] = -INFINITY
+    for b in range(P.n_boxes):
+        if not (bits >> b) & 1:
+            continue
+        box_succ(P, m, c, f, b, &bs[b])
+        r0 = P.rew + (<i64> b * P.n_ft) * N_OUT
+        r1 = r0 + (P.n_ft - 1) * N_OUT
+        idx = succ_index(P, &bs[b], b, f)
+        V = bs[b].V
+        if idx == NULL:  # one successor state for every outcome: a plain vector max
+            v = V[0]
+            for o in range(N_OUT):
+                F0[o] = _max(F0[o], r0[o] + v)
+            if two:
+                for o in range(N_OUT):
+                    F1[o] = _max(F1[o], r1[o] + v)
+        else:
+            for o in range(N_OUT):
+                F0[o] = _max(F0[o], r0[o] + V[idx[o]])
+            if two:
+                for o in range(N_OUT):
+                    F1[o] = _max(F1[o], r1[o] + V[idx[o]])
+    fix_specials(P, m, f, bits, F0, F1, NULL, NULL, bs)
+    if not two:
+        for o in range(N_OUT):
+            F1[o] = F0[o]
+
+
+cdef inline void group_fills_arg(const Problem* P, int m, int c, int f, int bits, double* F0,
+                                 double* F1, i64* A0, i64* A1, BoxSucc* bs) noexcept nogil:
+    """:func:`group_fills` (same values) that also gives the box of each best fill (ties:
+    the first box); :func:`fill_move` gives where it leads."""
+    cdef int o, b
+    cdef double x
+    cdef double Q[N_OUT]
+    cdef bint better
+    cdef const double* r0
+    cdef const double* r1
+    cdef const signed char* idx
+    cdef const double* V
+    cdef bint two = P.n_ft == 2
+    cdef int A[N_OUT]
+    cdef int* Ap = NULL
+    for o in range(N_OUT):
+        F0[o] = -INFINITY
+        F1[o] = -INFINITY
+        A0[o] = -1
+        A1[o] = -1
+    for b in range(P.n_boxes):
+        if not (bits >> b) & 1:
+            continue
+        box_succ(P, m, c, f, b, &bs[b])
+        r0 = P.rew + (<i64> b * P.n_ft) * N_OUT
+        r1 = r0 + (P.n_ft - 1) * N_OUT
+        idx = succ_index(P, &bs[b], b, f)
+        V = bs[b].V
+        if idx == NULL:
+            for o in range(N_OUT):
+                Q[o] = V[0]
+        else:
+            for o in range(N_OUT):
+                Q[o] = V[idx[o]]
+        # branch-free selects of equal width (the compiler turns them into blends)
+        for o in range(N_OUT):
+            x = r0[o] + Q[o]
+            better = x > F0[o]
+            F0[o] = x if better else F0[o]
+            A0[o] = b if better else A0[o]
+        if two:
+            for o in range(N_OUT):
+                x = r1[o] + Q[o]
+                better = x > F1[o]
+                F1[o] = x if better else F1[o]
+                A1[o] = b if better else A1[o]
+    if P.ctx_of[2 * m + f] != 0:
+        for o in range(N_OUT):
+            A[o] = <int> A0[o]
+        fix_specials(P, m, f, bits, F0, F1, A, NULL, bs)
+        for o in range(N_OUT):
+            A0[o] = A[o]
+        if two:
+            for o in range(N_OUT):
+                A[o] = <int> A1[o]
+            fix_specials(P, m, f, bits, F0, F1, NULL, A, bs)
+            for o in range(N_OUT):
+                A1[o] = A[o]
+    if not two:
+        for o in range(N_OUT):
+            F1[o] = F0[o]
+            A1[o] = A0[o]
+
+
+cdef inline i64 fill_move(const Problem* P, const BoxSucc* bs, int m, int f, int b, int ft, int o,
+                          double* points) noexcept nogil:
+    """The state that writing outcome ``o`` into box ``b`` leads to (``bs`` from
+    :func:`group_fills_arg`), and in ``points`` what the score moves by: the fill's points
+    plus the tracker offset (``ft``: index into the first-throw axis of the rewards)."""
+    cdef int k = succ_of(P, &bs[b], b, f, o)
+    points[0] = _fill_points(P, m, f, b, ft, o) + bs[b].T[k]
+    return bs[b].S[k]
+
+
+# ------------------------------------------------------------------------------------------
+# Backward solve
+# ------------------------------------------------------------------------------------------
+def solve_masks(
+    const int[::1] masks, i64 first_state, double[::1] out, const double[::1] W,
     const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
     const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
-    const double[:, :, :, ::1] rewards, const i64[::1] tbase, const int[::1] uprank,
-    const int[:, ::1] tnext, const double[:, ::1] toff, const signed char[:, :, ::1] fnext,
-    int n_upper, const double[::1] probs,
-    const int[:, ::1] child,
+    const double[:, :, ::1] rew, const int[::1] special, const double[:, :, :, ::1] srew,
+    const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+    const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext,
+    int n_upper, const double[::1] probs, const int[:, ::1] child,
 ):
-    """Where one turn of the optimal policy leads from each state of ``states``: entries
-    ``(e_src = position in states, e_succ = next state, e_rew = points, e_p = probability)``,
-    one per distinct (next state, points). Returns the number of entries, or -1 when the
-    entry arrays are too short.
+    """Expected future score of every state of ``masks`` (all in one layer), written to
+    ``out[state - first_state]``; successors are read from ``W``. Releases the GIL.
 
-    ``root_stage`` 0: every state starts its turn. 1, 2 or 3 (a single state): the turn is
-    under way, ``root_mass`` (252,) is the distribution of the dice after that throw and
-    ``root_group`` the box group already committed to (-1: none yet).
-    Rewards must lie in ``[rew_lo, rew_lo + rew_span)``.
+    Parameters
+    ----------
+    masks : (M,) int32, masks whose states are contiguous from ``first_state``
+    out : (S,) float64, the values of those states
+    W : (N,) float64, values of all states (later layers must be filled)
+    rew : (n_boxes, n_ft, 252) float64, points of a fill
+    special, srew : (n_special,) int32 outcomes and (n_ctx, n_boxes, n_ft, n_special) their
+        points per reward context (-inf: not allowed); -1 pads an empty list
+    tstart, uprank, tnext, toff, egrp : the tracker rows (``scorecard_solver.ScorecardModel``)
+    fnext : (n_boxes, 2, 252) int8, flag after a fill of the flag box
+    child : (210, 6) int32, the keep lattice (``card_model.keep_lattice``)
     """
-    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rewards, tbase, uprank,
-                              tnext, toff, fnext, n_upper)
+    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
+                              tstart, uprank, tnext, toff, egrp, fnext, n_upper)
     cdef Lattice lat = _lattice(child)
-    cdef i64 cap = e_src.shape[0]
-    cdef i64 n_out = 0
-    cdef int max_groups = 0
-    cdef Py_ssize_t i
-    for i in range(grp_ptr.shape[0] - 1):
-        if grp_ptr[i + 1] - grp_ptr[i] > max_groups:
-            max_groups = grp_ptr[i + 1] - grp_ptr[i]
-    max_groups = max(max_groups, 1)
-    # zeroed once: the histograms are cleared again as they are emitted
-    cdef double* dbuf = <double*> calloc((14 + max_groups) * N_OUT + 3 * (N_KEEP + 1) + <i64> N_SLOTS * rew_span,
-                                         sizeof(double))
-    cdef int* ibuf = <int*> malloc(sizeof(int) * ((N_KEEP + 1) + N_OUT * 5 + 3 * N_SLOTS))
-    cdef i64* slot_succ = <i64*> malloc(sizeof(i64) * (N_SLOTS + 2 * N_OUT))
-    cdef i64* S0 = slot_succ + N_SLOTS
-    cdef i64* S1 = S0 + N_OUT
-    if dbuf == NULL or ibuf == NULL or slot_succ == NULL:
-        free(dbuf); free(ibuf); free(slot_succ)
+    cdef const double* pr = &probs[0]
+    cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + 2))
+    cdef BoxSucc* bs = <BoxSucc*> malloc(sizeof(BoxSucc) * MAX_BOXES)
+    if buf == NULL or bs == NULL:
+        free(buf)
+        free(bs)
         raise MemoryError()
-    cdef double* F0 = dbuf
-    cdef double* F1 = dbuf + N_OUT
-    cdef double* V2 = dbuf + 2 * N_OUT
-    cdef double* proper3 = dbuf + 3 * N_OUT
-    cdef double* proper2 = dbuf + 4 * N_OUT
-    cdef double* P1 = dbuf + 5 * N_OUT
-    cdef double* P2 = dbuf + 6 * N_OUT
-    cdef double* PF0 = dbuf + 7 * N_OUT
-    cdef double* PF1 = dbuf + 8 * N_OUT
-    cdef double* V1 = dbuf + 9 * N_OUT
-    cdef double* best = dbuf + 10 * N_OUT
-    cdef double* tmp = dbuf + 11 * N_OUT
-    cdef double* gV1 = dbuf + 12 * N_OUT                      # (max_groups, N_OUT)
-    cdef double* K = gV1 + max_groups * N_OUT
-    cdef double* Mx = K + (N_KEEP + 1)
-    cdef double* KM = Mx + (N_KEEP + 1)
-    cdef double* R0 = KM + (N_KEEP + 1)
-    cdef double* R1 = R0 + N_OUT
-    cdef double* hist = R1 + N_OUT                             # (N_SLOTS, rew_span)
-    cdef int* Marg = ibuf
-    cdef int* A0 = ibuf + (N_KEEP + 1)
-    cdef int* A1 = A0 + N_OUT
-    cdef int* arg2 = A1 + N_OUT
-    cdef int* arg3 = arg2 + N_OUT
-    cdef int* gbest = arg3 + N_OUT
-    cdef int* slot_lo = gbest + N_OUT
-    cdef int* slot_hi = slot_lo + N_SLOTS
-    cdef int* slot_used = slot_hi + N_SLOTS
-    cdef int m, c, f, g, g0, g1, ng, o, ft, b, bits, s, j, n_used, r
-    cdef i64 succ, h
-    cdef double rew, p
-    cdef double* start
-    cdef const double* first
-    cdef bint overflow = False
-    for s in range(N_SLOTS):
-        slot_succ[s] = -1
+    cdef double* F0 = buf
+    cdef double* F1 = buf + N_OUT
+    cdef double* V2 = buf + 2 * N_OUT
+    cdef double* V1 = buf + 3 * N_OUT
+    cdef double* best = buf + 4 * N_OUT
+    cdef double* proper = buf + 5 * N_OUT
+    cdef double* K = buf + 6 * N_OUT
+    cdef double* Mx = K + N_KEEP + 1
+    cdef Py_ssize_t i
+    cdef int m, c, f, g, o
+    cdef double e
     with nogil:
-        for i in range(states.shape[0]):
-            m = smask[i]
-            c = scls[i]
-            f = sflag[i]
-            g0 = P.grp_ptr[m]
-            ng = P.grp_ptr[m + 1] - g0
-            # which group each first-throw outcome continues in
-            for o in range(N_OUT):
-                gbest[o] = 0
-            if root_stage == 0 or root_stage == 1:
-                if root_group >= 0:
-                    for o in range(N_OUT):
-                        gbest[o] = root_group
-                elif ng > 1:
+        for i in range(masks.shape[0]):
+            m = masks[i]
+            for c in range(P.ncls[m]):
+                for f in range(P.nflag[m]):
                     for o in range(N_OUT):
                         best[o] = -INFINITY
-                    for g in range(ng):
-                        group_fills(&P, m, c, f, P.grp_bits[g0 + g], F0, F1, NULL, NULL, NULL, NULL, NULL, NULL)
-                        turn_from_fills(F0, F1, V2, V1, K, Mx, tmp, lat)
+                    for g in range(P.grp_ptr[m], P.grp_ptr[m + 1]):
+                        group_fills(&P, m, c, f, P.grp_bits[g], F0, F1, bs)
+                        turn_from_fills(F0, F1, V2, V1, K, Mx, proper, lat)
                         for o in range(N_OUT):
                             if V1[o] > best[o]:
                                 best[o] = V1[o]
-                                gbest[o] = g
-            elif root_group >= 0:
-                for o in range(N_OUT):
-                    gbest[o] = root_group
-            n_used = 0
+                    e = 0.0
+                    for o in range(N_OUT):
+                        e += pr[o] * best[o]
+                    out[P.base[m] + <i64> c * P.nflag[m] + f - first_state] = e
+    free(buf)
+    free(bs)
+
+
+# ------------------------------------------------------------------------------------------
+# One turn of the optimal policy, forwards
+# ------------------------------------------------------------------------------------------
+# Scratch of turn_entries and the ranking (one per caller).
+cdef struct Work:
+    double F0[N_OUT]
+    double F1[N_OUT]
+    double V1[N_OUT]
+    double V2[N_OUT]
+    double best[N_OUT]
+    double tmp[N_OUT]
+    double proper2[N_OUT]
+    double proper3[N_OUT]
+    double P1[N_OUT]
+    double P2[N_OUT]
+    double PF0[N_OUT]
+    double PF1[N_OUT]
+    double K[N_KEEP + 1]
+    double Mx[N_KEEP + 1]
+    double KM[N_KEEP + 1]
+    int Marg[N_KEEP + 1]
+    i64 A0[N_OUT]
+    i64 A1[N_OUT]
+    int arg2[N_OUT]
+    int arg3[N_OUT]
+    int gbest[N_OUT]
+    BoxSucc bs[MAX_BOXES]
+    int sp_of[N_OUT]          # the special index of each outcome (-1: none)
+    int rlo                   # every fill moves the score by rlo .. rlo + span - 1
+    int span
+    bint overflow             # a fill moved it by more (cannot happen: a bad table)
+    double* acc               # (n_boxes * MAX_G, span) mass per (box, successor) cell and points
+    int cell_id[MAX_BOXES * MAX_G]   # the number of each (box, successor) cell in use (-1: none)
+    int cells[MAX_BOXES * MAX_G]     # the cells used, in order of first use
+    int cell_lo[MAX_BOXES * MAX_G]   # points range used in each (numbered) cell
+    int cell_hi[MAX_BOXES * MAX_G]
+    i64 cell_succ[MAX_BOXES * MAX_G]
+    i64 e_succ[ENTRY_CAP]     # the entries of one turn: next state, points, probability
+    int e_rew[ENTRY_CAP]
+    double e_p[ENTRY_CAP]
+
+
+cdef Work* _new_work(const Problem* P) noexcept nogil:
+    """Scratch for ``P`` with its points range (:func:`_set_span`); NULL when out of
+    memory. Free it with :func:`_free_work`."""
+    cdef Work* w = <Work*> malloc(sizeof(Work))
+    cdef int k, o
+    if w == NULL:
+        return NULL
+    for o in range(N_OUT):
+        w.sp_of[o] = -1
+    for k in range(P.n_special):
+        w.sp_of[P.special[k]] = k
+    for k in range(MAX_BOXES * MAX_G):
+        w.cell_id[k] = -1
+    w.overflow = False
+    w.acc = NULL
+    if not _set_span(w, P):
+        free(w)
+        return NULL
+    return w
+
+
+cdef void _free_work(Work* w) noexcept nogil:
+    if w != NULL:
+        free(w.acc)
+        free(w)
+
+
+cdef bint _set_span(Work* w, const Problem* P) noexcept nogil:
+    """Size the points range of :func:`turn_entries` from the rewards and the tracker
+    offsets; False when out of memory."""
+    cdef double lo = 0.0, hi = 0.0, v
+    cdef i64 i
+    for i in range(<i64> P.n_boxes * P.n_ft * N_OUT):
+        v = P.rew[i]
+        if v > -INFINITY:
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+    for i in range(<i64> P.n_ctx * P.n_boxes * P.n_ft * P.sp_stride):
+        v = P.srew[i]
+        if v > -INFINITY:
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+    cdef double tlo = 0.0, thi = 0.0
+    for i in range(P.n_rows * P.G):
+        tlo = P.toff[i] if P.toff[i] < tlo else tlo
+        thi = P.toff[i] if P.toff[i] > thi else thi
+    w.rlo = <int> floor(lo + tlo) - 1
+    w.span = <int> floor(hi + thi) + 2 - w.rlo
+    free(w.acc)
+    w.acc = <double*> calloc(<i64> P.n_boxes * MAX_G * w.span, sizeof(double))
+    return w.acc != NULL
+
+
+cdef int turn_entries(const Problem* P, Lattice lat, const double* probs, int m, int c, int f,
+                      int root_stage, const double* root_mass, int root_group, Work* w,
+                      double* box_mass) noexcept nogil:
+    """Where one turn of the optimal policy leads from state (m, c, f): entries
+    ``(w.e_succ, w.e_rew, w.e_p)`` = (next state, points, probability), one per distinct
+    (next state, points); returns their number (``w`` must have its points range set,
+    :func:`_set_span`). With
+    ``box_mass`` not NULL, adds the probability that the turn ends in each box.
+
+    ``root_stage`` 0: the turn starts. 1, 2 or 3: the turn is under way, ``root_mass``
+    (252,) is the distribution of the dice after that throw and ``root_group`` the box
+    group already committed to (-1: none yet). Ties: the first box; fill when it is at
+    least as good as the best keep; the larger keep, then the first in keep order; the
+    first group.
+    """
+    cdef int g0 = P.grp_ptr[m]
+    cdef int ng = P.grp_ptr[m + 1] - g0
+    cdef int g, o, ft, n = 0, nc = 0, j, b, k, fi, r, cell
+    cdef int ctx = P.ctx_of[2 * m + f]
+    cdef double p, rew
+    cdef double* start
+    cdef const double* first
+    for o in range(N_OUT):
+        w.gbest[o] = 0
+    if root_stage == 0 or root_stage == 1:
+        if root_group >= 0:
+            for o in range(N_OUT):
+                w.gbest[o] = root_group
+        elif ng > 1:  # which group each first-throw outcome continues in
+            for o in range(N_OUT):
+                w.best[o] = -INFINITY
             for g in range(ng):
-                bits = P.grp_bits[g0 + g]
+                group_fills(P, m, c, f, P.grp_bits[g0 + g], w.F0, w.F1, w.bs)
+                turn_from_fills(w.F0, w.F1, w.V2, w.V1, w.K, w.Mx, w.tmp, lat)
                 for o in range(N_OUT):
-                    P1[o] = 0.0
-                    P2[o] = 0.0
-                    PF0[o] = 0.0
-                    PF1[o] = 0.0
-                # the start of this group's turn: the first throw, or the root's position
-                start = P1 if root_stage <= 1 else (P2 if root_stage == 2 else PF0)
-                first = &probs[0] if root_stage == 0 else &root_mass[0]
-                p = 0.0
-                for o in range(N_OUT):
-                    if gbest[o] == g:
-                        start[o] = first[o]
-                        p += first[o]
+                    if w.V1[o] > w.best[o]:
+                        w.best[o] = w.V1[o]
+                        w.gbest[o] = g
+    elif root_group >= 0:
+        for o in range(N_OUT):
+            w.gbest[o] = root_group
+    for g in range(ng):
+        for o in range(N_OUT):
+            w.P1[o] = 0.0
+            w.P2[o] = 0.0
+            w.PF0[o] = 0.0
+            w.PF1[o] = 0.0
+        # the start of this group's turn: the first throw, or the root's position
+        if root_stage <= 1:
+            start = &w.P1[0]
+        elif root_stage == 2:
+            start = &w.P2[0]
+        else:
+            start = &w.PF0[0]
+        first = probs if root_stage == 0 else root_mass
+        p = 0.0
+        for o in range(N_OUT):
+            if w.gbest[o] == g:
+                start[o] = first[o]
+                p += first[o]
+        if p == 0.0:
+            continue
+        group_fills_arg(P, m, c, f, P.grp_bits[g0 + g], w.F0, w.F1, w.A0, w.A1, w.bs)
+        keep_stage_arg(w.F0, w.K, w.Mx, w.Marg, w.proper3, w.arg3, lat)
+        for o in range(N_OUT):
+            w.V2[o] = w.F0[o] if w.F0[o] > w.proper3[o] else w.proper3[o]
+        keep_stage_arg(w.V2, w.K, w.Mx, w.Marg, w.proper2, w.arg2, lat)
+        # after the first throw: fill from hand, or keep and throw again
+        throw_step(w.P1, w.F1, w.proper2, w.arg2, w.PF1, w.P2, w.KM, lat)
+        # after the second throw: fill, or keep, throw the third time and fill
+        throw_step(w.P2, w.F0, w.proper3, w.arg3, w.PF0, w.PF0, w.KM, lat)
+        # the fills, gathered by (box, successor) cell and points
+        for ft in range(2):
+            for o in range(N_OUT):
+                p = w.PF1[o] if ft else w.PF0[o]
                 if p == 0.0:
                     continue
-                group_fills(&P, m, c, f, bits, F0, F1, A0, A1, S0, S1, R0, R1)
-                keep_stage_arg(F0, K, Mx, Marg, proper3, arg3, lat)
-                for o in range(N_OUT):
-                    V2[o] = F0[o] if F0[o] > proper3[o] else proper3[o]
-                keep_stage_arg(V2, K, Mx, Marg, proper2, arg2, lat)
-                # after the first throw: fill from hand, or keep and throw again
-                throw_step(P1, F1, proper2, arg2, PF1, P2, KM, lat)
-                # after the second throw
-                throw_step(P2, F0, proper3, arg3, PF0, PF0, KM, lat)
-                # the fills, gathered by (next state, points)
-                for ft in range(2):
-                    for o in range(N_OUT):
-                        p = PF1[o] if ft else PF0[o]
-                        if p == 0.0:
-                            continue
-                        succ = S1[o] if ft else S0[o]
-                        rew = R1[o] if ft else R0[o]
-                        r = <int> (rew - rew_lo + 0.5) if rew >= rew_lo else -1
-                        if r < 0 or r >= rew_span:
-                            overflow = True
-                            continue
-                        h = (succ * <i64> 40503) & (N_SLOTS - 1)
-                        while slot_succ[h] != -1 and slot_succ[h] != succ:
-                            h = (h + 1) & (N_SLOTS - 1)
-                        if slot_succ[h] == -1:
-                            slot_succ[h] = succ
-                            slot_lo[h] = r
-                            slot_hi[h] = r
-                            slot_used[n_used] = <int> h
-                            n_used += 1
-                        if r < slot_lo[h]:
-                            slot_lo[h] = r
-                        if r > slot_hi[h]:
-                            slot_hi[h] = r
-                        hist[h * rew_span + r] += p
-            for j in range(n_used):
-                h = slot_used[j]
-                for r in range(slot_lo[h], slot_hi[h] + 1):
-                    if hist[h * rew_span + r] != 0.0:
-                        if n_out < cap:
-                            e_src[n_out] = i
-                            e_succ[n_out] = slot_succ[h]
-                            e_rew[n_out] = rew_lo + r
-                            e_p[n_out] = hist[h * rew_span + r]
-                        n_out += 1
-                        hist[h * rew_span + r] = 0.0
-                slot_succ[h] = -1
-    free(dbuf)
-    free(ibuf)
-    free(slot_succ)
-    if overflow:
-        raise ValueError(f"a fill's points fall outside [{rew_lo}, {rew_lo + rew_span})")
-    return n_out if n_out <= cap else -1
+                b = <int> (w.A1[o] if ft else w.A0[o])
+                if box_mass != NULL:
+                    box_mass[b] += p
+                k = succ_of(P, &w.bs[b], b, f, o)
+                fi = (P.n_ft - 1) if ft else 0
+                if ctx != 0 and w.sp_of[o] >= 0:
+                    rew = special_reward(P, ctx, b, fi, w.sp_of[o])
+                else:
+                    rew = P.rew[(<i64> b * P.n_ft + fi) * N_OUT + o]
+                rew = rew + w.bs[b].T[k]  # an integer: points and offsets are
+                r = <int> (rew + 0.5 if rew >= 0 else rew - 0.5) - w.rlo
+                if r < 0 or r >= w.span:
+                    w.overflow = True
+                    continue
+                cell = w.cell_id[b * MAX_G + k]
+                if cell < 0:  # cells are numbered in order of first use (a compact buffer)
+                    cell = w.cell_id[b * MAX_G + k] = nc
+                    w.cells[nc] = b * MAX_G + k
+                    nc += 1
+                    w.cell_succ[cell] = w.bs[b].S[k]
+                    w.cell_lo[cell] = r
+                    w.cell_hi[cell] = r
+                elif r < w.cell_lo[cell]:
+                    w.cell_lo[cell] = r
+                elif r > w.cell_hi[cell]:
+                    w.cell_hi[cell] = r
+                w.acc[<i64> cell * w.span + r] += p
+    for cell in range(nc):
+        for r in range(w.cell_lo[cell], w.cell_hi[cell] + 1):
+            p = w.acc[<i64> cell * w.span + r]
+            if p != 0.0:
+                w.e_succ[n] = w.cell_succ[cell]
+                w.e_rew[n] = r + w.rlo
+                w.e_p[n] = p
+                n += 1
+                w.acc[<i64> cell * w.span + r] = 0.0
+        w.cell_id[w.cells[cell]] = -1
+    return n
 
 
-def push_mass(const i64[::1] e_src, const i64[::1] e_tgt, const i64[::1] e_rew, const double[::1] e_p,
-              const i64[::1] src_lo, const i64[::1] src_off, const double[::1] src_buf,
-              const i64[::1] tgt_lo, const i64[::1] tgt_off, double[::1] tgt_buf):
-    """``tgt[e_tgt][x + e_rew] += e_p * src[e_src][x]`` for every entry: score
-    distributions are stored as ``buf[off[s]:off[s + 1]]`` over scores ``lo[s]...``."""
-    cdef Py_ssize_t e, w
+# Score distribution of one state: p[x - alo] is P(score x) for lo <= x < hi, allocated
+# for alo <= x < ahi (p NULL: no mass).
+cdef struct Dist:
+    double* p
+    int alo
+    int ahi
+    int lo
+    int hi
+
+
+cdef bint _push(Dist* t, const Dist* s, int r, double p) noexcept nogil:
+    """``t[x + r] += p * s[x]``, growing ``t`` as needed; False when out of memory."""
+    cdef int need_lo = s.lo + r
+    cdef int need_hi = s.hi + r
+    cdef int pad, nlo, nhi
+    cdef double* q
+    if t.p == NULL:
+        pad = 2
+        t.p = <double*> calloc(need_hi - need_lo + 2 * pad, sizeof(double))
+        if t.p == NULL:
+            return False
+        t.alo = need_lo - pad
+        t.ahi = need_hi + pad
+        t.lo = need_lo
+        t.hi = need_hi
+    else:
+        if need_lo < t.alo or need_hi > t.ahi:
+            pad = (t.ahi - t.alo) // 8 + 2
+            nlo = need_lo - pad if need_lo < t.alo else t.alo
+            nhi = need_hi + pad if need_hi > t.ahi else t.ahi
+            q = <double*> calloc(nhi - nlo, sizeof(double))
+            if q == NULL:
+                return False
+            memcpy(q + (t.lo - nlo), t.p + (t.lo - t.alo), sizeof(double) * (t.hi - t.lo))
+            free(t.p)
+            t.p = q
+            t.alo = nlo
+            t.ahi = nhi
+        if need_lo < t.lo:
+            t.lo = need_lo
+        if need_hi > t.hi:
+            t.hi = need_hi
+    kocka_axpy(t.p + (need_lo - t.alo), s.p + (s.lo - s.alo), p, s.hi - s.lo)
+    return True
+
+
+cdef void _shrink(Dist* t) noexcept nogil:
+    """Release what ``t`` holds beyond its used range."""
+    cdef double* q
+    if t.p == NULL or (t.alo == t.lo and t.ahi == t.hi):
+        return
+    memmove(t.p, t.p + (t.lo - t.alo), sizeof(double) * (t.hi - t.lo))
+    q = <double*> realloc(t.p, sizeof(double) * (t.hi - t.lo))
+    if q != NULL:
+        t.p = q
+    t.alo = t.lo
+    t.ahi = t.hi
+
+
+cdef void _free_layer(Dist* d, i64 count) noexcept nogil:
+    cdef i64 i
+    if d == NULL:
+        return
+    for i in range(count):
+        free(d[i].p)
+    free(d)
+
+
+def forward_distribution(
+    const int[::1] masks, const i64[::1] layer_ptr, i64 start_state, int start_mask, int start_score,
+    int root_stage, const double[::1] root_mass, int root_group,
+    const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
+    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
+    const double[:, :, ::1] rew, const int[::1] special, const double[:, :, :, ::1] srew,
+    const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+    const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext,
+    int n_upper, const double[::1] probs, const int[:, ::1] child,
+):
+    """Distribution of the final score under the optimal policy, from one state: returns
+    ``(lowest score, probabilities)``. Releases the GIL.
+
+    The score so far of every state reached is pushed turn by turn (layer by layer) to the
+    full card: one state at a time, its turn's entries (:func:`turn_entries`) move its
+    distribution, shifted by the points, into the next layer's states, and its own
+    distribution is freed, so one layer and a part of the next are held at once.
+
+    Parameters
+    ----------
+    masks, layer_ptr : the reachable masks in layer order, ``masks[layer_ptr[k]:layer_ptr[k+1]]``
+        having k boxes filled
+    start_state, start_mask, start_score : the state to start from, its mask, and its score
+        so far (points written plus the tracker offset)
+    root_stage, root_mass, root_group : the start state's turn under way (see
+        :func:`turn_entries`); ``root_stage`` 0 starts a turn
+    the rest : as :func:`solve_masks`
+    """
+    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
+                              tstart, uprank, tnext, toff, egrp, fnext, n_upper)
+    cdef Lattice lat = _lattice(child)
+    cdef int n = P.n_boxes
+    cdef i64 n_states = W.shape[0]
+    if layer_ptr.shape[0] != n + 2 or root_mass.shape[0] != N_OUT:
+        raise ValueError(f"layer_ptr must have {n + 2} entries and root_mass 252")
+    cdef i64* lstart = <i64*> malloc(sizeof(i64) * (n + 2))
+    cdef Work* w = _new_work(&P)
+    if lstart == NULL or w == NULL:
+        free(lstart)
+        _free_work(w)
+        raise MemoryError()
+    cdef int L, L0 = _popcount(<unsigned int> start_mask)
+    for L in range(n + 2):
+        lstart[L] = base[masks[layer_ptr[L]]] if layer_ptr[L] < masks.shape[0] else n_states
+    cdef Dist* cur = <Dist*> calloc(max(lstart[L0 + 1] - lstart[L0], 1), sizeof(Dist))
+    cdef Dist* nxt = NULL
+    cdef Dist* d
+    cdef bint ok = cur != NULL
+    cdef i64 i, s, count, t
+    cdef int m, c, f, j, ne, stage, lo, hi, x
+    if ok:
+        d = &cur[start_state - lstart[L0]]
+        d.p = <double*> malloc(sizeof(double))
+        ok = d.p != NULL
+        if ok:
+            d.p[0] = 1.0
+            d.alo = d.lo = start_score
+            d.ahi = d.hi = start_score + 1
     with nogil:
-        for e in range(e_src.shape[0]):
-            w = src_off[e_src[e] + 1] - src_off[e_src[e]]
-            kocka_axpy(&tgt_buf[tgt_off[e_tgt[e]] + src_lo[e_src[e]] + e_rew[e] - tgt_lo[e_tgt[e]]],
-                       &src_buf[src_off[e_src[e]]], e_p[e], w)
+        L = L0
+        while ok and L < n:
+            count = lstart[L + 2] - lstart[L + 1]
+            nxt = <Dist*> calloc(max(count, 1), sizeof(Dist))
+            if nxt == NULL:
+                ok = False
+                break
+            # masks in decreasing order: the colex order of their complements, whose
+            # successors (the next layer's states that hold mass) are the fewest for the
+            # sources done so far (Kruskal-Katona), so little of two layers is held at once
+            for i in range(layer_ptr[L + 1] - 1, layer_ptr[L] - 1, -1):
+                m = masks[i]
+                for c in range(P.ncls[m]):
+                    for f in range(P.nflag[m]):
+                        s = P.base[m] + <i64> c * P.nflag[m] + f
+                        d = &cur[s - lstart[L]]
+                        if d.p == NULL or not ok:
+                            continue
+                        stage = root_stage if L == L0 else 0
+                        ne = turn_entries(&P, lat, &probs[0], m, c, f, stage, &root_mass[0],
+                                          root_group if L == L0 else -1, w, NULL)
+                        for j in range(ne):
+                            if not _push(&nxt[w.e_succ[j] - lstart[L + 1]], d, w.e_rew[j], w.e_p[j]):
+                                ok = False
+                                break
+                        free(d.p)
+                        d.p = NULL
+            for t in range(count):
+                _shrink(&nxt[t])
+            _free_layer(cur, lstart[L + 1] - lstart[L])
+            kocka_release_free_memory()  # the layer's freed pages go back to the system
+            cur = nxt
+            nxt = NULL
+            L += 1
+    if not ok:
+        _free_layer(cur, lstart[L + 1] - lstart[L])
+        _free_layer(nxt, lstart[L + 2] - lstart[L + 1] if L < n else 0)
+        free(lstart)
+        _free_work(w)
+        raise MemoryError("out of memory while propagating the score distribution")
+    if w.overflow:
+        _free_layer(cur, lstart[n + 1] - lstart[n])
+        free(lstart)
+        _free_work(w)
+        raise ValueError("a fill's points fall outside the range of the table's rewards (a damaged table?)")
+    # the full card: add up its states
+    count = lstart[n + 1] - lstart[n]
+    lo, hi = 2147483647, -2147483647
+    for t in range(count):
+        if cur[t].p != NULL:
+            lo = min(lo, cur[t].lo)
+            hi = max(hi, cur[t].hi)
+    result = np.zeros(max(hi - lo, 0))
+    cdef double[::1] rv = result
+    for t in range(count):
+        if cur[t].p != NULL:
+            for x in range(cur[t].lo, cur[t].hi):
+                rv[x - lo] += cur[t].p[x - cur[t].alo]
+    _free_layer(cur, count)
+    free(lstart)
+    _free_work(w)
+    return lo, result
+
+
+# ------------------------------------------------------------------------------------------
+# Ranking the actions of one position
+# ------------------------------------------------------------------------------------------
+cdef class TurnTables:
+    """The turn widget of one scorecard variant over a solved table: the value of every
+    fill and keep of one position in one call (:meth:`rank`), many positions at once
+    (:meth:`rank_positions`), a declaration's value (:meth:`group_value`) and where the
+    turn ends (:meth:`turn_shares`).
+
+    Holds references to the arrays it reads; the arguments are those of
+    :func:`solve_masks` after ``W`` (which comes first here), plus ``keep_counts``
+    (462, 6) int8, the face counts of every keep (the last 252 are the outcomes). The
+    one-position methods keep the GIL (they share one scratch, and take microseconds);
+    :meth:`rank_positions` releases it with scratch of its own.
+    """
+
+    cdef Problem P
+    cdef Lattice lat
+    cdef object refs
+    cdef const double* probs
+    cdef Work* w
+    cdef int okeep_ptr[N_OUT + 1]   # the proper keeps of each outcome, larger first, then in
+    cdef int* okeep                 # keep order (the tie order of rank)
+
+    def __init__(
+        self, const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
+        const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
+        const double[:, :, ::1] rew, const int[::1] special, const double[:, :, :, ::1] srew,
+        const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+        const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext,
+        int n_upper, const double[::1] probs, const int[:, ::1] child, const signed char[:, ::1] keep_counts,
+    ):
+        cdef int size, k, j, o, n, total
+        cdef int size_start[7]
+        cdef bint inside
+        if keep_counts.shape[0] != N_KEEP or keep_counts.shape[1] != 6 or probs.shape[0] != N_OUT:
+            raise ValueError("keep_counts must be (462, 6) and probs (252,)")
+        self.P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
+                          tstart, uprank, tnext, toff, egrp, fnext, n_upper)
+        self.lat = _lattice(child)
+        self.probs = &probs[0]
+        # keeps are ordered by size: the first keep of each size 0..5
+        for size in range(7):
+            size_start[size] = N_KEEP
+        for k in range(N_KEEP - 1, -1, -1):
+            total = 0
+            for j in range(6):
+                total += keep_counts[k, j]
+            if total > 5:
+                raise ValueError(f"keep {k} holds {total} dice")
+            size_start[total] = k
+        self.okeep = <int*> malloc(sizeof(int) * N_OUT * 32)
+        if self.okeep == NULL:
+            raise MemoryError()
+        n = 0
+        for o in range(N_OUT):
+            self.okeep_ptr[o] = n
+            for size in range(4, -1, -1):
+                for k in range(size_start[size], size_start[size + 1]):
+                    inside = True
+                    for j in range(6):
+                        if keep_counts[k, j] > keep_counts[N_SMALL + o, j]:
+                            inside = False
+                    if inside:
+                        self.okeep[n] = k
+                        n += 1
+        self.okeep_ptr[N_OUT] = n
+        self.refs = (W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew, tstart, uprank,
+                     tnext, toff, egrp, fnext, probs, child, keep_counts)
+        self.w = _new_work(&self.P)
+        if self.w == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        _free_work(self.w)
+        free(self.okeep)
+
+    cdef int _values(self, Work* w, int m, int c, int f, int throw, int o, int bits, int* ids,
+                     double* vals) noexcept nogil:
+        """The fills of ``bits`` and the keeps of outcome ``o`` at ``throw`` with their values
+        (order: fills by box, keeps larger first, then in keep order); their number. ``w``:
+        scratch (``self.w`` while the GIL is held)."""
+        cdef int n = 0, b, j, k, ft
+        cdef double v
+        group_fills(&self.P, m, c, f, bits, w.F0, w.F1, w.bs)
+        ft = (self.P.n_ft - 1) if throw == 1 else 0
+        for b in range(self.P.n_boxes):
+            if not (bits >> b) & 1:
+                continue
+            v = _fill_points(&self.P, m, f, b, ft, o)
+            if v == -INFINITY:
+                continue
+            ids[n] = b
+            vals[n] = v + w.bs[b].V[succ_of(&self.P, &w.bs[b], b, f, o)]
+            n += 1
+        if throw < MAX_THROWS:
+            keep_stage(w.F0, w.K, w.Mx, w.proper3, self.lat)      # keeps before the third throw
+            if throw == 1:
+                for k in range(N_OUT):
+                    w.V2[k] = w.F0[k] if w.F0[k] > w.proper3[k] else w.proper3[k]
+                keep_stage(w.V2, w.K, w.Mx, w.proper2, self.lat)  # keeps before the second
+            for j in range(self.okeep_ptr[o], self.okeep_ptr[o + 1]):
+                k = self.okeep[j]
+                ids[n] = self.P.n_boxes + k
+                vals[n] = w.K[k]
+                n += 1
+        return n
+
+    def rank(self, int m, int c, int f, int throw, int o, int bits, double shift):
+        """Every fill (of the boxes in ``bits``) and keep of the position (state (m, c, f),
+        throw ``throw`` 1..3 made, showing outcome ``o``), best first, as ``(ids, values)``
+        lists: id ``b < n_boxes`` writes box b, ``n_boxes + k`` keeps keep k. ``shift``
+        (the points so far plus the tracker offset) is added to every value. Ties keep the
+        order fills (by box), keeps (larger first, then in keep order)."""
+        cdef int ids[MAX_BOXES + N_SMALL]
+        cdef double vals[MAX_BOXES + N_SMALL]
+        cdef int n, i, j, ti
+        cdef double tv
+        if not 1 <= throw <= MAX_THROWS or not 0 <= o < N_OUT:
+            raise ValueError(f"throw must be 1..3 and the outcome 0..251, got {throw!r}, {o!r}")
+        n = self._values(self.w, m, c, f, throw, o, bits, ids, vals)
+        for i in range(1, n):  # stable insertion sort, best first
+            tv = vals[i]
+            ti = ids[i]
+            j = i - 1
+            while j >= 0 and vals[j] < tv:
+                vals[j + 1] = vals[j]
+                ids[j + 1] = ids[j]
+                j -= 1
+            vals[j + 1] = tv
+            ids[j + 1] = ti
+        return [ids[i] for i in range(n)], [vals[i] + shift for i in range(n)]
+
+    def fill_points(self, int m, int f, int b, int first_throw, int o):
+        """The points of writing outcome ``o`` into box ``b`` on a card with mask ``m`` and
+        flag ``f`` (-inf: not allowed)."""
+        return _fill_points(&self.P, m, f, b, (self.P.n_ft - 1) if first_throw else 0, o)
+
+    def group_value(self, int m, int c, int f, int bits, int o):
+        """Value of the turn played in the boxes ``bits`` after the first throw showed ``o``
+        (a declaration's value, SK-3), without any shift."""
+        cdef Work* w = self.w
+        group_fills(&self.P, m, c, f, bits, w.F0, w.F1, w.bs)
+        turn_from_fills(w.F0, w.F1, w.V2, w.V1, w.K, w.Mx, w.tmp, self.lat)
+        return w.V1[o]
+
+    def turn_shares(self, int m, int c, int f, int stage, int o, int keep, int group):
+        """P(the turn ends in box b) for every box (a list), under the optimal policy from a
+        turn under way: after throw ``stage`` (1..3) showing outcome ``o``, or (``keep`` >= 0)
+        with keep ``keep`` set aside for throw ``stage + 1``; ``group``: the index of the
+        box group the turn is committed to (-1: none yet)."""
+        cdef Work* w = self.w
+        cdef double mass[N_OUT]
+        cdef double shares[MAX_BOXES]
+        cdef int k, root
+        if not 0 <= group < self.P.grp_ptr[m + 1] - self.P.grp_ptr[m] and group != -1:
+            raise ValueError(f"mask {m:#x} has no box group {group!r}")
+        for k in range(MAX_BOXES):
+            shares[k] = 0.0
+        if keep >= 0:
+            for k in range(N_KEEP + 1):
+                w.KM[k] = 0.0
+            w.KM[keep] = 1.0
+            roll_keeps(w.KM, self.lat)
+            for k in range(N_OUT):
+                mass[k] = w.KM[N_SMALL + k]
+            root = stage + 1
+        else:
+            for k in range(N_OUT):
+                mass[k] = 0.0
+            mass[o] = 1.0
+            root = stage
+        if not 1 <= root <= MAX_THROWS:
+            raise ValueError(f"no turn position at throw {root!r}")
+        turn_entries(&self.P, self.lat, self.probs, m, c, f, root, mass, group, w, shares)
+        return [shares[k] for k in range(self.P.n_boxes)]
+
+    def rank_positions(self, const int[::1] m, const int[::1] c, const signed char[::1] f,
+                       const signed char[::1] throw, const short[::1] o, const int[::1] bits,
+                       const double[::1] shift, double[:, ::1] out):
+        """:meth:`rank` for many positions: ``out[i, a]`` is the value of action id ``a`` at
+        position i (NaN: not legal there), ``out`` (N, n_boxes + 210). Releases the GIL."""
+        cdef int ids[MAX_BOXES + N_SMALL]
+        cdef double vals[MAX_BOXES + N_SMALL]
+        cdef Py_ssize_t i, a, N = m.shape[0]
+        cdef int n, j
+        if out.shape[0] != N or out.shape[1] != self.P.n_boxes + N_SMALL:
+            raise ValueError(f"out must be ({N}, {self.P.n_boxes + N_SMALL})")
+        cdef Work* w = _new_work(&self.P)  # its own scratch: other threads may rank meanwhile
+        if w == NULL:
+            raise MemoryError()
+        with nogil:
+            for i in range(N):
+                for a in range(out.shape[1]):
+                    out[i, a] = NAN
+                n = self._values(w, m[i], c[i], f[i], throw[i], o[i], bits[i], ids, vals)
+                for j in range(n):
+                    out[i, ids[j]] = vals[j] + shift[i]
+        _free_work(w)
 
 
 # ------------------------------------------------------------------------------------------
 # Throw budgets: turns whose unused throws carry over (Polish fences, PL-12)
 # ------------------------------------------------------------------------------------------
-cdef inline void budget_fills(const double* W, int NF, int Fp, int m, int c, int bits,
+cdef inline void budget_fills(const double* Wn, i64 next_first, int NFn, int Fp, int m, int c, int bits,
                               const i64* base, const double* rewards, int n_boxes,
-                              const i64* tbase, const int* uprank, const int* tnext,
-                              const double* toff, int n_upper, double* G0, double* G1) noexcept nogil:
+                              const i64* tstart, const int* uprank, const int* tnext,
+                              const double* toff, int G, const signed char* egrp, int n_upper,
+                              double* G0, double* G1) noexcept nogil:
     """Best fill of each outcome among the boxes in ``bits`` when the turn ends holding
-    ``Fp`` carried throws: ``G0`` after a later throw, ``G1`` from hand. ``W`` is
-    (states, NF) row-major; ``rewards`` (n_boxes, 2, N_OUT) with [b, 1] from hand."""
-    cdef int o, b, n_open_upper
+    ``Fp`` carried throws: ``G0`` after a later throw, ``G1`` from hand. ``Wn`` is the next
+    layer's values, (states, NFn) row-major from state ``next_first``; ``rewards``
+    (n_boxes, 2, N_OUT) with [b, 1] from hand."""
+    cdef int o, b, g, n_open_upper
     cdef i64 b2, row
     cdef double v
+    cdef double Vg[MAX_G]
     cdef const double* r0
     cdef const double* r1
-    cdef const int* tn
-    cdef const double* to
+    cdef const signed char* eg
     cdef int U = m & ((1 << n_upper) - 1)
     n_open_upper = n_upper - _popcount(U)
     for o in range(N_OUT):
@@ -594,119 +1269,217 @@ cdef inline void budget_fills(const double* W, int NF, int Fp, int m, int c, int
     for b in range(n_boxes):
         if not (bits >> b) & 1:
             continue
-        b2 = base[m | (1 << b)]
+        b2 = base[m | (1 << b)] - next_first
         r0 = rewards + (<i64> b * 2) * N_OUT
         r1 = r0 + N_OUT
         if b < n_upper:
-            row = tbase[m] + <i64> c * n_open_upper + uprank[U * n_upper + b]
-            tn = tnext + row * N_OUT
-            to = toff + row * N_OUT
+            row = (tstart[U] + <i64> c * n_open_upper + uprank[U * n_upper + b]) * G
+            for g in range(G):
+                Vg[g] = Wn[(b2 + tnext[row + g]) * NFn + Fp] + toff[row + g]
+            eg = egrp + <i64> b * N_OUT
             for o in range(N_OUT):
-                v = W[(b2 + tn[o]) * NF + Fp] + to[o]
-                G0[o] = _max(G0[o], r0[o] + v)
-                G1[o] = _max(G1[o], r1[o] + v)
+                G0[o] = _max(G0[o], r0[o] + Vg[eg[o]])
+                G1[o] = _max(G1[o], r1[o] + Vg[eg[o]])
         else:
-            v = W[(b2 + c) * NF + Fp]
+            v = Wn[(b2 + c) * NFn + Fp]
             for o in range(N_OUT):
                 G0[o] = _max(G0[o], r0[o] + v)
                 G1[o] = _max(G1[o], r1[o] + v)
+
+
+DEF MAX_LANES = 64   # widgets solved side by side by solve_budget_masks, at most
+DEF LANES = 48       # and the batch aimed at (more lanes outgrow the caches)
+
+
+cdef void lane_fills(const double* Wn, i64 next_first, int NFn, int Fp, int m, int c0, int ncb,
+                     const int* gbits, int ng, const i64* base, const double* rewards, int n_boxes,
+                     const i64* tstart, const int* uprank, const int* tnext, const double* toff, int G,
+                     const signed char* egrp, int n_upper, double* VG, double* G0, double* G1) noexcept nogil:
+    """:func:`budget_fills` of ``ng * ncb`` widgets side by side: lane ``gi * ncb + ci`` is
+    class ``c0 + ci`` played in box group ``gbits[gi]``; the fills are written as (N_OUT,
+    lanes) arrays. The successor values of each (box, entry group, lane) are read once
+    (``VG``, lanes innermost), then the fills of one box run along the lanes. Same
+    arithmetic as budget_fills, so the same values."""
+    cdef int U = m & ((1 << n_upper) - 1)
+    cdef int n_open_upper = n_upper - _popcount(U)
+    cdef int nl = ng * ncb
+    cdef int single = 1, gi, ci, l, b, g, o, lo
+    cdef i64 b2, row
+    cdef double v, x0, x1
+    cdef double* vg
+    cdef const double* r0
+    cdef const signed char* eg
+    for gi in range(ng):
+        single = single and (gbits[gi] & (gbits[gi] - 1)) == 0
+    for gi in range(ng):
+        for b in range(n_boxes):
+            if not (gbits[gi] >> b) & 1:
+                continue
+            b2 = base[m | (1 << b)] - next_first
+            for ci in range(ncb):
+                l = gi * ncb + ci
+                if b < n_upper:
+                    row = (tstart[U] + <i64> (c0 + ci) * n_open_upper + uprank[U * n_upper + b]) * G
+                    for g in range(G):
+                        VG[(<i64> b * MAX_G + g) * MAX_LANES + l] = Wn[(b2 + tnext[row + g]) * NFn + Fp] + toff[row + g]
+                else:
+                    VG[(<i64> b * MAX_G) * MAX_LANES + l] = Wn[(b2 + c0 + ci) * NFn + Fp]
+    if not single:
+        for o in range(N_OUT * nl):
+            G0[o] = -INFINITY
+            G1[o] = -INFINITY
+    for gi in range(ng):
+        lo = gi * ncb
+        for b in range(n_boxes):
+            if not (gbits[gi] >> b) & 1:
+                continue
+            r0 = rewards + (<i64> b * 2) * N_OUT
+            eg = egrp + <i64> b * N_OUT
+            for o in range(N_OUT):
+                g = eg[o] if b < n_upper else 0
+                x0 = r0[o]
+                x1 = r0[N_OUT + o]
+                vg = VG + (<i64> b * MAX_G + g) * MAX_LANES
+                if single:  # one box per group (the declaration, PL-15): its fill is the best
+                    kocka_lane_add(G0 + o * nl + lo, vg + lo, x0, ncb)
+                    kocka_lane_add(G1 + o * nl + lo, vg + lo, x1, ncb)
+                else:
+                    kocka_lane_max_add(G0 + o * nl + lo, vg + lo, x0, ncb)
+                    kocka_lane_max_add(G1 + o * nl + lo, vg + lo, x1, ncb)
 
 
 def solve_budget_masks(
-    const int[::1] masks, i64 first_state, double[:, ::1] out, const double[:, ::1] W,
+    const int[::1] masks, i64 first_state, double[:, ::1] out, i64 next_first, const double[:, ::1] Wn,
     const i64[::1] base, const int[::1] ncls, const int[::1] grp_ptr, const int[::1] grp_bits,
     const double[:, :, ::1] rewards, const double[::1] scratch_rew, const int[::1] scratch_out,
-    const i64[::1] tbase, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
-    int n_upper, int base_throws, const double[::1] probs, const int[:, ::1] child,
-    int n_fences,
+    const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+    const signed char[:, ::1] egrp, int n_upper, int base_throws, const double[::1] probs,
+    const int[:, ::1] child, int cap,
 ):
     """Turn-start values of every state of ``masks`` (one layer) for the counts of carried
-    throws F = 0..n_fences-1 (``out[state - first_state, F]``; the other columns are left
-    alone, for counts the layer cannot reach), when a turn's budget is
-    ``base_throws + F`` throws and ending it after t throws carries ``min(budget - t, NF - 1)``
-    (Polish fences, PL-12). Successors are read from ``W`` (states, NF). Releases the GIL.
+    throws F = 0..NF-1 (``out[state - first_state, F]``, NF = ``out.shape[1]``), when a
+    turn's budget is ``base_throws + F`` throws and ending it after t throws carries
+    ``min(budget - t, cap)`` (Polish fences, PL-12). Successors are read from the next
+    layer's values ``Wn`` (its states from ``next_first``, one row each, ``Wn.shape[1]``
+    counts: enough for every count this layer carries on, ``NF + base_throws - 1`` or
+    ``cap + 1``). Releases the GIL.
 
     A state is (mask, tracker class) at ``base[m] + c`` (no flag). After the first throw the
     turn picks one box group (``grp_bits``: declared box, PL-15); a box with a finite
     ``scratch_rew`` may instead be scratched before the first throw, its tracker moving as
     if outcome ``scratch_out[b]`` were written. The widget is solved once per remaining
     budget r: ``X[r]`` after a later throw, from-hand values at r = F + base_throws - 1.
+    The widgets of a mask's (class, group) pairs run side by side, up to ``MAX_LANES`` at
+    a time (whole classes), through one keep stage (``kocka_keep_stage_lanes``).
     """
-    cdef int NF = W.shape[1]
-    cdef int cap = NF - 1
+    cdef int NF = out.shape[1]
+    cdef int NFn = Wn.shape[1]
     cdef int n_boxes = rewards.shape[0]
-    if rewards.shape[1] != 2 or out.shape[1] != NF or base_throws < 1 or not 1 <= n_fences <= NF:
-        raise ValueError("rewards must be (n_boxes, 2, 252), out (states, NF), base_throws >= 1, 1 <= n_fences <= NF")
+    cdef int G = tnext.shape[1]
+    if rewards.shape[1] != 2 or base_throws < 1 or NF < 1 or cap < 0:
+        raise ValueError("rewards must be (n_boxes, 2, 252), base_throws >= 1, out must hold a count, cap >= 0")
+    if NFn < min(NF + base_throws, cap + 1) or not 1 <= G <= MAX_G or egrp.shape[1] != N_OUT:
+        raise ValueError(f"the next layer must hold {min(NF + base_throws, cap + 1)} counts, got {NFn}; "
+                         f"tracker rows 1..{MAX_G} entry groups")
+    cdef int max_groups = 1
+    cdef Py_ssize_t i
+    for i in range(masks.shape[0]):
+        max_groups = max(max_groups, grp_ptr[masks[i] + 1] - grp_ptr[masks[i]])
+    if max_groups > MAX_LANES:
+        raise ValueError(f"a mask has {max_groups} box groups, at most {MAX_LANES} run side by side")
     cdef Lattice lat = _lattice(child)
     cdef const double* pr = &probs[0]
-    cdef double* buf = <double*> malloc(sizeof(double) * ((NF + 5) * N_OUT + 2 * (N_KEEP + 1)))
-    if buf == NULL:
+    cdef int L = MAX_LANES
+    # per lane: the fills (G0, G1), the widget X, the keep stage's K / M / proper and the
+    # value after the first throw (Vb), all (rows, L)
+    cdef double* buf = <double*> malloc(sizeof(double) * ((5 * N_OUT + N_KEEP + N_SMALL) * L))
+    cdef double* VG = <double*> malloc(sizeof(double) * n_boxes * MAX_LANES * MAX_G)
+    if buf == NULL or VG == NULL:
+        free(buf)
+        free(VG)
         raise MemoryError()
-    cdef double* best = buf                       # (NF, N_OUT)
-    cdef double* G0 = buf + NF * N_OUT
-    cdef double* G1 = G0 + N_OUT
-    cdef double* X = G1 + N_OUT
-    cdef double* proper = X + N_OUT
-    cdef double* tmp = proper + N_OUT
-    cdef double* K = tmp + N_OUT
-    cdef double* Mx = K + (N_KEEP + 1)
-    cdef const double* Wp = &W[0, 0]
+    cdef double* G0 = buf
+    cdef double* G1 = G0 + N_OUT * L
+    cdef double* X = G1 + N_OUT * L
+    cdef double* proper = X + N_OUT * L
+    cdef double* K = proper + N_OUT * L
+    cdef double* Mx = K + N_KEEP * L
+    cdef double* Vb = Mx + N_SMALL * L
+    cdef double ebuf[MAX_LANES]
+    cdef double bestb[MAX_LANES]
+    cdef const double* Wp = &Wn[0, 0]
     cdef const i64* bp = &base[0]
     cdef const double* rp = &rewards[0, 0, 0]
-    cdef const i64* tbp = &tbase[0]
+    cdef const i64* tsp = &tstart[0]
     cdef const int* upp = &uprank[0]
     cdef const int* tnp = &tnext[0, 0]
     cdef const double* top = &toff[0, 0]
-    cdef Py_ssize_t i
-    cdef int m, c, g, o, r, F, Fp, b, U, n_open_upper, bits, allbits, first_r
+    cdef const signed char* egp = &egrp[0, 0]
+    cdef int m, c, c0, c1, g, g0, ng, o, r, F, Fp, b, U, n_open_upper, allbits, first_r, nl, l, per, ncb
     cdef i64 b2, row, s
-    cdef double e, v, sc
+    cdef double e, sc
     first_r = base_throws - 1   # remaining budget right after the first throw with F = 0
     with nogil:
         for i in range(masks.shape[0]):
             m = masks[i]
             U = m & ((1 << n_upper) - 1)
             n_open_upper = n_upper - _popcount(U)
+            g0 = grp_ptr[m]
+            ng = grp_ptr[m + 1] - g0
+            allbits = 0
+            for g in range(ng):
+                allbits = allbits | grp_bits[g0 + g]
+            per = max(LANES // ng, 1)   # whole classes per batch; lane gi * ncb + ci
+            c0 = 0
+            while c0 < ncls[m]:
+                c1 = min(ncls[m], c0 + per)
+                ncb = c1 - c0
+                nl = ncb * ng
+                for r in range(NF - 1 + base_throws):
+                    Fp = r if r < cap else cap
+                    if r <= cap:   # beyond the cap the fills are those of the cap
+                        lane_fills(Wp, next_first, NFn, Fp, m, c0, ncb, &grp_bits[g0], ng, bp, rp, n_boxes, tsp, upp,
+                                   tnp, top, G, egp, n_upper, VG, G0, G1)
+                    if r == 0:
+                        for o in range(N_OUT * nl):
+                            proper[o] = -INFINITY
+                    else:
+                        kocka_keep_stage_lanes(X, K, Mx, proper, lat.child, nl)
+                    if r >= first_r:  # after the first throw: from hand or keep, the best group
+                        F = r - first_r
+                        for o in range(N_OUT * nl):
+                            Vb[o] = G1[o] if G1[o] > proper[o] else proper[o]
+                        for l in range(ncb):
+                            ebuf[l] = 0.0
+                        for o in range(N_OUT):
+                            for l in range(ncb):
+                                bestb[l] = Vb[o * nl + l]
+                            for g in range(1, ng):
+                                kocka_lane_max(bestb, Vb + o * nl + g * ncb, ncb)
+                            for l in range(ncb):
+                                ebuf[l] += pr[o] * bestb[l]
+                        for l in range(ncb):
+                            out[bp[m] + c0 + l - first_state, F] = ebuf[l]
+                    for o in range(N_OUT * nl):
+                        X[o] = G0[o] if G0[o] > proper[o] else proper[o]
+                c0 = c1
+            # scratching before the first throw (PL-11): a box written without throwing
             for c in range(ncls[m]):
                 s = bp[m] + c
-                for o in range(n_fences * N_OUT):
-                    best[o] = -INFINITY
-                allbits = 0
-                for g in range(grp_ptr[m], grp_ptr[m + 1]):
-                    bits = grp_bits[g]
-                    allbits = allbits | bits
-                    for r in range(n_fences - 1 + base_throws):
-                        Fp = r if r < cap else cap
-                        if r <= cap:   # beyond the cap the fills are those of the cap
-                            budget_fills(Wp, NF, Fp, m, c, bits, bp, rp, n_boxes, tbp, upp, tnp, top,
-                                         n_upper, G0, G1)
-                        if r == 0:
-                            for o in range(N_OUT):
-                                proper[o] = -INFINITY
-                        else:
-                            keep_stage(X, K, Mx, proper, lat)
-                        if r >= first_r:
-                            F = r - first_r
-                            for o in range(N_OUT):
-                                v = G1[o] if G1[o] > proper[o] else proper[o]
-                                best[F * N_OUT + o] = _max(best[F * N_OUT + o], v)
-                        for o in range(N_OUT):
-                            X[o] = G0[o] if G0[o] > proper[o] else proper[o]
-                for F in range(n_fences):
-                    e = 0.0
-                    for o in range(N_OUT):
-                        e += pr[o] * best[F * N_OUT + o]
+                for F in range(NF):
+                    e = out[s - first_state, F]
                     Fp = F + base_throws if F + base_throws < cap else cap
                     for b in range(n_boxes):
                         if not (allbits >> b) & 1 or scratch_rew[b] == -INFINITY:
                             continue
-                        b2 = bp[m | (1 << b)]
+                        b2 = bp[m | (1 << b)] - next_first
                         if b < n_upper:
-                            row = tbp[m] + <i64> c * n_open_upper + upp[U * n_upper + b]
-                            o = scratch_out[b]
-                            sc = scratch_rew[b] + Wp[(b2 + tnp[row * N_OUT + o]) * NF + Fp] + top[row * N_OUT + o]
+                            row = (tsp[U] + <i64> c * n_open_upper + upp[U * n_upper + b]) * G
+                            g = egp[<i64> b * N_OUT + scratch_out[b]]
+                            sc = scratch_rew[b] + Wp[(b2 + tnp[row + g]) * NFn + Fp] + top[row + g]
                         else:
-                            sc = scratch_rew[b] + Wp[(b2 + c) * NF + Fp]
+                            sc = scratch_rew[b] + Wp[(b2 + c) * NFn + Fp]
                         e = _max(e, sc)
                     out[s - first_state, F] = e
     free(buf)
+    free(VG)

@@ -675,7 +675,8 @@ def match_value(game: AbazsGame, first: RoundPolicy, second: RoundPolicy) -> Mat
 
 
 # ----------------------------------------------------------------------------------------
-# The betting games: one betting round (an abstraction)
+# The betting games: one betting round (an abstraction; the whole round is solved exactly
+# in kocka.solver.bluff_round)
 # ----------------------------------------------------------------------------------------
 BettingPolicy = Callable[[BluffState], Mapping[Any, Any]]
 """``policy(state) -> {action: probability}`` at the claim or the answer of a

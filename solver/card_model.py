@@ -5,11 +5,12 @@ Both solve a card as layers of filled-box masks, last layer first, with a turn k
 :mod:`kocka.solver._scorecard` over the 252 outcomes and 462 keeps of five dice. What they
 share lives here, once:
 
-* the keep lattice (:func:`keep_lattice`) and the dense keep values of one throw
+* the dice facts of the kernels, built in a millisecond (:func:`five_dice`), the keep
+  lattice (:func:`keep_lattice`) and the dense keep values of one throw
   (:func:`keep_values`, :func:`best_proper_keep`), the numpy reference of the kernel;
 * the upper-section tracker classes (:func:`tracker_classes`) and their kernel rows
-  (:func:`tracker_rows`), for any engine that offers the tracker interface described at
-  :func:`tracker_classes`;
+  (:func:`tracker_rows`: one column per entry group of a face box), for any engine that
+  offers the tracker interface described at :func:`tracker_classes`;
 * the layout of the masks: which masks a card reaches through the engine's box groups,
   their order by layer and the first state of each (:func:`reachable_groups`,
   :func:`layer_order`, :func:`state_bases`);
@@ -20,12 +21,13 @@ Nothing here knows a rule: the box groups, entries and bonuses come from the eng
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations_with_replacement
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from kocka.solver.decision import BuildOptions
 from kocka.solver.dice_tables import dice_tables
@@ -59,18 +61,73 @@ class KeepLattice:
     child: np.ndarray
 
 
+@dataclass(frozen=True)
+class FiveDice:
+    """What the turn kernels need to know of five dice, in :func:`dice_tables`' order
+    (outcomes sorted lexicographically; keeps by size, then lexicographic, the last 252
+    the outcomes), built with numpy in about a millisecond, so that a hint right after a
+    table is loaded does not wait for the full keep-transition tables.
+
+    Attributes
+    ----------
+    keeps : tuple of tuples, (462,)
+        The dice of every keep.
+    keep_counts : ndarray, shape (462, 6), int8
+        How many dice of each face every keep holds.
+    probs : ndarray, shape (252,)
+        Probability of each outcome when all five dice are rolled.
+    child : ndarray, shape (210, 6), int32
+        The keep lattice (:class:`KeepLattice`).
+    index : dict
+        Sorted dice (a tuple) -> outcome index.
+    """
+
+    keeps: tuple
+    keep_counts: np.ndarray
+    probs: np.ndarray
+    child: np.ndarray
+    index: dict
+
+    def outcome_index(self, dice: Sequence[int]) -> int:
+        """Row of five dice (sorted or not; validated by the caller) among the outcomes."""
+        key = dice if type(dice) is tuple else tuple(dice)
+        try:
+            return self.index[key]
+        except KeyError:
+            return self.index[tuple(sorted(key))]
+
+
+@lru_cache(maxsize=None)
+def five_dice() -> FiveDice:
+    keeps = tuple(k for size in range(6) for k in combinations_with_replacement(range(1, 7), size))
+    padded = np.zeros((len(keeps), 5), dtype=np.int8)
+    for i, k in enumerate(keeps):
+        padded[i, :len(k)] = k
+    counts = (padded[:, :, None] == np.arange(1, 7, dtype=np.int8)[None, None, :]).sum(axis=1).astype(np.int8)
+    weights = 6 ** np.arange(6, dtype=np.int64)
+    key = counts.astype(np.int64) @ weights          # a keep's face counts in base 6
+    lookup = np.full(6 ** 6, -1, dtype=np.int64)
+    lookup[key] = np.arange(len(keeps))
+    child = lookup[key[:N_SMALL, None] + weights[None, :]].astype(np.int32)
+    factorial = np.array([math.factorial(j) for j in range(6)], dtype=np.float64)
+    outcome_counts = counts[N_SMALL:]
+    probs = math.factorial(5) / factorial[outcome_counts].prod(axis=1) / 6 ** 5
+    index = {k: i for i, k in enumerate(keeps[N_SMALL:])}
+    for a in (counts, child, probs):
+        a.setflags(write=False)
+    return FiveDice(keeps, counts, probs, child, index)
+
+
 @lru_cache(maxsize=None)
 def keep_lattice() -> KeepLattice:
     dt = dice_tables(5)
     sizes_ok = (dt.keep_sizes[:N_FOUR] <= 3).all() and (dt.keep_sizes[N_FOUR:N_SMALL] == 4).all()
     if not (dt.keeps[N_SMALL:] == dt.outcomes).all() or not sizes_ok:
         raise TableError("dice_tables(5) keep order changed: keeps must be sorted by size, outcomes last")
-    child = np.empty((N_SMALL, 6), dtype=np.int32)
-    for k in range(N_SMALL):
-        kept = dt.keep_dice(k)
-        for f in range(1, 7):
-            child[k, f - 1] = dt.keep_index(kept + (f,))
-    return KeepLattice(child)
+    fd = five_dice()
+    if any(dt.keep_dice(k) != fd.keeps[k] for k in range(N_KEEP)):
+        raise TableError("dice_tables(5) keep order differs from the kernels' (by size, then lexicographic)")
+    return KeepLattice(fd.child)
 
 
 def keep_values(after: np.ndarray) -> np.ndarray:
@@ -144,6 +201,25 @@ def tracker_after_table(card: Tracker) -> np.ndarray:
     return after
 
 
+def _entry_columns(card: Tracker) -> tuple[np.ndarray, np.ndarray]:
+    """Per face box, the entry group of every outcome (``group``, (max(nu, 1), 252) int8)
+    and one outcome of each group (``reps``, (max(nu, 1), G), the last columns repeating
+    the first where a box has fewer groups than G)."""
+    nu = len(card.upper_boxes)
+    groups = [np.unique(card.score_table()[box, :, 0], return_index=True, return_inverse=True)
+              for box in card.upper_boxes]
+    G = max([len(first) for _, first, _ in groups], default=1)
+    if G > MAX_ENTRY_GROUPS:
+        raise TableError(f"{card.NAME}: a face box has {G} different entries, the kernels take at most {MAX_ENTRY_GROUPS}")
+    group = np.zeros((max(nu, 1), N_OUT), dtype=np.int8)
+    reps = np.zeros((max(nu, 1), G), dtype=np.int64)
+    for u, (_, first, inv) in enumerate(groups):
+        group[u] = inv
+        reps[u, :len(first)] = first
+        reps[u, len(first):] = first[0]
+    return group, reps
+
+
 def tracker_classes(card: Tracker) -> tuple[np.ndarray, np.ndarray, list, np.ndarray]:
     """Reachable trackers per face-box set ``U`` and their classes.
 
@@ -151,14 +227,19 @@ def tracker_classes(card: Tracker) -> tuple[np.ndarray, np.ndarray, list, np.nda
     trackers they lead to are in one class of ``U + box`` with the same offset difference
     (at a full ``U`` every tracker is in one class with offset ``final_bonus``). Their
     values then differ by that constant under every policy, so one class is solved once.
+    The tracker moves by a face box's entry, so each box is looked at in one outcome of
+    each of its entry groups (:func:`_entry_columns`), which is the same comparison.
 
     Returns ``tclass``, ``toffset`` (2^nu, T), per ``U`` the transition rows
-    ``(next class, normalized offset)`` of each class and open face box, and the number
-    of reachable trackers per ``U``.
+    ``(next class, normalized offset)`` of each class and open face box, one column per
+    entry group (:func:`tracker_rows` packs them), and the number of reachable trackers
+    per ``U``.
     """
     nu = len(card.upper_boxes)
     T = card.tracker_size
     after = tracker_after_table(card)
+    group, reps = _entry_columns(card)
+    G = reps.shape[1]
     n_u = 1 << nu
     full = n_u - 1
     reach = np.zeros((n_u, T), dtype=bool)
@@ -176,23 +257,23 @@ def tracker_classes(card: Tracker) -> tuple[np.ndarray, np.ndarray, list, np.nda
         if U == full:
             tclass[U, ts] = 0
             toffset[U, ts] = [card.final_bonus(int(t)) for t in ts]
-            rows[U] = (np.zeros((0, N_OUT), np.int32), np.zeros((0, N_OUT), np.float64))
+            rows[U] = (np.zeros((0, G), np.int32), np.zeros((0, G), np.float64))
             continue
         open_u = [u for u in range(nu) if not U >> u & 1]
-        nxt = [after[u][ts] for u in open_u]
+        nxt = [after[u][ts][:, reps[u]] for u in open_u]
         C = np.concatenate([tclass[U | 1 << u][a] for u, a in zip(open_u, nxt)], axis=1)
         O = np.concatenate([toffset[U | 1 << u][a] for u, a in zip(open_u, nxt)], axis=1)
         if (C < 0).any():
             raise TableError(f"{card.NAME}: tracker transition leaves the reachable set at face set {U:#x}")
-        off = O[:, 0].copy()
+        off = O[:, group[open_u[0], 0]].copy()  # offsets relative to outcome 0 in the first open box
         normalized = O - off[:, None]
         keys = np.ascontiguousarray(np.concatenate([C, normalized], axis=1))
         first, inv = group_rows(keys)
         tclass[U, ts] = inv
         toffset[U, ts] = off
         k = len(open_u)
-        rows[U] = (C[first].reshape(len(first) * k, N_OUT).astype(np.int32),
-                   normalized[first].reshape(len(first) * k, N_OUT).astype(np.float64))
+        rows[U] = (C[first].reshape(len(first) * k, G).astype(np.int32),
+                   normalized[first].reshape(len(first) * k, G).astype(np.float64))
     return tclass, toffset, rows, reach.sum(axis=1)
 
 
@@ -211,21 +292,67 @@ def group_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(first, dtype=np.int64), inv
 
 
-def tracker_rows(rows: list, nu: int, U_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Pack the tracker-transition rows for the kernel.
+MAX_ENTRY_GROUPS = 8
+"""Entry groups of one face box at most (the kernels' ``MAX_G``)."""
 
-    ``rows[U]`` is ``(next class, value offset)``, each (rows of face set U, 252), one row
-    per (tracker class of U, rank of an open face box). Returns ``tbase`` (first row of each
-    mask's face set), ``tnext``, ``toff`` (all rows stacked) and ``uprank`` (``U * nu + u``:
-    the rank of face box u among the boxes still open in U).
+
+@dataclass(frozen=True)
+class TrackerRows:
+    """The tracker transitions packed for the kernels.
+
+    A face-box fill's successor depends on the outcome only through its *entry group*
+    (:func:`entry_groups`), so a row holds one column per group: row
+    ``start[U] + c * (open face boxes of U) + uprank[U * nu + u]`` is tracker class ``c``
+    of face set ``U`` writing face box ``u``, column ``group[u, o]`` the outcome's group.
+
+    Attributes
+    ----------
+    start : ndarray, shape (2^nu,), int64
+    uprank : ndarray, shape (max(2^nu * nu, 1),), int32
+        The rank of face box u among the boxes still open in U.
+    next : ndarray, shape (rows, G), int32
+        Tracker class after the fill.
+    off : ndarray, shape (rows, G), float64
+        Value offset of that class member (normalized, see :func:`tracker_classes`).
+    group : ndarray, shape (max(nu, 1), 252), int8
+        Entry group of each outcome in each face box.
     """
-    row_start = np.zeros(1 << nu, dtype=np.int64)
+
+    start: np.ndarray
+    uprank: np.ndarray
+    next: np.ndarray
+    off: np.ndarray
+    group: np.ndarray
+    nu: int
+
+    def expanded(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(next, off)`` with one column per outcome (rows, 252): the rows as
+        :func:`tracker_classes` gives them."""
+        if self.nu == 0:
+            return np.zeros((1, N_OUT), np.int32), np.zeros((1, N_OUT))
+        box = np.zeros(len(self.next), dtype=np.int64)
+        for U in range(len(self.start)):
+            open_u = [u for u in range(self.nu) if not U >> u & 1]
+            end = int(self.start[U + 1]) if U + 1 < len(self.start) else len(self.next)
+            for j, r in enumerate(range(int(self.start[U]), end)):
+                box[r] = open_u[j % len(open_u)]
+        cols = self.group[box].astype(np.int64)
+        return (np.take_along_axis(self.next, cols, axis=1).astype(np.int32),
+                np.take_along_axis(self.off, cols, axis=1))
+
+
+def tracker_rows(card: Tracker, rows: list) -> TrackerRows:
+    """Pack the tracker-transition rows of :func:`tracker_classes` for the kernel:
+    ``rows[U]`` is ``(next class, value offset)``, each (rows of face set U, G), one row
+    per (tracker class of U, rank of an open face box), one column per entry group."""
+    nu = len(card.upper_boxes)
+    group, reps = _entry_columns(card)
+    G = reps.shape[1]
+    start = np.zeros(1 << nu, dtype=np.int64)
     count = 0
     for U in range(1 << nu):
-        row_start[U] = count
+        start[U] = count
         count += len(rows[U][0])
-    tnext = np.ascontiguousarray(np.concatenate([r[0] for r in rows]) if count else np.zeros((1, N_OUT), np.int32))
-    toff = np.ascontiguousarray(np.concatenate([r[1] for r in rows]) if count else np.zeros((1, N_OUT)))
     uprank = np.zeros(max((1 << nu) * nu, 1), dtype=np.int32)
     for U in range(1 << nu):
         r = 0
@@ -233,7 +360,9 @@ def tracker_rows(rows: list, nu: int, U_of: np.ndarray) -> tuple[np.ndarray, np.
             if not U >> u & 1:
                 uprank[U * nu + u] = r
                 r += 1
-    return row_start[U_of], tnext, toff, uprank
+    next_ = np.ascontiguousarray(np.concatenate([r[0] for r in rows]).astype(np.int32) if count else np.zeros((1, G), np.int32))
+    off_ = np.ascontiguousarray(np.concatenate([r[1] for r in rows]).astype(np.float64) if count else np.zeros((1, G)))
+    return TrackerRows(start, uprank, next_, off_, group, nu)
 
 
 # ----------------------------------------------------------------------------------------
@@ -310,6 +439,10 @@ class parallel_pool:
     def __init__(self, options: BuildOptions) -> None:
         self.parallel = None
         if int(options.jobs) > 1:
+            # deferred: joblib is only needed for a parallel build, and importing it costs
+            # about 12 MB of a one-job build's memory
+            from joblib import Parallel
+
             self.parallel = Parallel(n_jobs=int(options.jobs), backend=options.backend)
 
     def __enter__(self):
@@ -349,6 +482,15 @@ def layer_chunks(model: Any, layer: int, n_chunks: int) -> list[tuple[np.ndarray
     return result
 
 
+def run_chunks(parallel, fn: Callable, calls: Sequence[tuple]) -> list:
+    """``[fn(*args) for args in calls]``, by the joblib ``parallel`` when given."""
+    if parallel is None:
+        return [fn(*args) for args in calls]
+    from joblib import delayed  # deferred with the pool (see parallel_pool)
+
+    return parallel(delayed(fn)(*args) for args in calls)
+
+
 def solve_layers(model: Any, W: np.ndarray, kernel, layer_args, progress: Progress | None = None, parallel=None,
                  n_chunks: int = 1, min_parallel_layer: int = 0) -> None:
     """Fill ``W`` layer by layer, from the last open box back to the empty card, with
@@ -368,7 +510,7 @@ def solve_layers(model: Any, W: np.ndarray, kernel, layer_args, progress: Progre
                     progress.advance(cnt)
             continue
         chunks = layer_chunks(model, layer, n_chunks)
-        results = parallel(delayed(_solve_chunk)(kernel, masks, s0, cnt, W, args) for masks, s0, cnt in chunks)
+        results = run_chunks(parallel, _solve_chunk, [(kernel, masks, s0, cnt, W, args) for masks, s0, cnt in chunks])
         for (masks, s0, cnt), out in zip(chunks, results):
             W[s0:s0 + cnt] = out
             if progress is not None:

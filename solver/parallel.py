@@ -27,10 +27,13 @@ def prepare_backend(name: str) -> str:
         return name
     try:
         if name == "dask":
-            from dask.distributed import Client  # registers joblib's "dask" backend
+            from dask.distributed import Client
+            from joblib import parallel_config
 
             address = os.environ.get("DASK_SCHEDULER_ADDRESS")
             _clients[name] = Client(address) if address else Client(processes=True)
+            with parallel_config(backend="dask"):  # joblib registers its "dask" backend on first use
+                pass
         else:
             import ray
             from ray.util.joblib import register_ray
@@ -43,3 +46,12 @@ def prepare_backend(name: str) -> str:
             f"backend {name!r} is not installed; install the optional extra: pip install 'kocka[{name}]'"
         ) from None
     return name
+
+
+def cluster_client(name: str) -> object:
+    """The client of cluster backend ``name`` (a dask ``Client``; for ray the ``ray``
+    module), prepared by :func:`prepare_backend` if it is not yet."""
+    if name not in CLUSTER_BACKENDS:
+        raise RulesError(f"{name!r} is not a cluster backend; use one of {list(CLUSTER_BACKENDS)!r}")
+    prepare_backend(name)
+    return _clients[name]

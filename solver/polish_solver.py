@@ -41,8 +41,8 @@ import numpy as np
 
 from kocka.solver import _scorecard
 from kocka.solver.card_model import (
-    N_KEEP, N_OUT, best_proper_keep, keep_lattice, keep_values, layer_order, parallel_pool,
-    reachable_groups, solve_layers, state_bases, three_throw_turn, tracker_classes, tracker_rows,
+    N_KEEP, N_OUT, TrackerRows, best_proper_keep, five_dice, keep_values, layer_chunks, layer_order, parallel_pool,
+    reachable_groups, run_chunks, state_bases, three_throw_turn, tracker_classes, tracker_rows,
 )
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import InvalidStateError, TableError
@@ -51,7 +51,7 @@ from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import FACE_OF_BOX, bits_of
 from kocka.solver.rules.polish import (
-    BASE_THROWS, COMBINATIONS, Declare, EndTurn, PolishBasicGame, PolishBasicRules, PolishBasicState,
+    BASE_THROWS, Declare, EndTurn, PolishBasicGame, PolishBasicRules, PolishBasicState,
     PolishGame, PolishRules, PolishState, Record, Scratch, Write, basic_value, box_value, stage_total,
 )
 from kocka.solver.tables import Table, TableMeta
@@ -143,7 +143,8 @@ def _scratch_tables(rules: PolishRules) -> tuple[np.ndarray, np.ndarray]:
 class StageModel:
     """States of one stage kind (1 free order, 2 declared box, 3 fixed order) of a rules
     variant. State ``base[m] + c`` is tracker class ``c`` of filled mask ``m``; values are
-    ``(states, NF)`` arrays over the fences F = 0..cap."""
+    ``(states, NF)`` arrays over the fences F = 0..cap. The tracker rows are packed as
+    :class:`.card_model.TrackerRows`."""
 
     rules: PolishRules
     kind: int
@@ -157,10 +158,7 @@ class StageModel:
     grp_bits: np.ndarray
     tclass: np.ndarray
     toffset: np.ndarray
-    tbase: np.ndarray
-    uprank: np.ndarray
-    tnext: np.ndarray
-    toff: np.ndarray
+    rows: TrackerRows
     n_states: int
     reachable_states: int
 
@@ -215,61 +213,81 @@ def build_stage_model(rules: PolishRules, kind: int) -> StageModel:
     ncls = ncls_u[U_of].astype(np.int32)
     sizes = np.where(reach, ncls.astype(np.int64), 0)
     base = state_bases(masks, sizes)
-    tbase, tnext, toff, uprank = tracker_rows(rows, nu, U_of)
     return StageModel(
         rules=rules, kind=kind, cap=solver_cap(rules), masks=masks, layer_ptr=layer_ptr, base=base,
         ncls=ncls, nflag=np.ones(1 << n, dtype=np.int8), grp_ptr=grp_ptr, grp_bits=grp_bits,
-        tclass=tclass, toffset=toffset, tbase=tbase, uprank=uprank, tnext=tnext, toff=toff,
+        tclass=tclass, toffset=toffset, rows=_packed_rows(rules),
         n_states=int(sizes.sum()), reachable_states=int(np.where(reach, n_trackers[U_of], 0).sum()),
     )
 
 
+@lru_cache(maxsize=16)
+def _packed_rows(rules: PolishRules) -> TrackerRows:
+    return tracker_rows(_tracker(rules), _classes(rules)[2])
+
+
 def _kernel_args(model: StageModel) -> tuple:
+    """The tables of :func:`_scorecard.solve_budget_masks` after its ``Wn`` argument, but
+    ``cap``."""
     scratch_rew, scratch_out = _scratch_tables(model.rules)
+    r = model.rows
     return (
         model.base, model.ncls, model.grp_ptr, model.grp_bits, _reward_table(model.rules),
-        scratch_rew, scratch_out, model.tbase, model.uprank, model.tnext, model.toff,
-        len(_tracker(model.rules).upper_boxes), BASE_THROWS, dice_tables(5).probs, keep_lattice().child,
+        scratch_rew, scratch_out, r.start, r.uprank, r.next, r.off, r.group,
+        len(_tracker(model.rules).upper_boxes), BASE_THROWS, five_dice().probs, five_dice().child,
     )
 
 
-def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions = BuildOptions(progress=False),
-                label: str = "") -> np.ndarray:
-    """Values ``W[state, F]`` of one stage: expected points of this stage and the later ones
-    (less the tracker offset), the full card worth ``next_start[F]``; NaN where a layer
-    cannot hold F fences (:func:`layer_fences`)."""
-    NF = model.cap + 1
-    W = np.full((model.n_states, NF), np.nan)
-    W[model.base[(1 << model.n_boxes) - 1]] = next_start
-    args = _kernel_args(model)
-    jobs = max(int(options.jobs), 1)
-    todo = int(model.n_states - 1)
-    progress = Progress(todo, label or f"polish stage {model.kind}", enabled=options.progress)
-    backend = BuildOptions(jobs=jobs, backend="threading") if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()
-    with parallel_pool(backend) as parallel:
-        solve_layers(model, W, _scorecard.solve_budget_masks,
-                     lambda layer: (*args, layer_fences(model.rules, model.kind, layer)), progress, parallel,
-                     n_chunks=8 * jobs)
-    progress.close()
-    return W
-
-
-def start_values(model: StageModel, W: np.ndarray) -> np.ndarray:
-    """Value of the empty card per F (tracker offset included; NaN: F unreachable)."""
-    t0 = _tracker(model.rules).initial_tracker
-    return W[model.start_state] + model.toffset[0, t0]
-
-
-def compact_values(model: StageModel, W: np.ndarray) -> dict[str, np.ndarray]:
-    """The solved part of ``W``: layer by layer, each state's first :func:`layer_fences`
-    counts, flattened (``lptr`` offsets, ``lnf`` counts, ``lstart`` first state)."""
+def _stage_layout(model: StageModel) -> dict[str, np.ndarray]:
+    """Where each layer's values lie in a stage's flat value array: ``lstart`` (first state
+    of each layer), ``lnf`` (the fence counts it holds, :func:`layer_fences`) and ``lptr``
+    (offset of its ``(states, lnf)`` block)."""
     n = model.n_boxes
     lstart = np.array([int(model.base[model.masks[p]]) if p < len(model.masks) else model.n_states
                        for p in model.layer_ptr], dtype=np.int64)
     lnf = np.array([layer_fences(model.rules, model.kind, L) for L in range(n + 1)], dtype=np.int64)
-    parts = [W[lstart[L]:lstart[L + 1], :lnf[L]].ravel() for L in range(n + 1)]
-    lptr = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
-    return {"values": np.concatenate(parts), "lptr": lptr, "lnf": lnf, "lstart": lstart}
+    lptr = np.concatenate([[0], np.cumsum(np.diff(lstart)[:n + 1] * lnf)]).astype(np.int64)
+    return {"lptr": lptr, "lnf": lnf, "lstart": lstart}
+
+
+def _solve_chunk(masks: np.ndarray, first: int, out: np.ndarray, next_first: int, Wn: np.ndarray, args: tuple,
+                 cap: int) -> None:
+    _scorecard.solve_budget_masks(masks, first, out, next_first, Wn, *args, cap)
+
+
+def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions = BuildOptions(progress=False),
+                label: str = "") -> dict[str, np.ndarray]:
+    """Values of one stage: expected points of this stage and the later ones (less the
+    tracker offset), the full card worth ``next_start[F]``, stored compactly: layer L holds
+    its states' first :func:`layer_fences` counts, one block of a flat array (``values``,
+    with ``lptr``/``lnf``/``lstart`` of :func:`_stage_layout`). The kernel writes each
+    layer straight into its block (a layer reads only the next one)."""
+    n = model.n_boxes
+    layout = _stage_layout(model)
+    lstart, lnf, lptr = layout["lstart"], layout["lnf"], layout["lptr"]
+    values = np.empty(int(lptr[-1]))
+    blocks = [values[lptr[L]:lptr[L + 1]].reshape(int(lstart[L + 1] - lstart[L]), int(lnf[L])) for L in range(n + 1)]
+    blocks[n][:] = next_start[:lnf[n]]
+    args = _kernel_args(model)
+    jobs = max(int(options.jobs), 1)
+    progress = Progress(int(model.n_states - 1), label or f"polish stage {model.kind}", enabled=options.progress)
+    pool = BuildOptions(jobs=jobs, backend="threading") if model.n_states >= MIN_PARALLEL_STATES else BuildOptions()
+    with parallel_pool(pool) as parallel:
+        for L in range(n - 1, -1, -1):
+            chunks = layer_chunks(model, L, 8 * jobs if parallel is not None else 1)
+            run_chunks(parallel, _solve_chunk, [
+                (masks, s0, blocks[L][s0 - lstart[L]:s0 - lstart[L] + cnt], int(lstart[L + 1]), blocks[L + 1], args,
+                 model.cap) for masks, s0, cnt in chunks])
+            progress.advance(int(lstart[L + 1] - lstart[L]))
+    progress.close()
+    return {"values": values, **layout}
+
+
+def start_values(model: StageModel, solved: dict[str, np.ndarray]) -> np.ndarray:
+    """Value of the empty card per F = 0..lnf(0) - 1 (tracker offset included)."""
+    t0 = _tracker(model.rules).initial_tracker
+    nf = int(solved["lnf"][0])
+    return solved["values"][(model.start_state - solved["lstart"][0]) * nf:][:nf] + model.toffset[0, t0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -288,13 +306,13 @@ def build_arrays(game: PolishGame, options: BuildOptions = BuildOptions(progress
         t0 = time.perf_counter()
         model = build_stage_model(rules, k)
         t1 = time.perf_counter()
-        W = solve_stage(model, next_start, options, label=f"polish stage {k}/{rules.stages}")
+        solved = solve_stage(model, next_start, options, label=f"polish stage {k}/{rules.stages}")
         t2 = time.perf_counter()
-        for name, arr in compact_values(model, W).items():
+        for name, arr in solved.items():
             arrays[f"{name}{k}"] = arr
         arrays[f"base{k}"] = model.base
-        start = start_values(model, W)
-        del W
+        start = start_values(model, solved)
+        del solved
         per_stage[str(k)] = {
             "states": model.n_states, "reachable_states": model.reachable_states,
             "card_states_x_fences": model.n_states * (cap + 1),
@@ -470,83 +488,168 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
 
 
 # ----------------------------------------------------------------------------------------
-# The basic game
+# The basic game (solitaire, over a horizon of turns: PolishBasicRules.solo_turns)
 # ----------------------------------------------------------------------------------------
-@lru_cache(maxsize=8)
-def _basic_as_stage(rules: PolishBasicRules) -> tuple[PolishRules, np.ndarray]:
-    """The basic game as a one-stage card of the eight combinations in free order without
-    fences (PL-4, PL-5), with the basic game's values (PL-6). Recording nothing is the
-    same as a 0 entry here (see :class:`PolishBasicEV`)."""
-    card = PolishRules(boxes=COMBINATIONS, stages=1, fence_cap=0, same_face_groups=rules.same_face_groups)
+BASIC_VALUE_NAME = "expected total"
+
+
+@lru_cache(maxsize=16)
+def basic_rewards(rules: PolishBasicRules) -> np.ndarray:
+    """``rew[b, ft, o]``: the points of recording combination ``rules.boxes[b]`` with outcome
+    ``o`` (``ft``: from hand, the first throw), from :func:`.polish.basic_value` (PL-3,
+    PL-6); 0 where the dice do not show it (every shown combination scores at least 2)."""
     outcomes = dice_tables(5).outcomes
-    rew = np.empty((len(COMBINATIONS), 2, N_OUT))
-    for b, combo in enumerate(COMBINATIONS):
+    rew = np.empty((len(rules.boxes), 2, N_OUT), dtype=np.int64)
+    for b, combo in enumerate(rules.boxes):
         for o in range(N_OUT):
             dice = tuple(int(v) for v in outcomes[o])
             rew[b, 0, o] = basic_value(combo, dice, False, rules)
             rew[b, 1, o] = basic_value(combo, dice, True, rules)
-    return card, rew
+    rew.setflags(write=False)
+    return rew
+
+
+def basic_reading(rules: PolishBasicRules) -> str:
+    """The reading of the solitaire table in words (for ``kocka-solve info`` and hints)."""
+    record = ("every turn fills a combination, 0 if the dice do not show it (zero-entry reading)"
+              if rules.solo_zero_entries == "yes" else
+              "a turn may end without a record, no zero entries (PL-5)" if rules.basic_record == "optional" else
+              "a shown new combination must be recorded, no zero entries (PL-5, pl.basic_record = mandatory)")
+    if rules.solo_zero_entries == "yes" and rules.basic_record == "mandatory":
+        record += "; a 0 only when the dice show no new combination (pl.basic_record = mandatory)"
+    return f"solitaire, {rules.solo_turns} turns available; {record}"
+
+
+def _basic_stops(rules: PolishBasicRules, after: np.ndarray, mask: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The best way to end a turn of card ``mask`` after a later throw / the first throw
+    (``F0``, ``F1``, per outcome), when ending with combination b recorded is worth
+    ``after[mask | 1 << b]`` more and ending without a record ``after[mask]``; and the value
+    of :class:`~.polish.EndTurn` (the rules' pass, or a 0 entry in the zero-entry reading).
+
+    Under ``pl.basic_record = mandatory`` a turn can end without a record (or with a 0) only
+    when the dice show no new combination (PL-5)."""
+    rew = basic_rewards(rules)
+    n = len(rules.boxes)
+    open_boxes = [b for b in range(n) if not mask >> b & 1]
+    if rules.solo_zero_entries == "yes":
+        end_turn = max(float(after[mask | 1 << b]) for b in open_boxes)
+    else:
+        end_turn = float(after[mask])
+    stops = []
+    for ft in (0, 1):
+        best = np.full(N_OUT, -math.inf)
+        shown = np.zeros(N_OUT, dtype=bool)
+        for b in open_boxes:
+            points = rew[b, ft]
+            best = np.where(points > 0, np.maximum(best, points + after[mask | 1 << b]), best)
+            shown |= points > 0
+        free = ~shown if rules.basic_record == "mandatory" else np.ones(N_OUT, dtype=bool)
+        stops.append(np.where(free, np.maximum(best, end_turn), best))
+    return stops[0], stops[1], end_turn
 
 
 def build_basic_arrays(game: PolishBasicGame, options: BuildOptions = BuildOptions(progress=False)
                        ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    card, rew = _basic_as_stage(game.rules)
-    model = build_stage_model(card, 1)
-    args = list(_kernel_args(model)) + [1]
-    args[4] = rew
-    args[5] = np.full(len(COMBINATIONS), -math.inf)  # the first throw is always made (PL-5)
-    W = np.zeros((model.n_states, 1))
+    """Solve the solitaire basic game over ``rules.solo_turns`` turns (PL-4..PL-6).
+
+    ``values[h, m]``: the expected points still to come with the combinations of mask ``m``
+    recorded and ``h`` turns left (0 with no turns left or a full card), by backward
+    induction over h: each turn is three throws over the 252 outcomes and 462 keeps
+    (:func:`.card_model.three_throw_turn`) ending in a record, or without one."""
+    rules = game.rules
+    n, horizon = len(rules.boxes), rules.solo_turns
+    full = (1 << n) - 1
+    probs = dice_tables(5).probs
+    values = np.zeros((horizon + 1, 1 << n))
     start = time.perf_counter()
-    solve_layers(model, W, _scorecard.solve_budget_masks, lambda layer: args)
-    return {"values": W[:, 0], "base": model.base}, {
-        "expected_score": float(W[model.start_state, 0]), "states": model.n_states,
-        "seconds_values": round(time.perf_counter() - start, 3), "horizon_turns": len(COMBINATIONS),
+    progress = Progress(horizon, "polish-basic solitaire", unit="turns", enabled=options.progress)
+    for h in range(1, horizon + 1):
+        for mask in range(full):
+            F0, F1, _ = _basic_stops(rules, values[h - 1], mask)
+            values[h, mask] = float(probs @ three_throw_turn(F0, F1)["V1"])
+        progress.advance(1)
+    progress.close()
+    return {"values": values}, {
+        "expected_score": float(values[horizon, 0]), "horizon_turns": horizon, "reading": basic_reading(rules),
+        "states": int(horizon * full), "seconds_values": round(time.perf_counter() - start, 3),
     }
 
 
-def _rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState) -> list[Decision]:
+@lru_cache(maxsize=1024)
+def keep_row(kept: tuple[int, ...]) -> int:
+    """The keep's row in :func:`dice_tables` (5 dice), for the engine's sorted keeps."""
+    return dice_tables(5).keep_index(kept)
+
+
+def basic_turns_left(game: PolishBasicGame, state: PolishBasicState) -> int:
+    """The turns the solitaire table gives the player to move: ``solo_turns`` less one per
+    combination recorded (an engine state does not count the turns that ended without a
+    record, so the table values the position as if every earlier turn recorded one)."""
+    recorded = sum(v is not None for v in state.records[state.player])
+    left = game.rules.solo_turns - recorded
+    if left < 1:
+        raise InvalidStateError(
+            f"polish-basic: {recorded} combinations are recorded, so the solitaire table's "
+            f"{game.rules.solo_turns} turns (solo_turns) are over; no solitaire value exists here")
+    return left
+
+
+_BASIC_TURNS: dict[tuple[str, int, int], tuple] = {}
+
+
+def _basic_turn(game: PolishBasicGame, table: Table, mask: int, h: int) -> tuple:
+    """(stops, turn, end-turn value) of a turn of card ``mask`` with ``h`` turns left, from
+    the table's values after it (cached per table: one turn serves all its decisions)."""
+    key = (table.meta.checksum, mask, h)
+    got = _BASIC_TURNS.get(key)
+    if got is None:
+        F0, F1, end_turn = _basic_stops(game.rules, table["values"][h - 1], mask)
+        got = (F0, F1, three_throw_turn(F0, F1), end_turn)
+        if len(_BASIC_TURNS) > 4096:
+            _BASIC_TURNS.clear()
+        _BASIC_TURNS[key] = got
+    return got
+
+
+def rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState,
+               turns_left: int | None = None) -> list[Decision]:
+    """Every action of the player to move, valued as his expected total with ``turns_left``
+    turns (default :func:`basic_turns_left`) under optimal solitaire play."""
     actions = game.legal_actions(state)
     if not actions or game.current_player(state) < 0:
         return []
+    boxes = game.rules.boxes
+    horizon = int(table["values"].shape[0]) - 1
+    h = basic_turns_left(game, state) if turns_left is None else turns_left
+    if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= horizon:
+        raise InvalidStateError(f"polish-basic: turns left must be in 1..{horizon} (the table's horizon), got {h!r}")
     row = state.records[state.player]
     mask = sum(1 << i for i, v in enumerate(row) if v is not None)
     so_far = sum(v for v in row if v is not None)
-    _, rew = _basic_as_stage(game.rules)
-    values, base = table["values"], table["base"]
-    open_boxes = [b for b in range(len(COMBINATIONS)) if not mask >> b & 1]
-
-    def after(b: int | None) -> float:
-        """Value after this turn: box ``b`` recorded, or (None) nothing, which the 8-turn
-        horizon values as the best box written with 0."""
-        if b is None:
-            return max((values[base[mask | 1 << c]] for c in open_boxes), default=0.0)
-        return float(values[base[mask | 1 << b]])
-
+    _, _, turn, end_turn = _basic_turn(game, table, mask, h)
+    after = table["values"][h - 1]
+    rew = basic_rewards(game.rules)
     dt = dice_tables(5)
-    stop = np.full(N_OUT, -math.inf)
-    for b in open_boxes:
-        stop = np.maximum(stop, np.maximum(rew[b, 0], 0) + after(b))
-    stop_hand = np.full(N_OUT, -math.inf)
-    for b in open_boxes:
-        stop_hand = np.maximum(stop_hand, np.maximum(rew[b, 1], 0) + after(b))
-    turn = three_throw_turn(stop, stop_hand)
-    K3, K2, Y = turn["K3"], turn["K2"], turn["V1"]  # V1: the value after the first throw
     o = dt.outcome_index(state.dice) if state.dice is not None else None
     decisions = []
     for action in actions:
         if isinstance(action, Record):
-            b = COMBINATIONS.index(action.combo)
-            points = rew[b, int(state.throws == 1), o]
-            value, detail = points + after(b), {"type": "record", "combo": action.combo, "points": int(points)}
+            b = boxes.index(action.combo)
+            points = int(rew[b, int(state.throws == 1), o])
+            value, detail = points + float(after[mask | 1 << b]), {"type": "record", "combo": action.combo, "points": points}
         elif isinstance(action, EndTurn):
-            value, detail = after(None), {"type": "end_turn"}
+            value, detail = end_turn, {"type": "end_turn"}
         elif state.dice is None:
-            value, detail = float(dt.probs @ Y), {"type": "keep", "dice": []}
+            value, detail = float(dt.probs @ turn["V1"]), {"type": "keep", "dice": []}
         else:
-            K = K2 if state.throws == 1 else K3
-            value, detail = K[dt.keep_index(action.dice)], {"type": "keep", "dice": list(action.dice)}
+            K = turn["K2"] if state.throws == 1 else turn["K3"]
+            value, detail = float(K[keep_row(action.dice)]), {"type": "keep", "dice": list(action.dice)}
+        detail["turns_left"] = h
         decisions.append(Decision(action, float(so_far + value), game.describe_action(action, state), detail))
     return sorted(decisions, key=lambda d: -d.value)
+
+
+_rank_basic = rank_basic  # what :func:`rank` calls for the basic game
 
 
 # ----------------------------------------------------------------------------------------
@@ -595,15 +698,20 @@ class PolishEV:
 
 @dataclass(frozen=True)
 class PolishBasicEV:
-    """Table solver of the basic game over the eight turns a card needs (PL-4..PL-6).
+    """Table solver of the solitaire basic game (PL-4..PL-6) over ``rules.solo_turns``
+    turns (default 8).
 
     Solitaire play without a turn limit is degenerate (recording is optional, so waiting
-    for the best throw of every combination costs nothing); the table assumes the player
-    finishes in eight turns, the fewest possible, ending a turn without a record being
-    worth a 0 entry."""
+    for the best throw of every combination costs nothing), so the table gives the player a
+    horizon of turns, a solver reading named by the rule option ``solo_turns``. By default
+    the rules are read as written (PL-5: a turn may end without a record, no zero entries;
+    ``pl.basic_record`` decides whether a shown combination must be recorded);
+    ``solo_zero_entries = yes`` is the reading in which every turn fills a combination,
+    with 0 when the dice do not show it. The two-player game is a race (PL-7), solved for
+    winning by :mod:`kocka.solver.polish_race`."""
 
     kind: str = "ev"
-    description: str = "exact optimal expected total of the basic game within eight turns (solitaire)"
+    description: str = "exact optimal expected total of the solitaire basic game within solo_turns turns (default 8)"
 
     def build(self, game: Game, options: BuildOptions):
         if not isinstance(game, PolishBasicGame):
@@ -612,12 +720,14 @@ class PolishBasicEV:
 
     def summary(self, table: Table) -> dict[str, Any]:
         x = table.meta.extra
-        return {"expected_score": round(x["expected_score"], 6), "states": x["states"]}
+        return {"expected_score": round(x["expected_score"], 6), "horizon_turns": x["horizon_turns"],
+                "reading": x["reading"], "states": x["states"]}
 
     def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
-        """The arrays of :func:`build_basic_arrays`: one value per state (the count is
-        recorded), ``base`` per mask of the eight combinations."""
-        return {"values": ((meta.extra["states"],), np.float64), "base": ((1 << len(COMBINATIONS),), np.int64)}
+        """The array of :func:`build_basic_arrays`: ``values[h, m]`` for h = 0..solo_turns
+        turns left and every mask m of the card's combinations."""
+        rules = game.rules
+        return {"values": ((rules.solo_turns + 1, 1 << len(rules.boxes)), np.float64)}
 
     def check(self, game: Game, table: Table) -> list[str]:
         return _start_value_problems(game, table)

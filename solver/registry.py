@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
+import threading
 import time
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
@@ -86,6 +87,7 @@ def build_table(
 
 
 _LOADED: dict[tuple[str, str, str, str], Table] = {}
+_LOADING = threading.Lock()  # the HTTP seat serves requests on threads: load (or build) each table once
 
 
 def get_table(
@@ -101,8 +103,19 @@ def get_table(
     solver = solver_for(game.NAME, kind)
     path = path_for(game, solver, cache_dir)
     key = (str(path), game.NAME, solver.kind, game.rules.variant_id())
-    if key in _LOADED:
+    table = _LOADED.get(key)
+    if table is not None:
+        return table
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED[key] = _load_or_build(game, solver, path, cache_dir, build_missing, options, announce)
         return _LOADED[key]
+
+
+def _load_or_build(
+    game: Game, solver: TableSolver, path: pathlib.Path, cache_dir: pathlib.Path | str | None,
+    build_missing: bool, options: BuildOptions, announce: Callable[[str], None] | None,
+) -> Table:
     if not path.is_file():
         if not build_missing:
             raise TableError(
@@ -115,7 +128,6 @@ def get_table(
         table = build_table(game, solver, options, cache_dir)
     else:
         table = open_table(game, solver, cache_dir)
-    _LOADED[key] = table
     return table
 
 

@@ -20,8 +20,10 @@ import hashlib
 import json
 import os
 import pathlib
+import struct
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -167,6 +169,32 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+LAZY_BYTES = 64 * 2**20
+"""Arrays at least this big are mapped from the file (read-only) instead of read: their
+pages are read when used, so a hint that touches a few states of a gigabyte table
+(the scorecard target tables) does not wait for the whole file (0: read everything)."""
+
+
+def _mapped(path: pathlib.Path, fh: Any, archive: zipfile.ZipFile, name: str) -> np.ndarray | None:
+    """The array ``name`` of an ``.npz`` mapped from the file, or None when it is small,
+    compressed or not a plain array (then it is read)."""
+    info = archive.getinfo(name + ".npy")
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size < LAZY_BYTES:
+        return None
+    fh.seek(info.header_offset)
+    local = fh.read(30)  # the member's local header: its name and extra field come next
+    if len(local) < 30 or local[:4] != b"PK\x03\x04":
+        raise ValueError(f"member {name!r} has no local header")
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    fh.seek(info.header_offset + 30 + name_len + extra_len)
+    version = np.lib.format.read_magic(fh)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read_header(fh)
+    if dtype.hasobject:
+        return None
+    return np.memmap(path, dtype=dtype, mode="r", offset=fh.tell(), shape=shape, order="F" if fortran else "C")
+
+
 def _read(path: pathlib.Path) -> tuple[Table, dict[str, Any], os.stat_result]:
     """The arrays, the parsed metadata record and the file's stat (taken on the file
     that was read); TableError if the file is missing, corrupt or of another format."""
@@ -177,7 +205,8 @@ def _read(path: pathlib.Path) -> tuple[Table, dict[str, Any], os.stat_result]:
         with open(path, "rb") as fh:
             stat = os.fstat(fh.fileno())
             with np.load(fh, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
+                arrays = {k: _mapped(path, fh, data.zip, k) if LAZY_BYTES else None for k in data.files}
+                arrays = {k: data[k] if a is None else a for k, a in arrays.items()}
     except MemoryError:
         raise  # too big for this machine is not damage
     except Exception as exc:  # zipfile/numpy raise many types for damaged files

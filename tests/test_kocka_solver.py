@@ -462,10 +462,16 @@ def test_winprob_table_facts(winprob_table):
     assert KOCKA_WINPROB.check(KockaGame(DEFAULT, num_players=2), winprob_table) == []
 
 
-def test_winprob_refuses_other_end_rules():
-    game = KockaGame(rules_with(end="last_turn"), num_players=2)
-    with pytest.raises(RulesError, match="kocka.end='immediate' only, got 'last_turn'"):
-        KOCKA_WINPROB.build(game, BuildOptions(progress=False))
+def test_keeping_the_most_points_is_exact_for_two_players_under_immediate():
+    # the pruned model keeps, for each number of dice left, only the set-aside with the
+    # most points; for two players under kocka.end = immediate more points never hurt, so
+    # the race with every set-aside a choice (kocka_model(...).turn_full) is the same
+    model = kocka_model(rules_with(target=2000, series_threshold=500))
+    pruned = solve_race(model.turn, model.goal).win
+    full = solve_race(model.turn_full, model.goal).win
+    np.testing.assert_allclose(full, pruned, atol=1e-13, rtol=0)
+    assert model.turn_full.entries_per_row["below 2500"] > model.turn.entries_per_row["below 2500"]
+    assert model.turn_full.kind_names == model.turn.kind_names  # the same slots
 
 
 # ---------------------------------------------------------------------------------------

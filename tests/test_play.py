@@ -6,6 +6,7 @@ phrases a player types for the RULES.md moves they name.
 """
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -348,3 +349,19 @@ def test_bluff_games_hint_with_the_bayesian_bot_when_no_table_exists():
     assert "expected chips" in out.output
     claims = re.findall(r"^[* ] claim (\d+)\s", out.output, flags=re.M)
     assert sorted(int(c) for c in claims) == list(range(2, 13))
+
+
+def test_any_allowed_stake_may_be_typed_beyond_the_listed_candidates():
+    """BLUFF-12 (bid.stake_cap = own_chips): with 60 chips any stake 1..60 may be bet, though
+    legal_actions lists only a bounded set of candidate stakes per claim."""
+    game = get_game("bidding-bluff", {"start_chips": 60}, num_players=2)
+    state, rng = game.new_initial_state(), random.Random(1)
+    while game.is_chance_node(state):
+        outcomes = game.chance_outcomes(state)
+        state = game.apply(state, outcomes[rng.randrange(len(outcomes))][0])
+    listed = {a.stake for a in game.legal_actions(state) if getattr(a, "stake", None)}
+    assert 37 not in listed
+    parsed = parse_input("claim 2 stake 37", game, state)
+    assert parsed.action is not None and parsed.action.stake == 37 and parsed.action.claim.value == 2
+    refused = parse_input("claim 2 stake 61", game, state)
+    assert refused.action is None and "1..60" in refused.error

@@ -194,7 +194,7 @@ def test_basic_start_value_recomputed_by_rank():
     game = PolishBasicGame()
     table = _table(game, POLISH_BASIC_EV)
     assert POLISH_BASIC_EV.check(game, table) == []
-    assert table.meta.extra["states"] == 2 ** len(COMBINATIONS)
+    assert table.meta.extra["states"] == table.meta.extra["horizon_turns"] * (2 ** len(COMBINATIONS) - 1)
 
 
 # ----------------------------------------------------------------------------------------

@@ -8,6 +8,10 @@ Two kinds of match (:func:`run_arena`):
   score is its card total; its *win rate* is its share of the top score in each game (a
   tie among m agents gives each 1/m), and the head-to-head matrix compares every pair over
   the paired games.
+* **A scorecard game at one table** (``table=True``, ``kocka arena GAME --table``; for
+  agents that watch the other cards, such as ``winner``): one seat per agent, seat order
+  rotating as below, and the n rotations of games ``n k .. n k + n - 1`` share each seat's
+  dice (common random numbers: every agent plays every seat's dice once).
 * **Every other game**: the agents sit at one table, one seat each, and the seat order
   rotates from game to game (game i puts agent ``(s + i) mod n`` in seat s). The score is
   the final banked score (Kocka) or the game's return; the win rate is the game's win
@@ -34,7 +38,7 @@ from joblib import Parallel, delayed
 from kocka.agents.base import Agent, ChanceSampler, Event, derive_seed
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver.errors import KockaError
-from kocka.solver.rules import CHANCE, Game
+from kocka.solver.rules import CHANCE, Game, game_specs
 
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
@@ -249,6 +253,8 @@ class ArenaResult:
         """The human-readable report."""
         how = ("each agent on its own card, same dice (common random numbers)" if self.mode == "solitaire"
                else f"{len(self.labels)} seats, seat order rotating")
+        if self.mode == "table" and self.game in _scorecard_games():
+            how += f"; each seat's dice shared by the {len(self.labels)} rotations (common random numbers)"
         rules = ", ".join(f"{k}={_short(v)}" for k, v in self.rules.items())
         lines = [f"{self.game}: {self.games} games, seed {self.seed}; {how}", f"rules: {rules}", ""]
         summaries = self.summaries()
@@ -324,16 +330,21 @@ def agent_labels(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+def _scorecard_games() -> set[str]:
+    return {spec.name for spec in game_specs() if spec.outcome == "score"}
+
+
 def is_solitaire(game: Game) -> bool:
     """Each player's card is independent of the others (within a game's rules), so agents
     are compared on their own cards with common dice."""
     return game.spec().outcome == "score"
 
 
-def arena_game(game: Game, agents: Sequence[str]) -> tuple[Game, str]:
+def arena_game(game: Game, agents: Sequence[str], table: bool = False) -> tuple[Game, str]:
     """The game actually played and the mode: one seat per agent at one table, or one
-    player per card for the solitaire games."""
-    if is_solitaire(game):
+    player per card for the solitaire games (unless ``table``: agents that watch the
+    other cards, such as ``winner``, need them at one table)."""
+    if is_solitaire(game) and not table:
         if game.num_players != 1:
             game = type(game)(game.rules, num_players=1)
         return game, "solitaire"
@@ -362,7 +373,10 @@ def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: i
             wins[row] = win_shares(scores[row])
         else:
             order = [(s + i) % n for s in range(n)]  # seat s -> agent order[s]
-            state = play_match(game, [agents[a] for a in order], ChanceSampler(derive_seed("game", seed, i)))
+            # scorecard games at one table: the n rotations of a group share each seat's
+            # dice (a roll's key names the seat), so every agent meets every seat's dice
+            dice_seed = derive_seed("game", seed, i // n) if is_solitaire(game) else derive_seed("game", seed, i)
+            state = play_match(game, [agents[a] for a in order], ChanceSampler(dice_seed))
             by_seat = final_scores(game, state)
             shares = win_shares(np.asarray(game.returns(state), dtype=float))  # Kocka's shares stay as they are
             for s, a in enumerate(order):
@@ -374,10 +388,11 @@ def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: i
 
 def run_arena(
     game: Game, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
-    options: AgentOptions = AgentOptions(), progress: Callable[[int], None] | None = None,
+    options: AgentOptions = AgentOptions(), progress: Callable[[int], None] | None = None, table: bool = False,
 ) -> ArenaResult:
     """Play ``games`` seeded games between ``agents`` (registry names); see the module
-    docstring for the two modes. The result does not depend on ``jobs``."""
+    docstring for the two modes (``table``: a scorecard game at one table). The result
+    does not depend on ``jobs``."""
     names = list(agents)
     if not names:
         raise ArenaError("the arena needs at least one agent")
@@ -385,7 +400,7 @@ def run_arena(
         raise ArenaError(f"number of games must be a positive integer, got {games!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ArenaError(f"jobs must be a positive integer, got {jobs!r}")
-    game, mode = arena_game(game, names)
+    game, mode = arena_game(game, names, table)
     for name in dict.fromkeys(names):  # fail here, before any worker starts, if one cannot play
         make_agent(name, game, 0, options)
     chunk = max(1, math.ceil(games / (jobs * 8)))

@@ -41,6 +41,7 @@ class HintReport:
     value_name: str                   # e.g. "expected final score", "P(win)"
     decisions: Sequence[Decision]
     notes: Sequence[str] = ()
+    columns: Sequence[str] = ()       # detail keys shown as more columns (e.g. the expected score)
 
     def to_json(self) -> dict:
         best = self.decisions[0].value if self.decisions else None
@@ -77,12 +78,18 @@ def render(report: HintReport, top: int | None = None, as_json: bool = False) ->
         return "\n".join(lines + ["no legal action"])
     best = decisions[0].value
     width = max(len(d.label) for d in decisions)
-    lines.append(f"  {'action':<{width}}  {report.value_name:>22}  {'loss vs best':>12}")
+    extra = "".join(f"  {c:>22}" for c in report.columns)
+    lines.append(f"  {'action':<{width}}  {report.value_name:>22}  {'loss vs best':>12}{extra}")
     for i, d in enumerate(decisions):
         mark = "*" if i == 0 else " "
-        lines.append(f"{mark} {d.label:<{width}}  {d.value:>22.4f}  {best - d.value:>12.4f}")
+        cells = "".join(f"  {_cell(d.detail.get(c) if d.detail else None):>22}" for c in report.columns)
+        lines.append(f"{mark} {d.label:<{width}}  {d.value:>22.4f}  {best - d.value:>12.4f}{cells}")
     hidden = len(report.decisions) - len(decisions)
     if hidden > 0:
         lines.append(f"  ... {hidden} more (use --top 0 for all)")
     lines.extend(report.notes)
     return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from kocka.agents.base import Agent, AgentUnavailable, ChanceSampler, Event, derive_seed
 from kocka.agents.frontends.arena import win_shares
-from kocka.agents.frontends.hint import HintReport, render
+from kocka.agents.frontends.hint import HintParams, HintReport, hint as make_hint, render
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver.decision import Decision
 from kocka.solver.errors import KockaError, TableError
@@ -93,6 +93,9 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
             table.setdefault(phrase, action)
     if wanted in table:
         return Parsed(action=table[wanted])
+    staked = _with_typed_stake(wanted, table, game, state)
+    if staked is not None:
+        return staked
     # a box may be abbreviated ("box sm" for small straight) when only one fits
     named = {a for phrase, a in table.items() if _names_box(a) and phrase.startswith(wanted) and len(wanted) >= 3}
     if len(named) == 1:
@@ -101,6 +104,25 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
         options = sorted({format_action(a, game, state) for a in named})
         return Parsed(error=f"{line!r} could mean: {', '.join(options[:8])}" + (" ..." if len(options) > 8 else ""))
     return Parsed(error=_explain(wanted, line, game, state, legal))
+
+
+def _with_typed_stake(wanted: str, table: dict[str, Any], game: Game, state: Any) -> Parsed | None:
+    """``claim 9 stake 37``: legal actions list a few stakes of each claim (the engine's
+    candidates), but any stake the rules allow may be typed. The claim is looked up with a
+    listed stake, and the engine checks the typed one."""
+    match = re.fullmatch(r"(.*) stake (\d+)", wanted)
+    if match is None:
+        return None
+    body, stake = match.group(1), int(match.group(2))
+    for phrase, action in table.items():
+        if phrase.startswith(body + " stake ") and hasattr(action, "stake"):
+            candidate = dataclasses.replace(action, stake=stake)
+            try:
+                game.apply(state, candidate)
+            except KockaError as exc:
+                return Parsed(error=f"not allowed: {exc}")
+            return Parsed(action=candidate)
+    return None
 
 
 def _names_box(action: Any) -> bool:
@@ -578,6 +600,16 @@ class PlaySession:
 
     # ----- hints and the cost of mistakes -----
     def _hint(self, state: Any, argument: str) -> str:
+        top = 0 if argument.strip() == "all" else 8
+        if hides_information(self.game) and self.game.spec().hint is not None:
+            # the bluff games' hint front end adds P(the claim is true) and the chance of a bet;
+            # it reads only what the player to act may see
+            params = HintParams(state=self.game.state_to_json(state), cache_dir=self.options.cache_dir,
+                                build_missing=self.options.build_missing)
+            try:
+                return render(make_hint(self.game, params), top=top)
+            except (AgentUnavailable, KockaError, TableError) as exc:
+                return f"no hint here: {exc}"
         if self.judge is None:
             return f"no hint here: {self.judge_error}"
         try:
@@ -586,7 +618,7 @@ class PlaySession:
             return f"no hint here: {exc}"
         decisions = [Decision(d.action, d.value, _hint_label(d, self.game, state), d.detail) for d in ranking]
         report = HintReport(position=self.game.describe_state(state), value_name=self.judge.value_name, decisions=decisions)
-        return render(report, top=0 if argument.strip() == "all" else 8)
+        return render(report, top=top)
 
     def _judge(self, state: Any, seat: int, action: Any) -> None:
         if self.judge is None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-import functools
 import json
 import logging
 from importlib.metadata import version
@@ -38,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, ClassVar, Iterator, Mapping
 
 from kocka.agents.base import Agent, AgentUnavailable, UnknownAgentError
+from kocka.agents.frontends.hint_cards import advice_lines
 from kocka.agents.frontends.jsonio import JSONInputError, JSONLimitError
 from kocka.agents.frontends.jsonio import loads as load_json
 from kocka.agents.registry import AgentOptions, agent_games, agent_names, describe_agents, make_agent
@@ -46,6 +46,9 @@ from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError
 from kocka.solver.rules import CHANCE, TERMINAL, Game, game_names, game_specs, get_game, spec_for
 from kocka.solver.rules.base import STATE_SCHEMA, _jsonable, _tuplify
 from kocka.solver.rules.bluff import Claim, ClaimRange
+from kocka.solver.rules.scorecard import ScorecardGame
+from kocka.solver.rules.words import LANGUAGES
+from kocka.solver.scorecard_solver import score_distribution
 
 PROTOCOL_VERSION = "kocka.seat/1"
 MAX_LINE_BYTES = 1 << 20
@@ -144,11 +147,13 @@ _AGENT = {"agent": Field("string"), "seed": Field("integer")}
 REQUEST_FIELDS: dict[str, dict[str, Field]] = {
     "hello": {"client": Field("string")},
     "new": dict(_GAME),
-    "legal": dict(_STATEFUL),
+    "legal": {**_STATEFUL, "lang": Field("string")},
     "apply": {**_STATEFUL, "action": Field("object"), "outcome": Field("array")},
     "choose": {**_STATEFUL, **_AGENT},
-    "rank": {**_STATEFUL, **_AGENT},
+    "rank": {**_STATEFUL, **_AGENT, "lang": Field("string")},
     "score": {**_GAME, "dice": Field("array", True), "box": Field("string"), "first_throw": Field("boolean")},
+    "distribution": {**_STATEFUL, "seat": Field("integer")},
+    "advice": {**_STATEFUL, **_AGENT, "lang": Field("string"), "top": Field("integer")},
     "quit": {},
 }
 """Method -> its fields besides ``id`` and ``method`` (agents/frontends/seat_schema.json says the same)."""
@@ -274,6 +279,7 @@ class Seat:
         self.agent_options = AgentOptions(cache_dir=options.cache_dir, build_missing=options.build_missing)
         self._games = _LRU(game_cache_size)
         self._agents = _LRU(agent_cache_size)
+        self._distributions = _LRU(64)  # a forward pass early in a game takes a second: equal requests share it
         self._hello: dict | None = None
         self.quit_requested = False
         self.handlers: dict[str, Callable[[dict], dict]] = {
@@ -284,6 +290,8 @@ class Seat:
             "choose": self.choose,
             "rank": self.rank,
             "score": self.score,
+            "distribution": self.distribution,
+            "advice": self.advice,
             "quit": self.quit,
         }
 
@@ -443,7 +451,7 @@ class Seat:
         game, state = self.game_and_state(request)
         result = node_info(game, state)
         if result["node"] == "decision":
-            result["actions"] = legal_entries(game, state)
+            result["actions"] = legal_entries(game, state, request_lang(request))
         elif result["node"] == "chance":
             result["outcomes"] = [{"outcome": _jsonable(o), "probability": p} for o, p in game.chance_outcomes(state)]
         return result
@@ -477,21 +485,30 @@ class Seat:
         }
 
     def rank(self, request: Mapping[str, Any]) -> dict:
+        lang = request_lang(request)
         with self.decision_agent(request) as (game, state, agent, player):
             decisions = agent.rank(state)
+            # agents that play to win say their chance of finishing first (winner)
+            win = agent.win_probability(state) if callable(getattr(agent, "win_probability", None)) else None
         best = decisions[0].value if decisions else 0.0
         actions = []
         for d in decisions:
+            label = d.label or action_label(game, state, d.action)
+            if lang is not None and label == action_label(game, state, d.action):  # the engine's words, not a solver's
+                label = action_label(game, state, d.action, lang)
             entry = {
                 "action": game.action_to_json(d.action),
-                "label": d.label or action_label(game, state, d.action),
+                "label": label,
                 "value": _finite(d.value),
                 "loss": _finite(best - d.value),
             }
             if d.detail:
                 entry["detail"] = _plain_json(d.detail)
             actions.append(entry)
-        return {"agent": agent.name, "player": player, "value_name": agent.value_name, "actions": actions}
+        result = {"agent": agent.name, "player": player, "value_name": agent.value_name, "actions": actions}
+        if win is not None:
+            result["win_probability"] = _finite(win)
+        return result
 
     def score(self, request: Mapping[str, Any]) -> dict:
         game = self.game(request["game"], request.get("rules"), request.get("players"))
@@ -507,6 +524,38 @@ class Seat:
         first_throw = request.get("first_throw", False)
         wanted = [request["box"]] if "box" in request else list(boxes)
         return {"dice": list(dice), "first_throw": first_throw, "points": {b: game.box_points(b, dice, first_throw) for b in wanted}}
+
+    def distribution(self, request: Mapping[str, Any]) -> dict:
+        """The distribution of one seat's final score under the optimal agent's play (the
+        scorecard games): the player to move from this position, another seat from its
+        card at the start of its next turn; and every seat's card total so far."""
+        game, state = self.game_and_state(request)
+        if not isinstance(game, ScorecardGame):
+            names = ", ".join(s.name for s in game_specs() if issubclass(s.engine, ScorecardGame))
+            raise ProtocolError("not_supported", f"distribution is for the scorecard games ({names}), not {game.NAME!r}")
+        seat = request.get("seat", state.player)
+        if not 0 <= seat < game.num_players:
+            raise ProtocolError("invalid_request", f"'seat' must be in 0..{game.num_players - 1}, got {_show(seat)}")
+        table = self.agent(DEFAULT_AGENT, game).table
+        mover = seat == state.player and not game.is_terminal(state)
+        where = state if mover else state.cards[seat]
+        dist = self._distributions.get_or_make((id(game), where), lambda: score_distribution(game, table, where))
+        return {"seat": seat, "first": dist.first, "probs": [_finite(p) for p in dist.probs], "mean": _finite(dist.mean()),
+                "totals": [game.card_total(card) for card in state.cards]}
+
+    def advice(self, request: Mapping[str, Any]) -> dict:
+        """The agent's first ``top`` actions in plain words (what a keep is going for,
+        what it gives up), for hint displays."""
+        lang = request_lang(request)
+        top = request.get("top", 3)
+        if not 1 <= top <= 50:
+            raise ProtocolError("invalid_request", f"'top' must be in 1..50, got {_show(top)}")
+        with self.decision_agent(request) as (game, state, agent, player):
+            decisions = agent.rank(state)
+            walk = agent.rank if game.card_boxes() else None  # a keep's targets: a walk of the turn
+            lines = advice_lines(game, state, decisions, agent.value_name, walk, top, lang)
+        return {"agent": agent.name, "player": player,
+                "advice": [{"action": game.action_to_json(d.action), "text": t} for d, t in zip(decisions, lines)]}
 
     def quit(self, request: Mapping[str, Any]) -> dict:
         self.quit_requested = True
@@ -564,12 +613,21 @@ def chance_outcome(game: Game, state: Any, doc: list) -> Any:
     return outcome
 
 
-def action_label(game: Game, state: Any, action: Any) -> str:
-    """What a person would type for ``action`` (the engine's words)."""
-    return game.describe_action(action, state)
+def action_label(game: Game, state: Any, action: Any, lang: str | None = None) -> str:
+    """What a person would type for ``action`` (the engine's words; box names in the
+    game's language, or ``lang``)."""
+    return game.describe_action(action, state, lang)
 
 
-def legal_entries(game: Game, state: Any) -> list[dict]:
+def request_lang(request: Mapping[str, Any]) -> str | None:
+    """The ``lang`` of a request (None: the game's own language), checked."""
+    lang = request.get("lang")
+    if lang is not None and lang not in LANGUAGES:
+        raise ProtocolError("invalid_request", f"'lang' must be one of {', '.join(LANGUAGES)}, got {_show(lang)}")
+    return lang
+
+
+def legal_entries(game: Game, state: Any, lang: str | None = None) -> list[dict]:
     """The ``actions`` of ``legal`` at a decision: each legal action with its label, except
     that a claim of the bluff games comes once, with its stakes as a range: ``stake``
     ``{"min": ..., "max": ...}`` beside an ``action`` that carries the smallest stake (any
@@ -579,7 +637,7 @@ def legal_entries(game: Game, state: Any) -> list[dict]:
     entries = []
     for choice in choices:
         if not isinstance(choice, ClaimRange):
-            entries.append({"action": game.action_to_json(choice), "label": action_label(game, state, choice)})
+            entries.append({"action": game.action_to_json(choice), "label": action_label(game, state, choice, lang)})
             continue
         lo, hi = choice.min_stake, choice.max_stake
         action = choice.with_stake(lo)
@@ -640,6 +698,9 @@ def describe_game(name: str) -> dict:
         "actions": [a.__name__ for a in cls.ACTIONS],
         "agents": agent_names(name),
         "score": bool(game.card_boxes()),
+        "language": game.words.language,
+        "boxes": [{"id": b, "labels": {lang: game.box_label(b, lang) for lang in dict.fromkeys((game.words.language, "en"))}}
+                  for b in game.card_boxes()],
     }
 
 

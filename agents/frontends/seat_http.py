@@ -1,8 +1,8 @@
 """The AI seat over HTTP: ``kocka seat --http HOST:PORT`` (docs/PROTOCOL.md, "HTTP").
 
-uvicorn (with h11, which parses HTTP and refuses an ambiguous request, e.g. one with
-both ``Content-Length`` and ``Transfer-Encoding``) serves a small starlette app. The
-app checks, in this order, before a request reaches the seat:
+uvicorn, with the h11 parser (strict HTTP/1.1 framing: chunked bodies decoded, malformed
+heads and lengths refused with 400), serves a small starlette app. The app checks, in
+this order, before a request reaches the seat:
 
 0. not both ``Transfer-Encoding`` and ``Content-Length`` -- 400 ``invalid_request``, and
    the connection is closed; headers within ``max_head_bytes`` -- 431 (or 400 from h11);
@@ -25,8 +25,7 @@ errors included, has status 200.
 
 Connections that send no request head within ``head_timeout`` seconds are closed
 (uvicorn closes idle keep-alive connections, but not a new or half-sent one: see
-:class:`_HeadTimeoutH11`); idle keep-alive connections after ``keep_alive`` seconds;
-a head longer than ``max_head_bytes`` gets 400 from h11.
+:class:`_HeadTimeoutH11`); idle keep-alive connections after ``keep_alive`` seconds.
 
 This module is imported only for HTTP: the stdio seat runs on the standard library.
 """
@@ -42,7 +41,7 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import h11
 import uvicorn
@@ -51,7 +50,7 @@ from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kocka.agents.frontends.seat import (
@@ -70,8 +69,8 @@ QUIT_REFUSED = "quit is disabled over HTTP (start the seat with --allow-quit to 
 SWITCH_INTERVAL = 0.001
 """Seconds a thread holds the GIL while others wait (Python's default is 0.005). The
 server process uses 1 ms so that the event loop gets the interpreter back quickly from
-worker threads that compute: measured with scripts/seat_load.py, it cuts the p99 of
-``hello`` while a CPU-bound request runs by about a third at the same throughput."""
+worker threads that compute: measured with scripts/seat_load.py (8 clients), the p99 of
+``hello`` while a CPU-bound request runs fell from 66 to 39 ms at the same throughput."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -194,7 +193,8 @@ _CLOSE = {"Connection": "close"}
 class SeatApp:
     """The checks of the module docstring in front of one :class:`Seat`."""
 
-    def __init__(self, seat: Seat, options: HTTPOptions, port: int, on_quit: Callable[[], None] | None = None) -> None:
+    def __init__(self, seat: Seat, options: HTTPOptions, port: int, on_quit: Callable[[], None] | None = None,
+                 pages: Callable[["SeatApp"], Sequence[BaseRoute]] | None = None) -> None:
         self.seat = seat
         self.options = options
         self.hosts = allowed_host_headers(options, port)
@@ -206,7 +206,9 @@ class SeatApp:
         self._hello_text: str | None = None  # the answer to GET /, once a worker has made it
         self.on_quit = on_quit
         methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-        self.app = Starlette(routes=[Route("/{path:path}", self.endpoint, methods=methods)],
+        # ``pages``: routes served before the seat's own, made from this app (kocka web's page)
+        own = [Route("/{path:path}", self.endpoint, methods=methods)]
+        self.app = Starlette(routes=[*(pages(self) if pages is not None else ()), *own],
                              exception_handlers={HTTPException: self._http_exception})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -468,13 +470,16 @@ class SeatHTTPServer:
         From :func:`http_options`.
     log_level:
         uvicorn's own log level (its log goes to the ``uvicorn`` loggers).
+    pages:
+        Routes to serve besides the seat's, made from the :class:`SeatApp` (``kocka web``).
     """
 
-    def __init__(self, seat: Seat, options: HTTPOptions, log_level: str = "warning") -> None:
+    def __init__(self, seat: Seat, options: HTTPOptions, log_level: str = "warning",
+                 pages: Callable[[SeatApp], Sequence[BaseRoute]] | None = None) -> None:
         self.options = options
         self.socket = _bind(options.host, options.port)
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
-        self.app = SeatApp(seat, options, self.server_address[1], on_quit=self._quit)
+        self.app = SeatApp(seat, options, self.server_address[1], on_quit=self._quit, pages=pages)
         protocol = type("HeadTimeoutH11", (_HeadTimeoutH11,), {"head_timeout": options.head_timeout})
         config = uvicorn.Config(
             self.app, http=protocol, ws="none", lifespan="off", interface="asgi3", log_config=None,

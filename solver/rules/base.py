@@ -89,8 +89,12 @@ class Rules:
         ``"<game>:<sha256 of the canonical option JSON, 12 hex digits>"``; equal for equal
         option values, independent of field order.
         """
-        canonical = json.dumps({"game": self.GAME, **self.options()}, sort_keys=True)
-        return f"{self.GAME}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+        known = self.__dict__.get("_variant_id")  # computed once per (immutable) rules object
+        if known is None:
+            canonical = json.dumps({"game": self.GAME, **self.options()}, sort_keys=True)
+            known = f"{self.GAME}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+            object.__setattr__(self, "_variant_id", known)
+        return known
 
     def describe(self) -> str:
         """``option=value`` list, for humans."""

@@ -1537,6 +1537,10 @@ _BLUFF_AGENTS = (
 )
 _BLUFF = dict(outcome="win", players=(2, 6), default_players=2, hides_information=True, words=Words("hu"))
 
+_HINT = "kocka.agents.frontends.hint_bluff:hint"
+_EQUILIBRIUM_AGENT = AgentEntry("equilibrium", "kocka.agents.bluff_bots:equilibrium_factory",
+                                "two players: the exact round equilibrium (table), mixed strategies")
+
 register_game(GameSpec(
     name="abazs", title="Abázs", engine=AbazsGame,
     tables=(TableKind("equilibrium", "kocka.solver.bluff_equilibrium:ABAZS_EQUILIBRIUM"),),
@@ -1544,9 +1548,16 @@ register_game(GameSpec(
         AgentEntry("equilibrium", "kocka.agents.bluff_bots:equilibrium_factory",
                    "two-player Abázs: the exact match equilibrium (table), mixed strategies"),
     ),
-    judges=("equilibrium", "bayes"), **_BLUFF,
+    hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
 ))
-register_game(GameSpec(name="bidding-bluff", title="bidding bluff", engine=BiddingBluffGame,
-                       agents=_BLUFF_AGENTS, judges=("bayes",), **_BLUFF))
-register_game(GameSpec(name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
-                       agents=_BLUFF_AGENTS, judges=("bayes",), **_BLUFF))
+register_game(GameSpec(
+    name="bidding-bluff", title="bidding bluff", engine=BiddingBluffGame,
+    tables=(TableKind("equilibrium", "kocka.solver.bluff_round:BIDDING_EQUILIBRIUM"),
+            TableKind("match", "kocka.solver.bluff_round:BIDDING_MATCH")),
+    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
+))
+register_game(GameSpec(
+    name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
+    tables=(TableKind("equilibrium", "kocka.solver.bluff_round:LIARS_EQUILIBRIUM"),),
+    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
+))

@@ -450,7 +450,7 @@ register_game(GameSpec(
     view="kocka.agents.frontends.play:render_chip_bidding",
     agents=(
         AgentEntry("bettor", "kocka.agents.betting:bettor_factory",
-                   "raises, holds or passes by P(finishing top) from the score distributions"),
+                   "raises, holds or passes by P(finishing top) from the stored score distributions (target table)"),
         AgentEntry("score-only", "kocka.agents.betting:score_only_factory",
                    "optimal card play, never raises, holds every raise"),
         AgentEntry("reckless", "kocka.agents.betting:reckless_factory",

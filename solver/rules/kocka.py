@@ -920,12 +920,16 @@ register_game(GameSpec(
         TableKind("winprob", "kocka.solver.kocka_solver:KOCKA_WINPROB"),
         TableKind("turn_ev", "kocka.solver.kocka_solver:KOCKA_TURN_EV"),
         TableKind("turn_reach", "kocka.solver.kocka_solver:KOCKA_TURN_REACH"),
+        TableKind("winprob3", "kocka.solver.kocka_solver:KOCKA_WINPROB3"),
     ),
     hint="kocka.agents.frontends.hint_kocka:hint", view="kocka.agents.frontends.play:render_kocka",
     agents=(
         AgentEntry("optimal", "kocka.agents.registry:kocka_optimal",
-                   "plays the best action from the exact two-player win-probability table "
-                   "(with more players it races the leading opponent)"),
+                   "plays the best action by P(win): exact for two players under every end rule and for "
+                   "three under kocka.end=immediate; otherwise the leading opponents stand for all"),
+        AgentEntry("leader", "kocka.agents.registry:kocka_leader",
+                   "P(win) from the two-player table against the leading opponent (exact for two players; "
+                   "the approximation measured against optimal for three and four)"),
         AgentEntry("ev", "kocka.agents.registry:kocka_ev",
                    "maximises the expected points banked this turn (turn EV table)"),
         AgentEntry("heuristic", "kocka.agents.heuristic:kocka_heuristic",

@@ -246,7 +246,24 @@ class PolishRules(Rules):
 @dataclass(frozen=True)
 class PolishBasicRules(Rules):
     """Options of the basic game (RULES.md section 6: ``pl.basic_hand_mult``,
-    ``pl.basic_record``, ``pl.basic_end``, ``same_face_groups``)."""
+    ``pl.basic_record``, ``pl.basic_end``, ``same_face_groups``), a small-variant
+    parameter and two readings of the solitaire table.
+
+    ``boxes`` is a card of only some of the eight combinations (kept in card order), for
+    exact solvers validated on small variants; the game then ends when a player has
+    recorded all of them (PL-7).
+
+    ``solo_turns`` and ``solo_zero_entries`` are **solver-horizon readings, not rules**
+    (RULES.md has no turn limit): they say what the solitaire ``ev`` table of
+    :mod:`kocka.solver.polish_solver` values, and the engine ignores them. Played alone
+    with unlimited turns the basic game has no useful optimum (recording is optional, so a
+    player could wait for the best throw of every combination), so the table gives the
+    player ``solo_turns`` turns (default 8, the fewest that fill the card) and totals what
+    he has recorded when they run out. ``solo_zero_entries = "yes"`` values the older
+    reading in which every turn must fill a combination and one the dice do not show gets a
+    0 entry; the default ``"no"`` is PL-5 as written (no zero entries: a turn may end
+    without a record).
+    """
 
     GAME: ClassVar[str] = "polish-basic"
     OPTIONS: ClassVar[Mapping[str, tuple]] = {
@@ -254,12 +271,28 @@ class PolishBasicRules(Rules):
         "basic_record": ("optional", "mandatory"),
         "basic_end": ("finish_round", "immediate"),
         "same_face_groups": ("no", "yes"),
+        "solo_zero_entries": ("no", "yes"),
     }
 
     basic_hand_mult: int = 2
     basic_record: str = "optional"
     basic_end: str = "finish_round"
     same_face_groups: str = "no"
+    boxes: tuple[str, ...] = COMBINATIONS
+    solo_turns: int = 8
+    solo_zero_entries: str = "no"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        normalize_boxes(self, COMBINATIONS)
+        turns = self.solo_turns
+        if not _is_int(turns) or not 1 <= turns <= MAX_SOLO_TURNS:
+            raise RulesError(f"polish-basic 'solo_turns' must be an integer in 1..{MAX_SOLO_TURNS}, got {turns!r}")
+
+
+MAX_SOLO_TURNS = 64
+"""Largest ``solo_turns`` (the solitaire table holds one layer per turn left)."""
+_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
 # ----------------------------------------------------------------------------------------
@@ -299,6 +332,24 @@ class Record:
 @dataclass(frozen=True)
 class EndTurn:
     """Basic game: end the turn without recording (PL-5)."""
+
+
+@lru_cache(maxsize=65536)
+def _bad_basic_entry(row: tuple, boxes: tuple[str, ...], same_face_groups: str, hand_mult: int) -> tuple | None:
+    """The first (combination, entry) of a basic-game record row that no record can hold,
+    or None. There are no zero entries in the basic game (PL-5): a record is a shown
+    combination's value (PL-3, PL-6)."""
+    for combo, value in zip(boxes, row):
+        possible = _possible_entries(combo, same_face_groups, "basic", hand_mult)
+        if value is not None and (not _is_int(value) or value == 0 or value not in possible):
+            return combo, value
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _shown_combinations(dice: Dice, same_face_groups: str) -> frozenset[str]:
+    """The combinations of the basic game that sorted ``dice`` show (PL-3), once per roll."""
+    return frozenset(c for c in COMBINATIONS if shows(c, dice, same_face_groups))
 
 
 @lru_cache(maxsize=4096)
@@ -721,8 +772,8 @@ class PolishGame(Game):
 class PolishBasicState:
     """One position of the basic game.
 
-    ``records[seat]`` holds one entry per combination of :data:`COMBINATIONS` (None = not
-    yet recorded). The turn: ``throws`` made (t), ``dice`` (None before the first throw and
+    ``records[seat]`` holds one entry per combination of ``rules.boxes`` (default: the eight
+    of :data:`COMBINATIONS`; None = not yet recorded). The turn: ``throws`` made (t), ``dice`` (None before the first throw and
     while a roll is pending) and ``kept`` (set exactly at chance nodes).
     """
 
@@ -734,7 +785,8 @@ class PolishBasicState:
 
 
 class PolishBasicGame(Game):
-    """The basic game: record the eight combinations (PL-4..PL-7).
+    """The basic game: record the eight combinations (PL-4..PL-7; ``rules.boxes`` may name
+    fewer, a validation variant).
 
     Decisions: :class:`Keep` (at most 3 throws), :class:`Record` (one new combination the
     dice show; ends the turn) and :class:`EndTurn` (no record; not allowed with
@@ -749,7 +801,7 @@ class PolishBasicGame(Game):
     rules: PolishBasicRules
 
     def new_initial_state(self) -> PolishBasicState:
-        return PolishBasicState(player=0, records=((None,) * len(COMBINATIONS),) * self.num_players)
+        return PolishBasicState(player=0, records=((None,) * len(self.rules.boxes),) * self.num_players)
 
     def current_player(self, state: PolishBasicState) -> int:
         if self._game_over(state):
@@ -761,7 +813,7 @@ class PolishBasicGame(Game):
         return tuple(sum(v for v in row if v is not None) for row in state.records)
 
     def record_sheet(self, state: PolishBasicState, seat: int) -> dict[str, int | None]:
-        return dict(zip(COMBINATIONS, state.records[seat]))
+        return dict(zip(self.rules.boxes, state.records[seat]))
 
     def describe_state(self, state: PolishBasicState) -> str:
         return (
@@ -774,14 +826,14 @@ class PolishBasicGame(Game):
         named by its id or by its name in any of the game's languages; ``None`` is the
         empty sheet. The entries are checked when the sheet is part of a state."""
         if entries is None:
-            return (None,) * len(COMBINATIONS)
-        return card_entries(self, COMBINATIONS, entries)
+            return (None,) * len(self.rules.boxes)
+        return card_entries(self, self.rules.boxes, entries)
 
     def _complete_seats(self, state: PolishBasicState) -> list[int]:
         return [seat for seat, row in enumerate(state.records) if None not in row]
 
     def _game_over(self, state: PolishBasicState) -> bool:
-        """PL-7: someone has all eight; with ``finish_round`` the round must be over too
+        """PL-7: someone has all his combinations; with ``finish_round`` the round must be over too
         (rounds start at seat 0, so the next turn would open a new round)."""
         if not self._complete_seats(state):
             return False
@@ -790,7 +842,8 @@ class PolishBasicGame(Game):
     def _new_records(self, state: PolishBasicState) -> list[str]:
         """Unrecorded combinations the current dice show (PL-5)."""
         row = state.records[state.player]
-        return [c for c, v in zip(COMBINATIONS, row) if v is None and shows(c, state.dice, self.rules.same_face_groups)]
+        shown = _shown_combinations(state.dice, self.rules.same_face_groups)
+        return [c for c, v in zip(self.rules.boxes, row) if v is None and c in shown]
 
     # ----- hooks -----
     def _legal_actions(self, state: PolishBasicState) -> list:
@@ -822,8 +875,8 @@ class PolishBasicGame(Game):
             return (f"the dice {dice_list(state.dice)} show new combinations to record ({shown}): "
                     "one must be recorded under pl.basic_record = mandatory (PL-5)")
         combo = action.combo
-        if combo not in COMBINATIONS:
-            names = ", ".join(self.box_label(c) for c in COMBINATIONS)
+        if combo not in self.rules.boxes:
+            names = ", ".join(self.box_label(c) for c in self.rules.boxes)
             return f"unknown combination {combo!r}; the combinations are {names} (PL-4)"
         entry = self.record_sheet(state, state.player)[combo]
         if entry is not None:
@@ -837,19 +890,19 @@ class PolishBasicGame(Game):
             return replace(state, dice=None, kept=action.dice)
         records = state.records
         if isinstance(action, Record):
-            seat, index = state.player, COMBINATIONS.index(action.combo)
+            seat, index = state.player, self.rules.boxes.index(action.combo)
             value = basic_value(action.combo, state.dice, state.throws == 1, self.rules)
             row = records[seat][:index] + (value,) + records[seat][index + 1:]
             records = records[:seat] + (row,) + records[seat + 1:]
         return PolishBasicState(player=(state.player + 1) % self.num_players, records=records)
 
     def card_boxes(self) -> tuple[str, ...]:
-        return COMBINATIONS
+        return self.rules.boxes
 
     def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
         """PL-5, PL-6: what ``dice`` score as combination ``box`` (:func:`basic_value`)."""
-        if box not in COMBINATIONS:
-            names = ", ".join(self.box_label(c) for c in COMBINATIONS)
+        if box not in self.rules.boxes:
+            names = ", ".join(self.box_label(c) for c in self.rules.boxes)
             raise RulesError(f"{self.NAME}: no combination {box!r}; the combinations are {names}")
         return basic_value(box, dice, first_throw, self.rules)
 
@@ -864,15 +917,17 @@ class PolishBasicGame(Game):
         if not (
             isinstance(records, tuple)
             and len(records) == n
-            and all(isinstance(r, tuple) and len(r) == len(COMBINATIONS) for r in records)
+            and all(isinstance(r, tuple) and len(r) == len(self.rules.boxes) for r in records)
         ):
-            raise InvalidStateError(f"polish-basic 'records' must be {n} rows of {len(COMBINATIONS)} entries, got {records!r}")
+            raise InvalidStateError(
+                f"polish-basic 'records' must be {n} rows of {len(self.rules.boxes)} entries, got {records!r}")
+        rules = self.rules
         for seat, row in enumerate(records):
-            for combo, value in zip(COMBINATIONS, row):
-                possible = _possible_entries(combo, self.rules.same_face_groups, "basic", self.rules.basic_hand_mult)
-                # no zero entries in the basic game (PL-5): a record is a shown combination
-                if value is not None and (not _is_int(value) or value == 0 or value not in possible):
-                    raise InvalidStateError(f"polish-basic: seat {seat} {combo!r} cannot hold {value!r}")
+            plain = all(v is None or type(v) is int for v in row)  # then equal rows are alike: check once
+            bad = (_bad_basic_entry(row, rules.boxes, rules.same_face_groups, rules.basic_hand_mult) if plain
+                   else _bad_basic_entry.__wrapped__(row, rules.boxes, rules.same_face_groups, rules.basic_hand_mult))
+            if bad is not None:
+                raise InvalidStateError(f"polish-basic: seat {seat} {bad[0]!r} cannot hold {bad[1]!r}")
         if self._game_over(state):
             if (state.throws, state.dice, state.kept) != (0, None, None):
                 raise InvalidStateError(f"polish-basic: the game is over but a turn is in progress: {self.describe_state(state)}")
@@ -880,7 +935,8 @@ class PolishBasicGame(Game):
         late = [seat for seat in self._complete_seats(state) if seat >= state.player]
         if late:
             raise InvalidStateError(
-                f"polish-basic: seat(s) {late!r} completed all eight but seat {state.player} still plays (PL-7)"
+                f"polish-basic: seat(s) {late!r} completed all {_COUNT_WORDS[len(self.rules.boxes)]} but seat "
+                f"{state.player} still plays (PL-7)"
             )
         _check_turn_fields(state, BASE_THROWS)
 
@@ -912,13 +968,16 @@ register_game(GameSpec(
 ))
 register_game(GameSpec(
     name="polish-basic", title="Polish poker dice (basic game)", engine=PolishBasicGame,
-    tables=(TableKind("ev", "kocka.solver.polish_solver:POLISH_BASIC_EV"),),
-    view="kocka.agents.frontends.play:render_polish_basic",
+    tables=(TableKind("ev", "kocka.solver.polish_solver:POLISH_BASIC_EV"),
+            TableKind("race", "kocka.solver.polish_race:POLISH_BASIC_RACE")),
+    view="kocka.agents.frontends.play:render_polish_basic", outcome="race",
     agents=(
         AgentEntry("optimal", "kocka.agents.registry:polish_optimal",
-                   "plays the best action from the exact table (expected total of the eight combinations)"),
+                   "plays the best action from the exact solitaire table (expected total within solo_turns turns)"),
+        AgentEntry("winner", "kocka.agents.polish_race_agent:polish_basic_winner",
+                   "two players: plays the race to win, from the exact race table (P(win), PL-7)"),
         AgentEntry("heuristic", "kocka.agents.heuristic:polish_basic_heuristic",
                    "a human-like rule set: records the most valuable combination (kocka.agents.heuristic)"),
     ),
-    **_POLISH_COMMON,
+    **{**_POLISH_COMMON, "judges": ("winner", "optimal")},
 ))

@@ -84,7 +84,9 @@ from typing import Any, Hashable, Callable, ClassVar, Iterable, Mapping, NamedTu
 
 import numpy as np
 
-from kocka.solver.dice import Dice, counts, is_sub_multiset, outcome_distribution, sub_multisets, validate_dice
+from kocka.solver.dice import (
+    Dice, all_outcomes, counts, is_sub_multiset, outcome_distribution, sub_multisets, validate_dice,
+)
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
@@ -103,11 +105,14 @@ from kocka.solver.rules.five_dice import (  # FACE_BOXES, NUM_DICE, Keep: re-exp
     dice_list,
     dice_sum,
     face_sum,
+    full_house,
+    highest_group,
     is_five_of_a_kind,
     is_full_house,
     longest_run,
     net_face_entry,
     normalize_boxes,
+    two_pairs,
 )
 
 MAX_THROWS = 3
@@ -208,10 +213,30 @@ class YahtzeeRules(_CardRules):
 
 @dataclass(frozen=True)
 class YatzyRules(_CardRules):
-    """Scandinavian Yatzy (validation variant); no options besides ``boxes``."""
+    """Scandinavian Yatzy (validation variant) and the house rules players use, as
+    precisit/yatzy-solver lists them (docs/rules.md, its variant suffixes in brackets):
+
+    * ``five_kind_full_house`` = ``yes`` [+fh5]: five of a kind is also a full house, for
+      the sum of the dice (default: three of one face and two of another only);
+    * ``four_kind_two_pairs`` = ``yes`` [+tp4]: four (or five) of a kind is also two pairs,
+      for 4 x the face (default: two different faces only);
+    * ``single_pair_two_pairs`` = ``yes`` [+tp1]: one pair alone scores in two pairs, as
+      2 x the face (the scoring of the 2012 KTH thesis's code, which gave its 248.63;
+      nobody plays by it, PUBLISHED.md);
+    * ``order`` = ``forced`` [+forced], "tvångsyatzy": the boxes are filled top to bottom,
+      one per turn, in card order.
+    """
 
     GAME: ClassVar[str] = "yatzy"
+    OPTIONS: ClassVar[Mapping[str, tuple]] = {
+        "five_kind_full_house": ("no", "yes"), "four_kind_two_pairs": ("no", "yes"),
+        "single_pair_two_pairs": ("no", "yes"), "order": ("free", "forced"),
+    }
     ALL_BOXES: ClassVar[tuple[str, ...]] = YATZY_BOXES
+    five_kind_full_house: str = "no"
+    four_kind_two_pairs: str = "no"
+    single_pair_two_pairs: str = "no"
+    order: str = "free"
     boxes: tuple[str, ...] = YATZY_BOXES
 
 
@@ -386,20 +411,25 @@ class ScorecardGame(Game):
 
     @cached_property
     def _score_table(self) -> np.ndarray:
-        outcomes = dice_tables(NUM_DICE).outcomes
-        table = np.zeros((len(self.boxes), len(outcomes), 2), dtype=np.int32)
-        for k, row in enumerate(outcomes):
-            dice = tuple(int(v) for v in row)
-            for b in range(len(self.boxes)):
-                for first in (0, 1):
-                    table[b, k, first] = self.box_score(b, dice, bool(first))
+        outcomes = all_outcomes(NUM_DICE)  # dice_tables(5)'s order, without building its tables
+        # where box_score is the plain scorers (no first-throw rule), score each outcome's
+        # face counts once: a hint right after a table is loaded waits for this table
+        # (flat lists of ints: nested lists would wake the garbage collector)
+        if type(self).box_score is ScorecardGame.box_score:
+            faces = [counts(dice) for dice in outcomes]
+            flat = [score(c) for score in self._scorers for c in faces]
+            table = np.repeat(np.array(flat, dtype=np.int32).reshape(len(self.boxes), len(outcomes), 1), 2, axis=2)
+        else:
+            flat = [self.box_score(b, dice, first) for b in range(len(self.boxes)) for dice in outcomes
+                    for first in (False, True)]
+            table = np.array(flat, dtype=np.int32).reshape(len(self.boxes), len(outcomes), 2)
         table.setflags(write=False)
         return table
 
     @cached_property
     def _possible_entries(self) -> tuple[frozenset[int], ...]:
         table = self._score_table
-        return tuple(frozenset(int(v) for v in np.unique(table[b])) for b in range(len(self.boxes)))
+        return tuple(frozenset(table[b].ravel().tolist()) for b in range(len(self.boxes)))
 
     # ----- upper section tracker -----
     def _tracker_offset(self) -> int:
@@ -606,10 +636,10 @@ class ScorecardGame(Game):
         if not isinstance(card, Card) or not isinstance(card.entries, tuple) or len(card.entries) != len(self.boxes):
             got = len(card.entries) if isinstance(card, Card) and isinstance(card.entries, tuple) else type(card).__name__
             raise bad(f"the card of seat {seat} must have {len(self.boxes)} entries, got {got}")
-        for name, entry, possible in zip(self.boxes, card.entries, self._possible_entries):
+        for b, (name, entry) in enumerate(zip(self.boxes, card.entries)):
             if entry is None:
                 continue
-            if isinstance(entry, bool) or not isinstance(entry, int) or entry not in possible:
+            if isinstance(entry, bool) or not isinstance(entry, int) or entry not in self._possible_entries[b]:
                 raise bad(f"seat {seat}: {entry!r} is not a possible entry of {self.box_label(name)}")
         if isinstance(card.yahtzee_bonuses, bool) or not isinstance(card.yahtzee_bonuses, int) or card.yahtzee_bonuses < 0:
             raise bad(f"seat {seat}: yahtzee_bonuses must be a count, got {card.yahtzee_bonuses!r}")
@@ -961,7 +991,8 @@ class YahtzeeGame(ScorecardGame):
 class YatzyGame(ScorecardGame):
     """Scandinavian Yatzy (15 boxes), a validation variant (PUBLISHED.md): pairs and kinds
     score the dice forming them, straights 1-5 = 15 and 2-6 = 20, full house the sum (two
-    different faces, as two pairs), yatzy 50, upper bonus 50 at 63."""
+    different faces, as two pairs), yatzy 50, upper bonus 50 at 63; the house rules of
+    :class:`YatzyRules` change the full house, the two pairs and the order of the boxes."""
 
     NAME = "yatzy"
     RULES = YatzyRules
@@ -969,12 +1000,24 @@ class YatzyGame(ScorecardGame):
 
     def _box_scorers(self) -> Mapping[str, Scorer]:
         """Pairs, kinds, straights, full house and chance as HU/SK with two pairs and full
-        house of different faces (``same_face = False``); yatzy a fixed 50."""
-        return {
+        house of different faces (``same_face = False``) unless the house rules say
+        otherwise; yatzy a fixed 50."""
+        rules = self.rules
+        scorers = {
             **_face_boxes(face_sum),
             **combination_scorers(same_face=False),
             "yatzy": _fixed_value(50, is_five_of_a_kind),
         }
+        if rules.five_kind_full_house == "yes":
+            scorers["full_house"] = partial(full_house, same_face=True)
+        scorers["two_pairs"] = partial(
+            _yatzy_two_pairs, four_kind=rules.four_kind_two_pairs == "yes", single=rules.single_pair_two_pairs == "yes")
+        return scorers
+
+    def allowed_boxes(self, filled_mask: int, dice: Sequence[int] | None = None) -> list[int]:
+        """All open boxes; under ``order = forced`` only the first open box in card order."""
+        open_boxes = super().allowed_boxes(filled_mask)
+        return open_boxes[:1] if self.rules.order == "forced" else open_boxes
 
     def _tracker_cap(self) -> int:
         return min(UPPER_BONUS_THRESHOLD, 5 * self.upper_face_sum)
@@ -982,6 +1025,16 @@ class YatzyGame(ScorecardGame):
     def final_bonus(self, tracker: int) -> int:
         """50 once the upper total reaches 63."""
         return self.UPPER_BONUS if tracker >= UPPER_BONUS_THRESHOLD else 0
+
+
+def _yatzy_two_pairs(c: Counts, four_kind: bool, single: bool) -> int:
+    """Yatzy's two pairs: two pairs of different faces, 2a + 2b; with ``four_kind`` four of
+    a kind too, for 4 x the face (+tp4); with ``single`` the highest pair alone, 2 x the
+    face, when there is no second pair (+tp1)."""
+    best = two_pairs(c, same_face=four_kind)
+    if single and not best:
+        best = 2 * highest_group(c, 2)
+    return best
 
 
 def slovak_settlement(totals: Sequence[int]) -> tuple[Fraction, ...]:
@@ -1003,12 +1056,17 @@ __all__ = [
 # ----------------------------------------------------------------------------------------
 # The four scorecard games' specs (kocka.solver.rules.spec)
 # ----------------------------------------------------------------------------------------
-_SCORECARD_TABLES = (TableKind("ev", "kocka.solver.scorecard_solver:SCORECARD_EV"),)
+_SCORECARD_TABLES = (TableKind("ev", "kocka.solver.scorecard_solver:SCORECARD_EV"),
+                     TableKind("target", "kocka.solver.target_solver:SCORECARD_TARGET"))
 _SCORECARD_AGENTS = (
     AgentEntry("optimal", "kocka.agents.registry:scorecard_optimal",
                "plays the best action from the game's exact table (expected final score)"),
     AgentEntry("heuristic", "kocka.agents.heuristic:scorecard_heuristic",
                "a human-like rule set: chases the most valuable open box (kocka.agents.heuristic)"),
+    AgentEntry("target", "kocka.agents.target_agents:target_factory",
+               "maximises P(final total >= T), T the optimal expected score rounded up (target table)"),
+    AgentEntry("winner", "kocka.agents.target_agents:winner_factory",
+               "maximises P(finishing first) against the other players' cards (target table; 2+ players)"),
 )
 _SCORECARD_FRONT = dict(hint="kocka.agents.frontends.hint_cards:scorecard_hint", view="kocka.agents.frontends.play:render_scorecard",
                         tables=_SCORECARD_TABLES, agents=_SCORECARD_AGENTS, judges=("optimal",))

@@ -51,8 +51,10 @@ class GameSpec:
     ``players`` is (fewest, most) seats, ``default_players`` what the commands use when
     none are given. ``outcome`` says what a player's result is: ``"score"`` (each plays
     his own card; the final total decides, ties shared -- the scorecard games), ``"win"``
-    (the engine's returns are win shares -- Kocka) or ``"chips"`` (chip games). ``tables``
-    lists its table kinds, the default first; ``hint`` is ``"module:function(game,
+    (the engine's returns are win shares -- Kocka), ``"race"`` (each plays his own card, but
+    the game ends for all when one player completes his, so the players interact; the
+    final total decides, ties shared -- the Polish basic game, PL-7) or ``"chips"`` (chip
+    games). ``tables`` lists its table kinds, the default first; ``hint`` is ``"module:function(game,
     params) -> HintReport"``; ``view`` the front end's ``"module:function(game, state,
     seat_names, viewer) -> str"`` (``None``: the generic observation view); ``judges``
     the agents whose valuation judges a human's moves (hints and the cost of mistakes in
@@ -79,7 +81,7 @@ class GameSpec:
         lo, hi = self.players
         if not 1 <= lo <= self.default_players <= hi:
             raise RulesError(f"{self.name}: default player count {self.default_players} outside {self.players}")
-        if self.outcome not in ("score", "win", "chips"):
+        if self.outcome not in ("score", "win", "race", "chips"):
             raise RulesError(f"{self.name}: unknown outcome kind {self.outcome!r}")
 
     @property

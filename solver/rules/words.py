@@ -132,7 +132,9 @@ def action_text(action: Any, game: Game | None = None, state: Any = None, lang: 
     return f"{snake(kind).replace('_', ' ')} {values}".strip()
 
 
-def _box_name(game: Game | None, box: str, lang: str | None) -> str:
+def _box_name(game: Game | None, box: Any, lang: str | None) -> str:
+    if not isinstance(box, str):  # an action document with a malformed box: name it as sent
+        return repr(box)
     return game.words.box(box, lang) if game is not None else box.replace("_", " ")
 
 

@@ -1,0 +1,206 @@
+"""Independent references for the Kocka win tables (tests/test_kocka_end_rules.py,
+tests/test_kocka_three.py).
+
+Written from RULES.md section 1 on top of the engine's scoring functions only
+(``valid_set_asides``, ``is_full``, ``scores``, ``series_starts``, ``series_value``) and a
+series expectimax through the engine's own series states; nothing of
+``kocka.solver.kocka_solver`` is used. Every set-aside is its own option (no pruning:
+under ``last_turn`` and with three players more points can be worse). Outcomes with the
+same list of options are merged, which changes no value.
+
+:class:`BatchTurn` evaluates one turn for a batch of positions at once (numpy over the
+batch), each with its own bank values, bust value and cap; values are vectors of C
+components (the mover's P(win) first; the mover maximises component 0, ties to the first
+option and to banking). The games are then solved by **plain value iteration** over all
+positions (Jacobi sweeps: every position's turn re-evaluated from the previous sweep's
+values until nothing moves), with no ordering, no Newton steps and no cycle handling.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from kocka.solver.dice import outcome_distribution
+from kocka.solver.rules.kocka import (
+    NUM_DICE, KockaGame, KockaRules, KockaState, is_full, scores, series_starts, series_value, valid_set_asides,
+)
+
+UNIT = 50
+
+
+@lru_cache(maxsize=None)
+def series_completion(rules: KockaRules, face: int, collected: int) -> float:
+    """P(a series of ``face`` with ``collected`` dice aside completes), by expectimax over
+    the engine's series states (KOCKA-15, 17, 18)."""
+    if collected == NUM_DICE:
+        return 1.0
+    game = KockaGame(rules, num_players=1)
+    memo: dict[KockaState, float] = {}
+
+    def value(state: KockaState) -> float:
+        if state not in memo:
+            if state.last_event == "bust":
+                memo[state] = 0.0
+            elif state.last_event == "series_complete":
+                memo[state] = 1.0
+            elif game.is_chance_node(state):
+                memo[state] = sum(p * value(game.apply(state, o)) for o, p in game.chance_outcomes(state))
+            else:
+                memo[state] = max(value(game.apply(state, a)) for a in game.legal_actions(state))
+        return memo[state]
+
+    stage = "joker" if collected == NUM_DICE - 1 else "roll"
+    return value(KockaState(scores=(rules.series_threshold,), stage=stage, dice_in_play=NUM_DICE - collected,
+                            series=(face, collected), last_event="series"))
+
+
+class BatchTurn:
+    """One turn of a player in one phase (``high``: 2500+), for a batch of positions.
+
+    Contexts: ``("on", n)`` rolling n = 1..5 dice on, ``"reroll"`` the compulsory roll
+    after a full roll (KOCKA-11), ``"after_series"`` after a complete series (KOCKA-17),
+    ``"six_ones"`` after a complete series of 1s when a scoring re-roll wins at once
+    (KOCKA-19, ``six_ones_win``), ``"opening"`` the first roll (KOCKA-8, KOCKA-14).
+    Options: ``("free", points, dice left)``, ``("reroll", points)``, ``("series", points,
+    q, context)``, ``("win",)``.
+    """
+
+    def __init__(self, rules: KockaRules, high: bool) -> None:
+        if rules.series_start != "opening_roll":
+            raise ValueError("the reference covers kocka.series_start = opening_roll")
+        self.rules, self.high = rules, high
+        applies = not high or rules.min_bank == "always"
+        self.min_bank = rules.min_bank_points // UNIT if applies else 0
+        self.six_ones = rules.six_ones_win
+        contexts = [("on", n) for n in range(1, NUM_DICE)] + ["reroll", "after_series", "opening"]
+        if self.six_ones:
+            contexts.append("six_ones")
+        self.groups: dict = {}
+        for ctx in contexts:
+            n = ctx[1] if isinstance(ctx, tuple) else NUM_DICE
+            merged: dict[tuple, float] = {}
+            for roll, p in outcome_distribution(n):
+                key = tuple(self._options(tuple(roll), ctx))
+                merged[key] = merged.get(key, 0.0) + p
+            self.groups[ctx] = [(p, list(opts)) for opts, p in merged.items()]
+        self.bank_chance = self._bank_chance()
+
+    def _options(self, roll: tuple[int, ...], ctx) -> list[tuple]:
+        if ctx == "six_ones":
+            return [("win",)] if scores(roll, self.rules) else []
+        opening = ctx == "opening"
+        full = is_full(roll, self.rules, opening)
+        options: list[tuple] = []
+        seen = set()
+        for dice, value in valid_set_asides(roll, self.rules, opening):
+            if full and dice != roll:
+                continue  # KOCKA-10: a full roll is set aside whole
+            option = ("reroll", value // UNIT) if len(dice) == len(roll) else ("free", value // UNIT, len(roll) - len(dice))
+            if option not in seen:
+                seen.add(option)
+                options.append(option)
+        if opening and self.high and not (full and self.rules.series_from_full == "forbidden"):
+            for face, count in series_starts(roll):
+                done = "six_ones" if face == 1 and self.six_ones else "after_series"
+                options.append(("series", series_value(face) // UNIT, series_completion(self.rules, face, count), done))
+        return options
+
+    def _bank_chance(self) -> dict:
+        """P(the turn ends in a bank or a win | a compulsory roll) when every bank is allowed:
+        the value of a roll beyond every cap, by iteration."""
+        ctxs = [c for c in self.groups if c != "opening"]
+        u = {c: 0.0 for c in ctxs}
+        for _ in range(500):
+            new = {}
+            for c in ctxs:
+                total = 0.0
+                for p, opts in self.groups[c]:
+                    best = 0.0
+                    for o in opts:
+                        if o[0] in ("free", "win"):
+                            best = 1.0
+                        elif o[0] == "reroll":
+                            best = max(best, u["reroll"])
+                        elif o[0] == "series":
+                            best = max(best, o[2] * u[o[3]])
+                    total += p * best
+                new[c] = total
+            if max(abs(new[c] - u[c]) for c in ctxs) < 1e-17:
+                return new
+            u = new
+        raise AssertionError("P(the turn ends in a bank) did not converge")
+
+    def evaluate(self, bank: Callable[[int], np.ndarray], bust: np.ndarray, cap: np.ndarray,
+                 top: np.ndarray, win: np.ndarray) -> np.ndarray:
+        """Opening values (C, N) of N positions: ``bank(t)`` (C, N) the value of banking t
+        units; ``bust`` (C, N); ``cap`` (N,): from this turn total on, every bank is worth
+        ``top`` (C, N) and a roll its bank chance of ``top``, else the bust; ``win`` (C, N)
+        the value of winning at once (KOCKA-19)."""
+        T = int(cap.max())
+        free = {n: [None] * T for n in range(1, NUM_DICE)}
+        roll = {c: [None] * T for c in self.groups if c != "opening"}
+        beyond_roll = {c: self.bank_chance[c] * (win if c == "six_ones" else top) + (1 - self.bank_chance[c]) * bust
+                       for c in roll}
+
+        def read_free(r: int, n: int) -> np.ndarray:
+            return top if r >= T else free[n][r]
+
+        def read_roll(r: int, c) -> np.ndarray:
+            return beyond_roll[c] if r >= T else roll[c][r]
+
+        def option_value(t: int, o: tuple) -> np.ndarray:
+            if o[0] == "free":
+                return read_free(t + o[1], o[2])
+            if o[0] == "reroll":
+                return read_roll(t + o[1], "reroll")
+            if o[0] == "series":
+                return o[2] * read_roll(t + o[1], o[3]) + (1 - o[2]) * bust
+            return win
+
+        def roll_value(t: int, ctx) -> np.ndarray:
+            total = np.zeros_like(bust)
+            lost = 0.0
+            for p, opts in self.groups[ctx]:
+                if not opts:
+                    lost += p
+                    continue
+                best = option_value(t, opts[0])
+                for o in opts[1:]:
+                    v = option_value(t, o)
+                    best = np.where(v[0] > best[0], v, best)
+                total = total + p * best
+            missing = 1.0 - sum(p for p, _ in self.groups[ctx]) + lost
+            return total + missing * bust
+
+        opening = None
+        for t in range(T - 1, -1, -1):
+            beyond = t >= cap  # (N,)
+            for c in roll:
+                value = roll_value(t, c)
+                roll[c][t] = np.where(beyond, beyond_roll[c], value)
+            b = bank(t)
+            for n in range(1, NUM_DICE):
+                on = roll[("on", n)][t]
+                if t > 0 and t >= self.min_bank:
+                    value = np.where(b[0] >= on[0], b, on)
+                else:
+                    value = on
+                free[n][t] = np.where(beyond, top, value)
+            if t == 0:
+                opening = roll_value(0, "opening")
+        return opening
+
+
+def value_iteration(step: Callable[[np.ndarray], np.ndarray], start: np.ndarray, tol: float = 1e-14,
+                    max_sweeps: int = 2000) -> tuple[np.ndarray, int]:
+    """Iterate ``values = step(values)`` until no value moves by more than ``tol``."""
+    values = start
+    for sweep in range(1, max_sweeps + 1):
+        new = step(values)
+        if np.max(np.abs(new - values)) < tol:
+            return new, sweep
+        values = new
+    raise AssertionError(f"value iteration did not settle in {max_sweeps} sweeps "
+                         f"(last change {np.max(np.abs(new - values)):.3g})")
