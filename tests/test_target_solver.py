@@ -362,17 +362,19 @@ def test_win_curve_shares_ties_by_hand():
 
 def test_exact_winner_against_finished_opponents_equals_naive_expected_utility(small_tables):
     # expected: NaiveThreshold with the utility G written out by hand: opponents finished
-    # with 60 and 75, so G(x) = 0 below 75, 1/2 at 75 (a tie with one player), 1 above;
+    # with 40 and 60, so G(x) = 0 below 60, 1/2 at 60 (a tie with one player), 1 above;
     # the mean over first throws of the exact turn's values equals the brute-force best
-    # expected utility of a card with two boxes open
+    # expected utility of a card with two boxes open (at most 30 + 22 + 20 = 72 points)
     game, table, _, _ = small_tables
     view = ts.view_of(game, table)
-    opponents = [Card(entries=(-2, 0, 20, 14, 0)), Card(entries=(0, 0, 25, 0, 0))]
-    assert sorted(game.card_total(c) for c in opponents) == [60, 75]  # with the house 63 + net (HU-7)
+    # net -2 < 0 gives house 0 under house_negative = zero (HU-7), so each total is its lower
+    # entries: 15 + 10 + 15 = 40 and 20 + 14 + 26 = 60 (full 6 6 6 4 4)
+    opponents = [Card(entries=(-2, 0, 15, 10, 15)), Card(entries=(-2, 0, 20, 14, 26))]
+    assert sorted(game.card_total(c) for c in opponents) == [40, 60]
     card = Card(entries=(-2, -6, None, None, 20))
     lo, hi = -200, 500
     x = np.arange(lo, hi)
-    utility = np.where(x > 75, 1.0, np.where(x == 75, 0.5, 0.0))
+    utility = np.where(x > 60, 1.0, np.where(x == 60, 0.5, 0.0))
     naive = NaiveThreshold(game, lo, hi, utility=utility)
     want = float(naive.value(card.filled_mask, game.tracker_of(card), None, game.entries_total(card))[0])
     curve = ts.opponents_curve(view, opponents)

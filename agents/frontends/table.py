@@ -46,6 +46,7 @@ import numpy as np
 from kocka.agents.base import Agent, AgentUnavailable
 from kocka.agents.frontends.hint import HintReport, render
 from kocka.agents.frontends.hint_cards import advice_lines, describe_scorecard
+from kocka.agents.frontends.jsonio import loads as load_json
 from kocka.agents.frontends.play import final_scores_text, parse_input, render_state
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver import kocka_solver, scorecard_solver
@@ -242,7 +243,7 @@ class TableSession:
         """The game saved in ``path``, replayed move by move through the engine."""
         path = pathlib.Path(path)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = load_json(path.read_text(encoding="utf-8"), "the saved game")
         except OSError as exc:
             raise TableFileError(f"cannot read the saved game {str(path)!r}: {exc.strerror or exc}") from None
         except ValueError as exc:
