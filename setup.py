@@ -83,7 +83,10 @@ class ReusingBuildExt(build_ext):
         ext.sources = compiled.sources  # the generated C file; ``ext`` keeps setuptools' own attributes
         super().build_extension(ext)
         if target.resolve() != in_place.resolve():
-            shutil.copy2(target, in_place)
+            # a new file renamed over the old one: a running process keeps its mapped kernel
+            part = in_place.with_name(in_place.name + ".part")
+            shutil.copy2(target, part)
+            os.replace(part, in_place)
         stamp_file.write_text(stamp + "\n")
 
 
