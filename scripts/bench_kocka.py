@@ -15,6 +15,8 @@ table on a ``distributed.LocalCluster`` of two workers, compared bit for bit.
 from __future__ import annotations
 
 import argparse
+import math
+import random
 import resource
 import time
 
@@ -24,6 +26,7 @@ from kocka.solver.kocka_solver import (
     LEAD_UNITS, UNIT, DaskClassRunner, kocka_model, rank, series_odds, solve_race, solve_race_ends, solve_three,
     turn_ev_values, turn_reach_values,
 )
+from kocka.agents.registry import make_agent
 from kocka.solver.pig import pig_win_probabilities
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import build_table
@@ -58,9 +61,14 @@ def main() -> None:
                         help="only the three-player table for this target (10000: the full game)")
     parser.add_argument("--pure", action="store_true", help="with --three: also settle the cycling classes by pure play")
     parser.add_argument("--dask", action="store_true", help="with --three: also build on a two-worker LocalCluster")
+    parser.add_argument("--approx", type=int, default=0, metavar="GAMES",
+                        help="measure the approximations: paired games, three and four players (tables from the cache)")
     args = parser.parse_args()
     if args.three:
         three_player(args.three, args.threads, args.pure, args.dask)
+        return
+    if args.approx:
+        approximations(args.approx, args.threads)
         return
     rules = KockaRules()
 
@@ -193,6 +201,61 @@ def three_player(target: int, threads: int, pure: bool, dask: bool) -> None:
             other = solve_three(model, runner=DaskClassRunner(client, threads=max(1, threads // 2)))
         print(f"  dask LocalCluster (2 workers): {other.seconds:.1f}s wall; bitwise identical: "
               f"{np.array_equal(other.win, sol.win)}; peak memory of this process {peak_mb():.0f} MB")
+
+
+def _play(game, agents, seed: int) -> tuple[float, ...]:
+    """One game through the engine: seat i plays ``agents[i]`` (an ``Agent``), the dice
+    drawn from ``random.Random(seed)`` in order (the same stream for every lineup)."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    while not game.is_terminal(state):
+        if game.is_chance_node(state):
+            outcomes = game.chance_outcomes(state)
+            state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
+        else:
+            state = game.apply(state, agents[state.player].choose(state))
+    return tuple(game.returns(state))
+
+
+def _paired(args: tuple) -> list[tuple[int, float, float]]:
+    """Games ``seeds``: the test seat (seed mod players) plays ``test``, everybody else
+    ``base``; the same game again with ``base`` in that seat too. Returns (seat, its win
+    share with test, with base) per game."""
+    players, test, base, seeds = args
+    game = KockaGame(KockaRules(), num_players=players)
+    agents = {name: make_agent(name, game, 0) for name in {test, base}}
+    out = []
+    for seed in seeds:
+        seat = seed % players
+        lineup = [agents[base]] * players
+        with_base = _play(game, lineup, seed)[seat]
+        lineup[seat] = agents[test]
+        out.append((seat, _play(game, lineup, seed)[seat], with_base))
+    return out
+
+
+def approximations(games: int, jobs: int) -> None:
+    """How much the race against the leading opponent loses with three players, and
+    which approximation is better with four: paired games (the same dice for both
+    lineups), differences with 95 % normal intervals."""
+    from concurrent.futures import ProcessPoolExecutor  # only this measurement runs processes
+
+    for players, test, base, what in ((3, "leader", "optimal", "P(win) of leader minus optimal (exact), 3 players"),
+                                      (4, "leader", "optimal", "P(win) of leader minus optimal (3-player table), 4 players")):
+        start = time.perf_counter()
+        chunks = [(players, test, base, range(i, games, jobs)) for i in range(jobs)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            rows = [r for part in pool.map(_paired, chunks) for r in part]
+        diff = np.array([t - b for _, t, b in rows])
+        mean, se = diff.mean(), diff.std(ddof=1) / math.sqrt(len(diff))
+        rate_t = np.mean([t for _, t, _ in rows])
+        rate_b = np.mean([b for _, _, b in rows])
+        print(f"{what}: {mean:+.4f} [{mean - 1.96 * se:+.4f}, {mean + 1.96 * se:+.4f}] over {len(diff):,} paired games "
+              f"(win share in the test seat: {test} {rate_t:.4f}, {base} {rate_b:.4f}; "
+              f"{time.perf_counter() - start:.0f}s)")
+        for seat in range(players):
+            d = np.array([t - b for s_, t, b in rows if s_ == seat])
+            print(f"  seat {seat + 1}: {d.mean():+.4f} +- {1.96 * d.std(ddof=1) / math.sqrt(len(d)):.4f} ({len(d):,} games)")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ solvers alternating (ours, theirs, ours, theirs; the better of the two runs coun
   :func:`~kocka.solver.scorecard_solver.rank` returns it (values computed and sorted, the
   Decision objects made when read) and with every Decision made;
 * agreement: the largest difference between the two solvers' values of every option at
-  those positions (theirs are remaining scores: ours less the points written);
+  those positions (theirs are remaining scores: ours less the points written, with the
+  upper bonus once the face boxes are full);
 * variants: the optimal expected score of every house-rule variant both have.
 
     python scripts/bench_peers.py --cache-dir /tmp/tables
@@ -206,7 +207,7 @@ def make_positions(name: str, folder: str, path: pathlib.Path, count: int = 60, 
 
 
 def agreement(name: str, folder: str, positions: pathlib.Path) -> tuple[float, int]:
-    """The largest |our value - points so far - their value| over every option of every
+    """The largest |our value - card total so far - their value| over every option of every
     position, and the number of options compared."""
     import yatzy_solver as ys
 
@@ -218,7 +219,8 @@ def agreement(name: str, folder: str, positions: pathlib.Path) -> tuple[float, i
     worst, compared = 0.0, 0
     for p in json.loads(positions.read_text()):
         state = g.state_from_json(p["state"])
-        so_far = g.entries_total(state.cards[state.player])
+        # their score so far counts the upper bonus once the face boxes are full
+        so_far = g.card_total(state.cards[state.player])
         theirs = dict(solver.option_values(p["notation"]))
         for d in rank(g, table, state):
             a = d.action

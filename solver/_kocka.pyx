@@ -921,15 +921,18 @@ cdef class ThreePlayerKernel:
     cdef Phase phases[2]
     cdef Race3 race
     cdef object keep           # the arrays the pointers above point into
-    cdef double[:, :, :, ::1] w
+    cdef const double[:, :, :, ::1] w
     cdef readonly int goal, rows, n_cols
+    cdef readonly bint writable  # may solve_classes write into w (a loaded table is read-only)
 
     def __init__(self, tuple pruned, tuple full, const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds,
                  const int[::1] phase_opening, const int[::1] phase_min_bank, int threshold,
-                 const double[::1] tail_success, int win_kind, double[:, :, :, ::1] w):
+                 const double[::1] tail_success, int win_kind, const double[:, :, :, ::1] w, bint writable=True):
         """``pruned`` and ``full``: the kernel arrays (``TurnModel.kernel_args()``) of the turn
         keeping the most points for each number of dice left, and of the same turn with
-        every set-aside a choice (same kinds and slots); see :func:`_state3`."""
+        every set-aside a choice (same kinds and slots); see :func:`_state3`. ``writable``:
+        whether :meth:`solve_classes` may write into ``w`` (pass False for a loaded,
+        read-only table: :meth:`evaluate` only reads)."""
         cdef int p, i
         cdef tuple args
         for i in range(2):
@@ -958,7 +961,8 @@ cdef class ThreePlayerKernel:
         self.race.threshold = threshold
         self.race.rows = self.rows
         self.race.tail_success = &tail_success[0]
-        self.race.w = &w[0, 0, 0, 0]
+        self.writable = writable
+        self.race.w = <double*>&w[0, 0, 0, 0]  # written only by solve_classes, which needs writable
 
     def solve_classes(self, const int[:, ::1] classes, int[::1] status, long long[::1] rows_done,
                       long long[::1] full_done, double tol=1e-13, int max_iter=60, int num_threads=1):
@@ -972,6 +976,8 @@ cdef class ThreePlayerKernel:
         cdef double* v0 = NULL
         cdef double* v12 = NULL
         cdef double* sl = NULL
+        if not self.writable:
+            raise ValueError("this kernel's table is read-only; solve into a writable array")
         if classes.shape[1] != 3 or status.shape[0] < n or rows_done.shape[0] < n or full_done.shape[0] < n:
             raise ValueError("classes must be (n, 3), status, rows_done and full_done at least (n,)")
         for i in range(n):

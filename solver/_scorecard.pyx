@@ -102,6 +102,14 @@ cdef extern from *:
     static inline void kocka_lane_max(double *__restrict__ dst, const double *__restrict__ src, int n) {
         for (int i = 0; i < n; i++) dst[i] = src[i] > dst[i] ? src[i] : dst[i];
     }
+    /* dst[i] = a[i] if a[i] > b[i] else b[i] (a fill, unless the best keep is better) */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    __attribute__((target_clones("avx2", "default")))
+    #endif
+    static void kocka_max_of(double *__restrict__ dst, const double *__restrict__ a,
+                             const double *__restrict__ b, int n) {
+        for (int i = 0; i < n; i++) dst[i] = a[i] > b[i] ? a[i] : b[i];
+    }
 
     /* hand freed heap pages back to the system (glibc keeps them resident otherwise) */
     #if defined(__GLIBC__)
@@ -117,6 +125,7 @@ cdef extern from *:
     void kocka_lane_max_add(double* dst, const double* src, double x, int n) noexcept nogil
     void kocka_lane_add(double* dst, const double* src, double x, int n) noexcept nogil
     void kocka_lane_max(double* dst, const double* src, int n) noexcept nogil
+    void kocka_max_of(double* dst, const double* a, const double* b, int n) noexcept nogil
 
 DEF N_OUT = 252      # sorted outcomes of five dice
 DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
@@ -1447,8 +1456,7 @@ def solve_budget_masks(
                         kocka_keep_stage_lanes(X, K, Mx, proper, lat.child, nl)
                     if r >= first_r:  # after the first throw: from hand or keep, the best group
                         F = r - first_r
-                        for o in range(N_OUT * nl):
-                            Vb[o] = G1[o] if G1[o] > proper[o] else proper[o]
+                        kocka_max_of(Vb, G1, proper, N_OUT * nl)
                         for l in range(ncb):
                             ebuf[l] = 0.0
                         for o in range(N_OUT):
@@ -1460,8 +1468,7 @@ def solve_budget_masks(
                                 ebuf[l] += pr[o] * bestb[l]
                         for l in range(ncb):
                             out[bp[m] + c0 + l - first_state, F] = ebuf[l]
-                    for o in range(N_OUT * nl):
-                        X[o] = G0[o] if G0[o] > proper[o] else proper[o]
+                    kocka_max_of(X, G0, proper, N_OUT * nl)
                 c0 = c1
             # scratching before the first throw (PL-11): a box written without throwing
             for c in range(ncls[m]):

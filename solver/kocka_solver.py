@@ -774,7 +774,7 @@ def three_player_kernel(model: KockaModel, win: np.ndarray) -> Any:
     """The kernel of :mod:`_kocka` bound to the three-player table ``win`` (goal, goal, goal, 3)."""
     tm = model.turn_full
     return _kocka.ThreePlayerKernel(model.turn.kernel_args(), tm.kernel_args(), *_phase_args(tm), tm.threshold,
-                                    tm.tail_success, model.win_kind, win)
+                                    tm.tail_success, model.win_kind, win, bool(win.flags.writeable))
 
 
 def classes_with_total(goal: int, total: int) -> np.ndarray:
@@ -897,33 +897,42 @@ def resolve_class(kernel: Any, win: np.ndarray, cls: Sequence[int], max_iter: in
         return class_gain(kernel, win, states)
 
     best: tuple[float, list[np.ndarray], tuple] | None = None
+    tried: set[tuple] = set()
     for _ in range(rounds):
         plays = []
         for i in range(n):
             pure = [(j, j) for j in range(len(options[i]))]
             plays.append(pure + (list(itertools.combinations(range(len(options[i])), 2)) if mix else []))
-        combos = sorted(itertools.product(*plays), key=lambda c: sum(a != b for a, b in c))
+        combos = sorted((c for c in itertools.product(*plays) if c not in tried), key=lambda c: sum(a != b for a, b in c))
+        candidates: list[tuple[float, list[np.ndarray], tuple]] = []
         for combo in combos:
+            tried.add(combo)
             switching = [i for i in range(n) if combo[i][0] != combo[i][1]]
             found = _mix(options, combo, switching)
             if found is None:
                 continue
             probs, Ws = found
             gain = store(Ws)
-            if best is None or gain < best[0]:
-                best = (gain, Ws, probs)
             if gain <= MIX_GAIN_TOL:
                 return MixedClass(tuple(states), probs, gain, tuple(len(o) for o in options), True)
-        # the best responses where the search came closest become options too
-        store(best[1])
+            candidates.append((gain, Ws, probs))
+        candidates.sort(key=lambda c: c[0])
+        if candidates and (best is None or candidates[0][0] < best[0]):
+            best = candidates[0]
+        # the best responses where the search came closest become options too (a mover's
+        # policy between his two may be the one that is best at a mixed point)
         grew = False
-        for i in range(n):
-            R, beta, _lo, _hi = respond(i, best[1])
-            size = len(options[i])
-            remember(i, R, beta)
-            grew |= len(options[i]) > size
+        for _gain, Ws, _probs in candidates[:40]:
+            store(Ws)
+            for i in range(n):
+                R, beta, _lo, _hi = respond(i, Ws)
+                size = len(options[i])
+                remember(i, R, beta)
+                grew |= len(options[i]) > size
         if not grew:
             break
+    if best is None:  # no candidate at all: keep the last Newton iterate
+        best = (float("inf"), W, (None,) * n)
     gain = store(best[1])
     return MixedClass(tuple(states), best[2], gain, tuple(len(o) for o in options), False)
 
@@ -957,8 +966,20 @@ def _mix(options: Sequence[Sequence[tuple[np.ndarray, float]]], plays: Sequence[
             out.append((Ra[0] + ba * X0) - (Rb[0] + bb * X0))
         return np.array(out)
 
-    p = np.full(len(switching), 0.5)
-    for _ in range(60):
+    k = len(switching)
+    starts = [np.full(k, 0.5)] + [np.array(c) for c in itertools.product((0.15, 0.5, 0.85), repeat=k)]
+    for p in starts:
+        p = _newton(gaps, p)
+        if p is not None:
+            probs = tuple(float(p[switching.index(i)]) if i in switching else None for i in range(n))
+            return probs, values(p)
+    return None
+
+
+def _newton(gaps: Callable[[np.ndarray], np.ndarray], p: np.ndarray) -> np.ndarray | None:
+    """A root of ``gaps`` in [0, 1]^k from ``p`` (Newton, central-difference Jacobian),
+    or None."""
+    for _ in range(40):
         f = gaps(p)
         if np.max(np.abs(f)) < 1e-16:
             break
@@ -971,13 +992,11 @@ def _mix(options: Sequence[Sequence[tuple[np.ndarray, float]]], plays: Sequence[
             p = p - np.linalg.solve(jac, f)
         except np.linalg.LinAlgError:
             return None
-        if not np.all(np.isfinite(p)) or np.max(np.abs(p)) > 1e6:
+        if not np.all(np.isfinite(p)) or np.max(np.abs(p)) > 1e3:
             return None
     if not (np.all(p >= -1e-9) and np.all(p <= 1 + 1e-9)) or np.max(np.abs(gaps(p))) > 1e-14:
         return None
-    p = np.clip(p, 0.0, 1.0)
-    probs = tuple(float(p[switching.index(i)]) if i in switching else None for i in range(n))
-    return probs, values(p)
+    return np.clip(p, 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -1440,7 +1459,7 @@ class KockaWinProb3Solver:
             problems.append("win probabilities outside [0, 1]")
         if np.max(np.abs(win.sum(axis=-1) - 1.0)) > 1e-12:
             problems.append(f"the three win probabilities do not sum to 1 (off by {np.max(np.abs(win.sum(axis=-1) - 1)):.3g})")
-        kernel = three_player_kernel(model, np.ascontiguousarray(win))
+        kernel = three_player_kernel(model, win)
         mixed = {tuple(s) for m in table.meta.extra.get("mixed_classes", ()) for s in m["states"]}
         rng = np.random.default_rng(0)
         for x, y, z in [(0, 0, 0), (goal - 1, goal - 1, goal - 1), *rng.integers(0, goal, size=(8, 3))]:
@@ -1636,7 +1655,7 @@ def win_turn_values(game: KockaGame, table: Table, state: KockaState) -> TurnVal
         key = ("three", min(me, top), y, z)
         if key not in cache:
             if "kernel" not in cache:
-                cache["kernel"] = three_player_kernel(model, win if win.flags.writeable else win.copy())
+                cache["kernel"] = three_player_kernel(model, win)
             cache[key] = three_turn_values(model, win, key[1], y, z, cache["kernel"])[0]
         return cache[key]
     b = min(_units(leading_opponents(state.scores, state.player, 1)[0]), top)

@@ -98,32 +98,34 @@ class RaceModel:
 
 @lru_cache(maxsize=8)
 def race_model(rules: PolishBasicRules) -> RaceModel:
+    """The layout of the race table of ``rules`` (see :class:`RaceModel`)."""
     rew = basic_rewards(rules)
     n = len(rules.boxes)
     nmask, full = 1 << n, (1 << n) - 1
     best = rew.max(axis=(1, 2))
-    gain = np.array([sum(int(best[b]) for b in range(n) if not m >> b & 1) for m in range(nmask)], dtype=np.int64)
-    sizes = np.zeros(nmask * nmask, dtype=np.int64)
-    for m in range(full):
-        for o in range(full):
-            sizes[m * nmask + o] = gain[m] + gain[o] + 1
-    off = np.where(sizes > 0, np.concatenate([[0], np.cumsum(sizes)[:-1]]), -1).astype(np.int64)
+    masks = np.arange(nmask)
+    open_bits = (~masks[:, None] >> np.arange(n)) & 1
+    gain = (open_bits * best).sum(axis=1).astype(np.int64)
+    incomplete = masks < full
+    both = incomplete[:, None] & incomplete[None, :]
+    sizes = np.where(both, gain[:, None] + gain[None, :] + 1, 0).ravel().astype(np.int64)
+    off = np.where(sizes > 0, np.cumsum(sizes) - sizes, -1).astype(np.int64)
     finish_round = rules.basic_end == "finish_round"
-    last_sizes = np.where(np.arange(nmask) < full, gain + 1, 0) if finish_round else np.zeros(nmask, dtype=np.int64)
-    loff = np.where(last_sizes > 0, np.concatenate([[0], np.cumsum(last_sizes)[:-1]]), -1).astype(np.int64)
+    last_sizes = np.where(incomplete & finish_round, gain + 1, 0).astype(np.int64)
+    loff = np.where(last_sizes > 0, np.cumsum(last_sizes) - last_sizes, -1).astype(np.int64)
     symmetric = not finish_round
-    popcount = np.array([bin(m).count("1") for m in range(nmask)])
-    rows, level_ptr = [], [0]
-    for level in range(2 * (n - 1), -1, -1):
-        for s0 in range(full):
-            for s1 in range(full):
-                if popcount[s0] + popcount[s1] == level and (not symmetric or s0 <= s1):
-                    rows.append((s0, s1))
-        level_ptr.append(len(rows))
+    popcount = open_bits.shape[1] - open_bits.sum(axis=1)
+    s0, s1 = (g.ravel() for g in np.meshgrid(np.arange(full), np.arange(full), indexing="ij"))
+    if symmetric:  # each unordered pair once
+        s0, s1 = s0[s0 <= s1], s1[s0 <= s1]
+    level = popcount[s0] + popcount[s1]
+    order = np.lexsort((s1, s0, -level))  # fullest cards first
+    level_ptr = np.searchsorted(-level[order], np.arange(-2 * (n - 1), 1), side="left")
     return RaceModel(
         n_boxes=n, symmetric=symmetric, finish_round=finish_round, gain=gain, off=off, loff=loff,
         n_values=int(sizes.sum()), n_last=int(last_sizes.sum()),
-        pairs=np.array(rows, dtype=np.int32).reshape(-1, 2), level_ptr=np.array(level_ptr, dtype=np.int64),
+        pairs=np.stack([s0[order], s1[order]], axis=1).astype(np.int32),
+        level_ptr=np.append(level_ptr, len(order)).astype(np.int64),
     )
 
 

@@ -30,9 +30,14 @@ below :data:`CAP` are cut from every state. The cut is the only approximation be
 rounding, and it is provably harmless above 1e-9: a cut changes a value by less than CAP,
 max and mean are 1-Lipschitz, so after k turns every value is within k * CAP of the exact
 one and every value left out (t above the run) is below (k + 1) * CAP <= 16 * CAP < 1e-9
-(15 boxes at most). Rounding: values are computed in float64 (``dtype``) or float32 and
-stored in float32 (a relative error of at most 2^-24 on top); ``docs/SOLVER.md`` has the
-measured difference between the two.
+(15 boxes at most). Rounding: the tables compute in float32 (``solve_vectors`` takes
+float64 too, as the tests do) and store float32; the measured difference to float64 is
+about 1e-6 (``docs/SOLVER.md``).
+
+**Playing to win.** :func:`rank_target` ranks a position for P(final >= T);
+:func:`rank_winner` for the win share against other cards (:func:`win_curve`), solving the
+turn in progress exactly and valuing what follows as played for points (exact once every
+opponent has finished: :func:`utility_vectors`).
 """
 from __future__ import annotations
 
@@ -762,10 +767,9 @@ def win_curve(distributions: Sequence[tuple[int, np.ndarray]]) -> WinCurve:
 def expected_share(view: TargetView, curve: WinCurve, states: np.ndarray, y: np.ndarray, vectors: Vectors | None = None
                    ) -> np.ndarray:
     """For turn-start states ``states`` with ``y`` points so far (offsets included):
-    ``sum_t dG(t) P(y + points to come >= t)``, with P the best chance of each target
-    (``vectors``: default the reach vectors). With the opponents' totals known in advance
-    that is the best win share; here it is the value of a state for the ``winner``
-    (the full-information bound, exact on a full card)."""
+    ``sum_t dG(t) P(y + points to come >= t)``. With ``vectors`` the expected-score
+    policy's (``view.ev``) that is that play's exact win share; with the reach vectors
+    (the default) the best win share if the opponents' totals were known in advance."""
     vec = vectors or view.reach
     states = np.asarray(states, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
@@ -910,12 +914,12 @@ def rank_winner(game: ScorecardGame, table: Table, state: ScorecardState, oppone
     cards of ``state``, each at the start of a turn), who play for expected points.
 
     The turn in progress is solved exactly for the win share; a fill that leaves boxes open
-    is valued as if the opponents' final totals were known in advance (the best chance of
-    each threshold, weighted by the chance that it is the one to beat:
-    :func:`expected_share`), an upper bound that the later turns, re-solved as the
-    opponents' cards fill, tighten. When every opponent has finished the rest of the card
-    is solved exactly (:func:`utility_vectors`, up to :data:`EXACT_OPEN_BOXES` open boxes;
-    the last box always). ``detail``: the expected final score under expected-score play."""
+    is valued by the win share of expected-score play from the next turn on
+    (:func:`winner_fill_values` with ``continuation="policy"``: a strategy the player can
+    follow, so playing this way every turn improves on expected-score play, a rollout of
+    it). When every opponent has finished the rest of the card is solved exactly
+    (:func:`utility_vectors`, up to :data:`EXACT_OPEN_BOXES` open boxes; the last box
+    always). ``detail``: the expected final score under expected-score play."""
     _decision_state(game, state)
     view = view_of(game, table)
     card = state.cards[state.player]
@@ -928,14 +932,14 @@ def rank_winner(game: ScorecardGame, table: Table, state: ScorecardState, oppone
 
 
 def win_probability(game: ScorecardGame, table: Table, card: Card, opponents: Sequence[Card]) -> float:
-    """The ``winner``'s value of ``card`` at the start of its turn against ``opponents``
-    (the full-information value of :func:`expected_share`; exact on a full card)."""
+    """The win share of ``card`` at the start of its turn against ``opponents`` if it is
+    played for points from here (exact for that play; on a full card, exact)."""
     view = view_of(game, table)
     curve = opponents_curve(view, opponents)
     if card.is_full:
         return float(curve(game.card_total(card)))
     key = view.key(card)
-    return float(expected_share(view, curve, np.array([key.state]), np.array([key.so_far + key.offset]))[0])
+    return float(expected_share(view, curve, np.array([key.state]), np.array([key.so_far + key.offset]), view.ev)[0])
 
 
 __all__ = [

@@ -144,6 +144,7 @@ TINY = [
      "SK-3 declaration groups"),
     ("yahtzee-joker", "yahtzee", {"boxes": ("sixes", "full_house", "yahtzee")}, "bonus Yahtzee, free joker"),
     ("yahtzee-forced", "yahtzee", {"boxes": ("twos", "yahtzee", "chance"), "joker": "forced"}, "forced joker"),
+    ("yahtzee-no-bonus", "yahtzee", {"boxes": ("fives", "yahtzee"), "yahtzee_bonus": False}, "no bonus Yahtzee, no joker"),
     ("yatzy", "yatzy", {"boxes": ("ones", "yatzy")}, "Yatzy upper bonus, yatzy"),
 ]
 _SOLVED: dict = {}
@@ -343,7 +344,7 @@ def test_monte_carlo_target_policy_reaches_its_target_as_often_as_the_table_says
     p = ts.view_of(game, table).reach_card(Card(entries=(None,) * game.num_boxes), T)
     agent = TargetAgent(game, 0, AgentOptions(cache_dir=cache), target=T)
     rng = random.Random(2025)
-    games = 2000
+    games = 1200
     hits = sum(_play(game, agent, rng) >= T for _ in range(games))
     assert abs(hits / games - p) < Z_999 * math.sqrt(p * (1 - p) / games)
 

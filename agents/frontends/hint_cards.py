@@ -90,7 +90,7 @@ def play_to_win_hint(game: ScorecardGame, params: HintParams, state: ScorecardSt
         notes = [f"values: the chance of finishing first (ties shared) against {len(opponents)} opponent(s) "
                  "who play for points, from their cards at the start of a turn; "
                  + ("exact: every opponent has finished" if finished else
-                    "this turn exact, later turns as if the opponents' totals were known (an upper bound)")]
+                    "this turn exact, the later turns valued as played for points (a play you can follow)")]
     return HintReport(position=describe_scorecard(game, state), value_name=value_name, decisions=decisions,
                       notes=notes, columns=(expected,))
 
@@ -243,14 +243,17 @@ def polish_basic_race_hint(game: PolishBasicGame, params: HintParams) -> HintRep
     decisions = polish_race.rank(two, table, state)
     totals = two.totals(state)
     me = state.player
+    last = me == 1 and None not in state.records[0]
+    dice = " ".join(map(str, state.dice)) if state.dice else "none yet"
+    position = (f"polish-basic race: you are seat {me + 1} of 2, throw {state.throws} of 3, dice {dice}; "
+                f"your total {totals[me]}, the other's {totals[1 - me]}" + ("; your last turn" if last else ""))
     notes = [f"values: {polish_race.VALUE_NAME}, your chance of winning the two-player race with both playing to win "
-             "(a tie counts one half; PL-7: the game ends when a player has recorded all his combinations)",
-             f"your total {totals[me]}, the other's {totals[1 - me]}; you are seat {me + 1} of 2"
-             + ("; this is your last turn (the other has completed his card)" if me == 1 and None not in state.records[0]
-                else ""),
-             f"P(the first player wins) from the start: {table.meta.extra['p_first_player_wins']:.4f}"]
-    return HintReport(position=two.describe_state(state), value_name=polish_race.VALUE_NAME,
-                      decisions=decisions, notes=notes)
+             "(a tie counts one half; PL-7: the game ends when a player has recorded all his combinations)"]
+    notes += _plain_notes(two, state, decisions, polish_race.VALUE_NAME, lambda s: polish_race.rank(two, table, s))
+    if last:
+        notes.append("this is your last turn: the other has completed his card, and the round ends with you (PL-7)")
+    notes.append(f"P(the first player wins) from the start: {table.meta.extra['p_first_player_wins']:.4f}")
+    return HintReport(position=position, value_name=polish_race.VALUE_NAME, decisions=decisions, notes=notes)
 
 
 # ----------------------------------------------------------------------------------------

@@ -785,8 +785,10 @@ class PolishBasicState:
 
 
 class PolishBasicGame(Game):
-    """The basic game: record the eight combinations (PL-4..PL-7; ``rules.boxes`` may name
-    fewer, a validation variant).
+    """The basic game: record the eight combinations (PL-4..PL-7).
+
+    ``rules.boxes`` may name fewer (a validation variant); the solitaire readings
+    ``solo_turns`` and ``solo_zero_entries`` are not rules and change nothing here.
 
     Decisions: :class:`Keep` (at most 3 throws), :class:`Record` (one new combination the
     dice show; ends the turn) and :class:`EndTurn` (no record; not allowed with

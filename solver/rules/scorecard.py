@@ -428,8 +428,24 @@ class ScorecardGame(Game):
 
     @cached_property
     def _possible_entries(self) -> tuple[frozenset[int], ...]:
-        table = self._score_table
-        return tuple(frozenset(table[b].ravel().tolist()) for b in range(len(self.boxes)))
+        return tuple(self._possible_entries_of(b) for b in range(len(self.boxes)))
+
+    def _possible_entries_of(self, box: int) -> frozenset[int]:
+        """The entries ``box`` can hold: its score of every outcome (from the score table
+        once it exists; before, of this box alone, so that checking a card with a few
+        entries does not wait for the whole table)."""
+        known = self.__dict__.setdefault("_possible_by_box", {})
+        entries = known.get(box)
+        if entries is None:
+            if "_score_table" in self.__dict__:
+                entries = frozenset(self._score_table[box].ravel().tolist())
+            elif type(self).box_score is ScorecardGame.box_score:
+                entries = frozenset(self._scorers[box](counts(dice)) for dice in all_outcomes(NUM_DICE))
+            else:
+                entries = frozenset(self.box_score(box, dice, first) for dice in all_outcomes(NUM_DICE)
+                                    for first in (False, True))
+            known[box] = entries
+        return entries
 
     # ----- upper section tracker -----
     def _tracker_offset(self) -> int:
@@ -639,7 +655,7 @@ class ScorecardGame(Game):
         for b, (name, entry) in enumerate(zip(self.boxes, card.entries)):
             if entry is None:
                 continue
-            if isinstance(entry, bool) or not isinstance(entry, int) or entry not in self._possible_entries[b]:
+            if isinstance(entry, bool) or not isinstance(entry, int) or entry not in self._possible_entries_of(b):
                 raise bad(f"seat {seat}: {entry!r} is not a possible entry of {self.box_label(name)}")
         if isinstance(card.yahtzee_bonuses, bool) or not isinstance(card.yahtzee_bonuses, int) or card.yahtzee_bonuses < 0:
             raise bad(f"seat {seat}: yahtzee_bonuses must be a count, got {card.yahtzee_bonuses!r}")
