@@ -178,3 +178,46 @@ class ChanceSampler:
                 for o, p in outcomes
             ) and len({o for o, _ in outcomes}) == len(outcomes)
         return k if self._multiset_checked[cache_key] else None
+
+
+# ----------------------------------------------------------------------------------------
+# One game from one generator
+# ----------------------------------------------------------------------------------------
+def draw_outcome(game: Game, state: Any, rng: random.Random) -> Any:
+    """An outcome of the chance node ``state``: one ``rng.choices`` draw weighted by the
+    engine's probabilities."""
+    outcomes = game.chance_outcomes(state)
+    return rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0]
+
+
+def play_with_rng(game: Game, choose: Callable[[Any], Any], rng: random.Random, state: Any = None) -> Any:
+    """Play from ``state`` (a new game when None) to the end and return the final state:
+    each roll is :func:`draw_outcome` from ``rng``, each decision ``choose(state)`` (an
+    agent's ``choose``, or a table's best action).
+
+    This is the loop that Monte-Carlo checks and benchmarks use to play many games from
+    one seeded generator. They all share it, so that they play every game the same way
+    and draw the dice in the same order (the same seed, the same games). The arena's
+    :func:`~kocka.agents.frontends.arena.play_match` works differently: it gives each roll
+    its own seed from a :class:`ChanceSampler`, so that the lineups it compares see the
+    same dice, and it also sends every event to agents with memory."""
+    state = game.new_initial_state() if state is None else state
+    while not game.is_terminal(state):
+        state = game.apply(state, draw_outcome(game, state, rng) if game.is_chance_node(state) else choose(state))
+    return state
+
+
+def positions_with_rng(game: Game, choose: Callable[[Any], Any], rng: random.Random, count: int) -> list[Any]:
+    """The first ``count`` decision states that :func:`play_with_rng` meets when it plays
+    game after game with ``choose`` and ``rng`` (positions for benchmarks and checks).
+    ``choose`` may draw from ``rng`` too: its draws and the dice then come in the order
+    of play."""
+    found: list[Any] = []
+
+    def record(state: Any) -> Any:
+        found.append(state)
+        return choose(state)
+
+    while len(found) < count:
+        play_with_rng(game, record, rng)
+    return found[:count]

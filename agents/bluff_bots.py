@@ -72,10 +72,11 @@ over a claim), ``claim_true``, ``claim_strength``, ``hidden_dice``, ``shown_dice
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import product
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -306,6 +307,20 @@ class _RoundMemory:
 # ----------------------------------------------------------------------------------------
 # Shared plumbing
 # ----------------------------------------------------------------------------------------
+@contextmanager
+def _equilibrium_table_needed() -> Iterator[None]:
+    """Around loading an equilibrium bot's table: rules the solver refuses and a table not
+    built become :class:`AgentUnavailable` with the solver's message. Both equilibrium bots
+    (Abázs; the bidding bluff and liar's poker) load a table the same way and must say the
+    same thing when they cannot."""
+    try:
+        yield
+    except RulesError as exc:
+        raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
+    except TableError as exc:
+        raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
+
+
 class _BluffAgent(Agent):
     """Checks the game; decisions read the state alone (its claim history included)."""
 
@@ -687,13 +702,9 @@ class EquilibriumBot(_BluffAgent):
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
-        try:
+        with _equilibrium_table_needed():
             canonical = bluff_equilibrium.canonical_game(game)
             self.table = get_table(canonical, bluff_equilibrium.KIND, options.cache_dir, build_missing=options.build_missing)
-        except RulesError as exc:
-            raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
-        except TableError as exc:
-            raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
         self._policy = bluff_equilibrium.table_policy(self.table, game.rules.ranking)
 
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
@@ -724,15 +735,11 @@ class BettingEquilibriumBot(_BluffAgent):
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
-        try:
+        with _equilibrium_table_needed():
             canonical = bluff_round.canonical_game(game)
             table = self._match_table(game, options)
             if table is None:
                 table = get_table(canonical, bluff_round.KIND, options.cache_dir, build_missing=options.build_missing)
-        except RulesError as exc:
-            raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
-        except TableError as exc:
-            raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
         self.plan = bluff_round.plan_for(canonical, table)
         self.value_name = self.plan.value_name
         start = game.rules.start_chips

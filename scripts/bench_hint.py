@@ -73,21 +73,10 @@ def _positions(game, table, count: int, seed: int = 3):
     """Decision positions of seeded games played with the table's best actions."""
     import random
 
+    from kocka.agents.base import positions_with_rng
     from kocka.solver.scorecard_solver import rank
 
-    rng = random.Random(seed)
-    found = []
-    state = game.new_initial_state()
-    while len(found) < count:
-        if game.is_terminal(state):
-            state = game.new_initial_state()
-        elif game.is_chance_node(state):
-            outcomes = game.chance_outcomes(state)
-            state = game.apply(state, rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
-        else:
-            found.append(state)
-            state = game.apply(state, rank(game, table, state)[0].action)
-    return found
+    return positions_with_rng(game, lambda s: rank(game, table, s)[0].action, random.Random(seed), count)
 
 
 def _per_call_us(fn, calls: int, repeat: int = 25) -> float:

@@ -26,6 +26,7 @@ from kocka.solver.kocka_solver import (
     LEAD_UNITS, UNIT, DaskClassRunner, kocka_model, rank, series_odds, solve_race, solve_race_ends, solve_three,
     turn_ev_values, turn_reach_values,
 )
+from kocka.agents.base import play_with_rng
 from kocka.agents.registry import make_agent
 from kocka.solver.pig import pig_win_probabilities
 from kocka.solver.decision import BuildOptions
@@ -206,15 +207,8 @@ def three_player(target: int, threads: int, pure: bool, dask: bool) -> None:
 def _play(game, agents, seed: int) -> tuple[float, ...]:
     """One game through the engine: seat i plays ``agents[i]`` (an ``Agent``), the dice
     drawn from ``random.Random(seed)`` in order (the same stream for every lineup)."""
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    while not game.is_terminal(state):
-        if game.is_chance_node(state):
-            outcomes = game.chance_outcomes(state)
-            state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
-        else:
-            state = game.apply(state, agents[state.player].choose(state))
-    return tuple(game.returns(state))
+    final = play_with_rng(game, lambda state: agents[state.player].choose(state), random.Random(seed))
+    return tuple(game.returns(final))
 
 
 def _paired(args: tuple) -> list[tuple[int, float, float]]:

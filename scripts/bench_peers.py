@@ -187,23 +187,13 @@ def make_positions(name: str, folder: str, path: pathlib.Path, count: int = 60, 
     """Decision positions of seeded games played with our table's best actions."""
     import random
 
+    from kocka.agents.base import positions_with_rng
     from kocka.solver.scorecard_solver import rank
 
     g, table = _our_solver(name, folder)
     ids = PAIRS[name][2]
-    rng = random.Random(seed)
-    found = []
-    state = g.new_initial_state()
-    while len(found) < count:
-        if g.is_terminal(state):
-            state = g.new_initial_state()
-        elif g.is_chance_node(state):
-            outcomes = g.chance_outcomes(state)
-            state = g.apply(state, rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
-        else:
-            found.append({"state": g.state_to_json(state), "notation": notation(g, state, ids)})
-            state = g.apply(state, rank(g, table, state)[0].action)
-    path.write_text(json.dumps(found))
+    states = positions_with_rng(g, lambda s: rank(g, table, s)[0].action, random.Random(seed), count)
+    path.write_text(json.dumps([{"state": g.state_to_json(s), "notation": notation(g, s, ids)} for s in states]))
 
 
 def agreement(name: str, folder: str, positions: pathlib.Path) -> tuple[float, int]:

@@ -345,17 +345,26 @@ def standing_index(standing: TwoDiceClaim | None) -> int:
     return 0 if standing is None else standing.rank + 1
 
 
+def check_two_player_round(game: Game, name: str, more_players: str = "") -> None:
+    """A round equilibrium (Abázs here, the bidding bluff and liar's poker in
+    :mod:`kocka.solver.bluff_round`) is solved for two players, and only where the round must
+    end: BLUFF-3 escalation ``strict``. Both solvers refuse other games with this one check,
+    so they say the same thing. ``name`` names the equilibrium in the message;
+    ``more_players`` is added to the message about the number of players."""
+    if game.num_players != 2:
+        raise RulesError(f"the {name} equilibrium is for 2 players, got {game.num_players!r}{more_players}")
+    if game.rules.escalation != "strict":
+        raise RulesError(
+            f"the {name} equilibrium needs bluff.escalation 'strict' (BLUFF-3): without it a round need not end, "
+            f"got {game.rules.escalation!r}"
+        )
+
+
 def check_rules(game: Game) -> AbazsRules:
     """The equilibrium is for two-player Abázs with BLUFF-3 escalation."""
     if not isinstance(game, AbazsGame):
         raise RulesError(f"the bluff equilibrium solves Abázs, got {game.NAME!r}")
-    if game.num_players != 2:
-        raise RulesError(f"the Abázs equilibrium is for 2 players, got {game.num_players!r}")
-    if game.rules.escalation != "strict":
-        raise RulesError(
-            f"the Abázs equilibrium needs bluff.escalation 'strict' (BLUFF-3): without it a round need not end, "
-            f"got {game.rules.escalation!r}"
-        )
+    check_two_player_round(game, "Abázs")
     return game.rules
 
 

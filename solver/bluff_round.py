@@ -86,7 +86,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from joblib import Parallel, delayed
 
-from kocka.solver.bluff_equilibrium import LPError, solve_signalling
+from kocka.solver.bluff_equilibrium import LPError, check_two_player_round, solve_signalling
 from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.dice import all_outcomes, outcome_distribution
 from kocka.solver.errors import RulesError
@@ -668,13 +668,7 @@ def check_betting_rules(game: Any) -> None:
     """The exact round is for two players with BLUFF-3 escalation and claims of hands."""
     if not isinstance(game, (BiddingBluffGame, LiarsPokerGame)):
         raise RulesError(f"the betting-round equilibrium solves the bidding bluff and liar's poker, got {game.NAME!r}")
-    if game.num_players != 2:
-        raise RulesError(f"the {game.NAME} equilibrium is for 2 players, got {game.num_players!r} (the 'bayes' bot plays more)")
-    if game.rules.escalation != "strict":
-        raise RulesError(
-            f"the {game.NAME} equilibrium needs bluff.escalation 'strict' (BLUFF-3): without it a round need not end, "
-            f"got {game.rules.escalation!r}"
-        )
+    check_two_player_round(game, game.NAME, " (the 'bayes' bot plays more)")
     if getattr(game.rules, "claim", "hand") != "hand":
         raise RulesError(f"the {game.NAME} equilibrium needs liar.claim 'hand', got {game.rules.claim!r}")
 
@@ -701,6 +695,17 @@ def two_dice_stage(game: BiddingBluffGame, standing: Any, x: int, y: int, value_
     types are the results (BLUFF-7) merged by their truth over the allowed claims (BLUFF-3,
     BLUFF-4, the engine's ``claims_above`` and ``claim_true``); ``value_of(c, x, y)`` gives
     the values of later stages. Returns (stage, claims, results of each type)."""
+    claims, patterns, weights, types = _two_dice_types(game, standing)
+    stage = StageGame(weights, patterns, _stage_claims(game, claims, game.claims()[-1], x, y, value_of), x, y)
+    return stage, claims, types
+
+
+def _two_dice_types(game: BiddingBluffGame, standing: Any) -> tuple[tuple, tuple, tuple, tuple]:
+    """The claims allowed over ``standing`` and the stage types of the bidding bluff: the
+    results (BLUFF-7) merged by their truth over those claims. Returns (claims, truth
+    patterns, the weight of each type, the results of each type). The round's stages and
+    the match's stages have the same types (only their payoffs differ), so both read them
+    from here."""
     ranking = game.rules.ranking
     chance = claim_probabilities(ranking)
     claims = tuple(game.claims_above(standing))
@@ -709,8 +714,7 @@ def two_dice_stage(game: BiddingBluffGame, standing: Any, x: int, y: int, value_
         groups.setdefault(tuple(game.claim_true(c, dice) for c in claims), []).append(result)
     patterns = tuple(groups)
     weights = tuple(sum((chance[r] for r in groups[p]), Fraction(0)) for p in patterns)
-    stage = StageGame(weights, patterns, _stage_claims(game, claims, game.claims()[-1], x, y, value_of), x, y)
-    return stage, claims, tuple(tuple(groups[p]) for p in patterns)
+    return claims, patterns, weights, tuple(tuple(groups[p]) for p in patterns)
 
 
 def _result_dice(ranking: str) -> dict[Any, tuple[int, int]]:
@@ -1107,26 +1111,14 @@ class BiddingEquilibriumSolver:
         ``claim_prob``."""
         n = len(game.claims())
         total = int(meta.extra["max_total"])
-        return {
-            "value": ((n, total, total), np.float64),
-            "lie_value": ((n, total, total), np.float64),
-            "claim_key": ((None,), np.int64),
-            "claim_choice": ((None, 2), np.int16),
-            "claim_prob": ((None,), np.float64),
-        }
+        return _plan_layout((n, total, total))
 
     def check(self, game: Any, table: Any) -> list[str]:
         problems = _check_rows(table)
         plan = BiddingPlan(game, table)
         chips = [c for c in self.measured if plan.covers(*c)]
-        measured = _measure(game, plan.policy(), chips, table, game.claims())
-        for entry in measured:
-            if not entry["exploitability"] < EXPLOITABILITY_TARGET:
-                problems.append(f"chips {entry['chips']}: exploitability {entry['exploitability']!r} is not below "
-                                f"{EXPLOITABILITY_TARGET!r}")
-            if abs(entry["played"] - entry["value"]) > 1e-9:
-                problems.append(f"chips {entry['chips']}: the plan earns the roller {entry['played']!r}, "
-                                f"the table says {entry['value']!r}")
+        for entry in _measure(game, plan.policy(), chips, table, game.claims()):
+            problems += _measured_problems(f"chips {entry['chips']}", entry)
         return problems
 
 
@@ -1150,6 +1142,33 @@ def _measure(game: Any, policy: TurnPolicy, chips_list: Sequence[tuple[int, int]
             "exploitability": result.exploitability,
         })
     return out
+
+
+def _plan_layout(cells: tuple[int, ...]) -> dict[str, tuple[tuple[int | None, ...], Any]]:
+    """The arrays of a round-plan table: ``value`` and ``lie_value`` over ``cells``, and
+    the roller's claims as sorted rows (``claim_key``, ``claim_choice``, ``claim_prob``).
+    The bidding bluff's and liar's poker's tables differ only in their cells; one layout
+    serves both, since :func:`_check_rows` and the plans read the rows the same way."""
+    return {
+        "value": (cells, np.float64),
+        "lie_value": (cells, np.float64),
+        "claim_key": ((None,), np.int64),
+        "claim_choice": ((None, 2), np.int16),
+        "claim_prob": ((None,), np.float64),
+    }
+
+
+def _measured_problems(where: str, entry: Mapping[str, Any]) -> list[str]:
+    """What a table check reports for one measured position (from :func:`_measure` or
+    :func:`_measure_public`): exploitability not below :data:`EXPLOITABILITY_TARGET`, or
+    a plan that earns as played what the table does not say. Both round tables are held
+    to the same standard, so they share this check."""
+    problems = []
+    if not entry["exploitability"] < EXPLOITABILITY_TARGET:
+        problems.append(f"{where}: exploitability {entry['exploitability']!r} is not below {EXPLOITABILITY_TARGET!r}")
+    if abs(entry["played"] - entry["value"]) > 1e-9:
+        problems.append(f"{where}: the plan earns {entry['played']!r} as played, the table says {entry['value']!r}")
+    return problems
 
 
 def _check_rows(table: Any) -> list[str]:
@@ -1316,6 +1335,7 @@ class _LiarsTurn:
     """The stages of one turn: the first claim and each re-throw, keyed by signature."""
 
     claims: tuple
+    top: Any  # the top claim of the public roll (BLUFF-5, BLUFF-20)
     signatures: Mapping[int, tuple]  # die -> keep signature (allowed re-throws only)
     rethrows: tuple  # distinct signatures, then BOTH if allowed
     stage: StageGame
@@ -1323,14 +1343,20 @@ class _LiarsTurn:
     sub: Mapping[Any, tuple[StageGame, tuple, tuple]]  # signature or BOTH -> (stage, claims, type patterns)
 
 
-def _liars_turn(game: LiarsPokerGame, public: tuple, standing: Any, x: int, y: int, value_of: Any,
+ClaimsOf = Callable[[Sequence[Any], Any, int, int], tuple[StageClaim, ...]]
+"""``claims_of(claims, top, x, y)``: the stage's view of ``claims`` (the top claim
+``top``) when the roller holds x against y: the round's payoffs (:func:`_stage_claims`)
+or the match's (:func:`_match_claims`)."""
+
+
+def _liars_turn(game: LiarsPokerGame, public: tuple, standing: Any, x: int, y: int, claims_of: ClaimsOf,
                 solve: Callable[[StageGame], StageSolution]) -> tuple[_LiarsTurn, dict]:
     """Solve one turn of liar's poker (module docstring): each re-throw stage, then the
     first claim with the re-throws as outside options. Types are keyed by what they are,
     not by faces: (truth pattern over the claims, the re-throw signatures available)."""
     top = top_claim(public, game.rules)
     claims = tuple(game.claims_above(standing, public, ()))
-    stage_claims = _stage_claims(game, claims, top, x, y, value_of)
+    stage_claims = claims_of(claims, top, x, y)
     signatures = {d: sig for d in range(1, 7) if (sig := _keep_signature(game, public, standing, claims, d)) is not None}
     rethrows = tuple(sorted(set(signatures.values()))) + ((BOTH,) if game.rules.reroll == "one_or_both" else ())
     sub: dict[Any, tuple] = {}
@@ -1348,8 +1374,7 @@ def _liars_turn(game: LiarsPokerGame, public: tuple, standing: Any, x: int, y: i
             pattern = tuple(game.claim_true(c, tuple(hidden), public, kept) for c in sub_claims)
             patterns[pattern] = patterns.get(pattern, Fraction(0)) + Fraction(p).limit_denominator(36)
         keys = tuple(patterns)
-        stage = StageGame(tuple(patterns[k] for k in keys), keys,
-                          _stage_claims(game, sub_claims, top, x, y, value_of), x, y)
+        stage = StageGame(tuple(patterns[k] for k in keys), keys, claims_of(sub_claims, top, x, y), x, y)
         sub[option] = (stage, sub_claims, keys)
         solutions[option] = solve(stage)
     weights: dict[tuple, Fraction] = {}
@@ -1365,7 +1390,7 @@ def _liars_turn(game: LiarsPokerGame, public: tuple, standing: Any, x: int, y: i
         tuple(solutions[o].value for o in rethrows), tuple(k[1] for k in keys) if rethrows else (),
     )
     solutions[None] = solve(stage)
-    return _LiarsTurn(claims, signatures, rethrows, stage, keys, sub), solutions
+    return _LiarsTurn(claims, top, signatures, rethrows, stage, keys, sub), solutions
 
 
 def solve_liars_class(rules: LiarsPokerRules, members: Sequence[tuple], total: int, exact: bool = False) -> dict[str, list]:
@@ -1374,17 +1399,46 @@ def solve_liars_class(rules: LiarsPokerRules, members: Sequence[tuple], total: i
     for every member (:meth:`LiarsEquilibriumSolver.layout`), claims matched by their
     position in order and types by what they are (:func:`_liars_turn`)."""
     game = LiarsPokerGame(rules, num_players=2)
-    rep = members[0]
+    return _liars_rows(game, members, _liars_turns(game, members[0], total, None, exact), total)
+
+
+def _liars_turns(game: LiarsPokerGame, public: tuple, total: int, win: Mapping[int, Fraction] | None,
+                 exact: bool = False) -> list[tuple]:
+    """Every turn of the round after the public roll ``public`` for the chip pairs adding
+    up to ``total``, from the top claim down, as (standing, x, y, turn, solutions)
+    (:func:`_liars_turn`): priced in chips (``win`` None: the round plan) or by the match
+    values ``win`` (the match plan, :func:`_match_claims`)."""
     values: dict[tuple, Fraction] = {}
+
+    def later(c: Any, a: int, b: int) -> Fraction:
+        return values[(c, a, b)]
+
+    if win is None:
+        def claims_of(claims: Sequence[Any], top: Any, x: int, y: int) -> tuple[StageClaim, ...]:
+            return _stage_claims(game, claims, top, x, y, later)
+    else:
+        pricing = MatchPricing(Fraction(1), win, later)
+
+        def claims_of(claims: Sequence[Any], top: Any, x: int, y: int) -> tuple[StageClaim, ...]:
+            return _match_claims(game.rules, claims, top, x, y, pricing)
+
     turns: list[tuple] = []
-    rep_claims = game.claims_above(None, rep, ())
-    standings = [*reversed(rep_claims[: rep_claims.index(top_claim(rep, rules))]), None]
+    claims = game.claims_above(None, public, ())
+    standings = [*reversed(claims[: claims.index(top_claim(public, game.rules))]), None]
     pairs = [pair for group in orbits(total) for pair in group if sum(pair) == total]
     for standing in standings:
         for x, y in pairs:
-            turn, solutions = _liars_turn(game, rep, standing, x, y, lambda c, a, b: values[(c, a, b)], solve_stage)
+            turn, solutions = _liars_turn(game, public, standing, x, y, claims_of, solve_stage)
             values[(standing, x, y)] = _rounded(solutions[None].value, exact)
             turns.append((standing, x, y, turn, solutions))
+    return turns
+
+
+def _liars_rows(game: LiarsPokerGame, members: Sequence[tuple], turns: Sequence[tuple], total: int) -> dict[str, list]:
+    """The table rows of the solved ``turns`` of a class's first roll, written out for
+    every member of the class (:func:`solve_liars_class`)."""
+    rep = members[0]
+    rep_claims = game.claims_above(None, rep, ())
     rows: dict[str, list] = {"cell": [], "value": [], "lie": [], "key": [], "choice": [], "prob": [], "method": [],
                              "solved": [sum(1 + len(turn.rethrows) for *_, turn, _ in turns)]}
     n_claims = len(game.claims())
@@ -1686,13 +1740,7 @@ class LiarsEquilibriumSolver:
         ``claim_prob``."""
         n = len(game.claims())
         total = int(meta.extra["total"])
-        return {
-            "value": ((56, n + 1, total, SLOTS), np.float64),
-            "lie_value": ((56, n + 1, total, SLOTS), np.float64),
-            "claim_key": ((None,), np.int64),
-            "claim_choice": ((None, 2), np.int16),
-            "claim_prob": ((None,), np.float64),
-        }
+        return _plan_layout((56, n + 1, total, SLOTS))
 
     def check(self, game: Any, table: Any) -> list[str]:
         problems = _check_rows(table)
@@ -1701,12 +1749,7 @@ class LiarsEquilibriumSolver:
         for public in self.measured:
             if x > LIARS_MEASURE_CHIPS:
                 break
-            entry = _measure_public(game, plan, (x, x), public)
-            if not entry["exploitability"] < EXPLOITABILITY_TARGET:
-                problems.append(f"public roll {public}: exploitability {entry['exploitability']!r} is not below "
-                                f"{EXPLOITABILITY_TARGET!r}")
-            if abs(entry["played"] - entry["value"]) > 1e-9:
-                problems.append(f"public roll {public}: the plan earns {entry['played']!r}, the table says {entry['value']!r}")
+            problems += _measured_problems(f"public roll {public}", _measure_public(game, plan, (x, x), public))
         return problems
 
 
@@ -1814,20 +1857,13 @@ def _solve_match_round(game: BiddingBluffGame, total: int, win: Mapping[int, Fra
     values: dict[tuple, Fraction] = {}
     pairs = [(x, total - x) for x in range(1, total)]
     solved = []
-    ranking = game.rules.ranking
-    chance = claim_probabilities(ranking)
     for standing in [*reversed(game.claims()[:-1]), None]:
-        claims = tuple(game.claims_above(standing))
-        groups: dict[tuple[bool, ...], list] = {}
-        for result, dice in _result_dice(ranking).items():
-            groups.setdefault(tuple(game.claim_true(c, dice) for c in claims), []).append(result)
-        patterns = tuple(groups)
-        weights = tuple(sum((chance[r] for r in groups[p]), Fraction(0)) for p in patterns)
+        claims, patterns, weights, types = _two_dice_types(game, standing)
         for x, y in pairs:
             stage = StageGame(weights, patterns, _match_claims(game, claims, x, y, win, lambda c, a, b: values[(c, a, b)]), x, y)
             solution = solve_stage(stage)
             values[(standing, x, y)] = Fraction(float(solution.value))
-            solved.append(SolvedStage(standing, (x, y), claims, tuple(tuple(groups[p]) for p in patterns), stage, solution))
+            solved.append(SolvedStage(standing, (x, y), claims, types, stage, solution))
     return solved
 
 

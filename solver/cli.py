@@ -102,7 +102,17 @@ def build(game, rules, kind, players, jobs, backend, cache_dir, quiet):
         _fail(exc)
     click.echo(f"built {g.NAME}/{solver.kind} in {table.meta.build_seconds:.2f}s -> {table.path}")
     for key, value in solver.summary(table).items():
-        click.echo(f"  {key}: {value}")
+        click.echo(f"  {key}: {_fact_text(value)}")
+
+
+def _fact_text(value) -> str:
+    """A summary value as a reader sees it: mappings as ``key value`` pairs and lists
+    comma-separated, never a Python repr."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_fact_text(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_fact_text(v) for v in value)
+    return str(value)
 
 
 @main.command()
@@ -127,7 +137,7 @@ def info(game, rules, kind, players, cache_dir, as_json):
         click.echo(json.dumps(facts, default=str))
     else:
         for key, value in facts.items():
-            click.echo(f"{key}: {value}")
+            click.echo(f"{key}: {_fact_text(value)}")
 
 
 def _summary(game, solver, table, cache_dir) -> dict:

@@ -1,7 +1,10 @@
 """Shared test helpers."""
 from __future__ import annotations
 
+import contextlib
 import pathlib
+import threading
+from typing import Any, Iterator
 
 import pytest
 
@@ -28,6 +31,23 @@ def rng():
     import random
 
     return random.Random(12345)
+
+
+@contextlib.contextmanager
+def serving_in_thread(server: Any) -> Iterator[str]:
+    """Serve ``server`` (a seat's HTTP server or ``kocka web``'s: ``serve_forever``,
+    ``shutdown``, ``server_close``) from a daemon thread of this process until the block
+    ends, yielding its base URL ``http://127.0.0.1:PORT`` (no trailing slash). The HTTP and
+    web tests (test_seat_http, test_web, test_browser) share it, so that each stops its
+    server and joins the thread the same way."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 def published(name: str) -> dict:

@@ -1,5 +1,6 @@
-"""Independent references for the Kocka win tables (tests/test_kocka_end_rules.py,
-tests/test_kocka_three.py).
+"""Independent references for the Kocka tables: the win tables (tests/test_kocka_end_rules.py,
+tests/test_kocka_three.py) and, through :func:`series_completion`, :func:`options_of_roll`
+and :func:`bank_chance`, the one-turn recursion of tests/test_kocka_solver.py.
 
 Written from RULES.md section 1 on top of the engine's scoring functions only
 (``valid_set_asides``, ``is_full``, ``scores``, ``series_starts``, ``series_value``) and a
@@ -56,6 +57,56 @@ def series_completion(rules: KockaRules, face: int, collected: int) -> float:
                             series=(face, collected), last_event="series"))
 
 
+def options_of_roll(rules: KockaRules, roll: tuple[int, ...], opening: bool, series: bool) -> list[tuple]:
+    """The options of one roll, each once ([] is a bust): ``("free", points, dice left)``,
+    ``("reroll", points)`` (every die set aside), ``("series", points, q, context)`` (a
+    series started, completed with chance q, then ``"after_series"`` or ``"six_ones"``)
+    where ``series`` allows one. Points are in units of 50; ``opening``: the first roll of
+    the turn (KOCKA-8, KOCKA-14). :class:`BatchTurn` and test_kocka_solver's
+    ``ReferenceTurn`` both read a roll this way, so the two references agree on the rules."""
+    full = is_full(roll, rules, opening)
+    options: list[tuple] = []
+    for dice, value in valid_set_asides(roll, rules, opening):
+        if full and dice != roll:
+            continue  # KOCKA-10: a full roll is set aside whole
+        option = ("reroll", value // UNIT) if len(dice) == len(roll) else ("free", value // UNIT, len(roll) - len(dice))
+        if option not in options:
+            options.append(option)
+    if series and not (full and rules.series_from_full == "forbidden"):
+        for face, count in series_starts(roll):
+            done = "six_ones" if face == 1 and rules.six_ones_win else "after_series"
+            options.append(("series", series_value(face) // UNIT, series_completion(rules, face, count), done))
+    return options
+
+
+def bank_chance(groups: dict, tol: float = 1e-17, max_sweeps: int = 500) -> dict:
+    """P(the turn ends in a bank or a win | a compulsory roll) in each context of ``groups``
+    when every bank is allowed (the value of a roll beyond every cap), by iteration from 0.
+    ``groups[ctx]``: (probability, options) per outcome, options as :func:`options_of_roll`
+    gives them or ``("win",)``; every context a series or re-roll leads to is among them.
+    Shared by :class:`BatchTurn` and test_kocka_solver's ``ReferenceTurn``."""
+    u = {c: 0.0 for c in groups}
+    for _ in range(max_sweeps):
+        new = {}
+        for c in groups:
+            total = 0.0
+            for p, opts in groups[c]:
+                best = 0.0
+                for o in opts:
+                    if o[0] in ("free", "win"):
+                        best = 1.0
+                    elif o[0] == "reroll":
+                        best = max(best, u["reroll"])
+                    elif o[0] == "series":
+                        best = max(best, o[2] * u[o[3]])
+                total += p * best
+            new[c] = total
+        if max(abs(new[c] - u[c]) for c in groups) < tol:
+            return new
+        u = new
+    raise AssertionError("P(the turn ends in a bank) did not converge")
+
+
 class BatchTurn:
     """One turn of a player in one phase (``high``: 2500+), for a batch of positions.
 
@@ -91,46 +142,12 @@ class BatchTurn:
         if ctx == "six_ones":
             return [("win",)] if scores(roll, self.rules) else []
         opening = ctx == "opening"
-        full = is_full(roll, self.rules, opening)
-        options: list[tuple] = []
-        seen = set()
-        for dice, value in valid_set_asides(roll, self.rules, opening):
-            if full and dice != roll:
-                continue  # KOCKA-10: a full roll is set aside whole
-            option = ("reroll", value // UNIT) if len(dice) == len(roll) else ("free", value // UNIT, len(roll) - len(dice))
-            if option not in seen:
-                seen.add(option)
-                options.append(option)
-        if opening and self.high and not (full and self.rules.series_from_full == "forbidden"):
-            for face, count in series_starts(roll):
-                done = "six_ones" if face == 1 and self.six_ones else "after_series"
-                options.append(("series", series_value(face) // UNIT, series_completion(self.rules, face, count), done))
-        return options
+        return options_of_roll(self.rules, roll, opening, series=opening and self.high)
 
     def _bank_chance(self) -> dict:
         """P(the turn ends in a bank or a win | a compulsory roll) when every bank is allowed:
-        the value of a roll beyond every cap, by iteration."""
-        ctxs = [c for c in self.groups if c != "opening"]
-        u = {c: 0.0 for c in ctxs}
-        for _ in range(500):
-            new = {}
-            for c in ctxs:
-                total = 0.0
-                for p, opts in self.groups[c]:
-                    best = 0.0
-                    for o in opts:
-                        if o[0] in ("free", "win"):
-                            best = 1.0
-                        elif o[0] == "reroll":
-                            best = max(best, u["reroll"])
-                        elif o[0] == "series":
-                            best = max(best, o[2] * u[o[3]])
-                    total += p * best
-                new[c] = total
-            if max(abs(new[c] - u[c]) for c in ctxs) < 1e-17:
-                return new
-            u = new
-        raise AssertionError("P(the turn ends in a bank) did not converge")
+        the value of a roll beyond every cap (:func:`bank_chance`)."""
+        return bank_chance({c: g for c, g in self.groups.items() if c != "opening"})
 
     def evaluate(self, bank: Callable[[int], np.ndarray], bust: np.ndarray, cap: np.ndarray,
                  top: np.ndarray, win: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from test_scorecard_solver import NaiveExpectimax, _options_key, _tiny_table
+from kocka.agents.base import positions_with_rng
 from kocka.agents.frontends.hint_cards import turn_targets
 from kocka.solver import scorecard_solver as solver
 from kocka.solver.card_model import five_dice
@@ -54,19 +55,12 @@ def _positions(game, table, count, seed=5, explore=0.4):
     """Decision positions of seeded games: the best action, or (with ``explore``) a random
     legal one, so that poor cards are met too."""
     rng = random.Random(seed)
-    found = []
-    state = game.new_initial_state()
-    while len(found) < count:
-        if game.is_terminal(state):
-            state = game.new_initial_state()
-        elif game.is_chance_node(state):
-            outcomes = game.chance_outcomes(state)
-            state = game.apply(state, rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
-        else:
-            found.append(state)
-            legal = game.legal_actions(state)
-            state = game.apply(state, rng.choice(legal) if rng.random() < explore else solver.rank(game, table, state)[0].action)
-    return found
+
+    def choose(state):
+        legal = game.legal_actions(state)
+        return rng.choice(legal) if rng.random() < explore else solver.rank(game, table, state)[0].action
+
+    return positions_with_rng(game, choose, rng, count)
 
 
 @pytest.mark.parametrize("name, options", [v[1:] for v in VARIANTS], ids=[v[0] for v in VARIANTS])

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import threading
 import time
 import urllib.parse
 from typing import Any, Iterator
@@ -33,6 +32,7 @@ try:
 except ImportError:  # pragma: no cover - the skip says what to install
     webdriver = None
 
+from conftest import serving_in_thread
 from kocka.agents.frontends.seat import Seat, SeatOptions
 from kocka.agents.frontends.web import make_web_server
 from kocka.solver.registry import game_from_cli, get_table
@@ -71,14 +71,8 @@ def full_card_table() -> None:
 @contextlib.contextmanager
 def serving(port: int = 0) -> Iterator[tuple[str, Any]]:
     server = make_web_server(Seat(SeatOptions()), f"127.0.0.1:{port}", request_timeout=30, shutdown_grace=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving_in_thread(server) as base:
+        yield base, server
 
 
 @pytest.fixture(scope="module")
@@ -274,3 +268,52 @@ def test_the_page_fits_a_phone(site, browser):
     width = browser.execute_script("return document.documentElement.clientWidth")
     scroll = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= 360 and scroll <= width  # nothing sticks out sideways at 360 px
+
+
+def test_play_to_win_shows_the_chance_of_finishing_first(site, browser):
+    # the target table of the one-box card, built into the session's cache before the
+    # first "play to win" (milliseconds); the seat itself never builds one
+    get_table(game_from_cli("kockapoker", ("boxes=chance",), num_players=2), "target", build_missing=True)
+    fresh(browser, site + "/")
+    wait_for(browser, lambda d: visible(d, "setup"))
+    browser.find_element(By.CSS_SELECTOR, "#game-select option[value='kockapoker']").click()
+    browser.find_element(By.ID, "players").clear()
+    browser.find_element(By.ID, "players").send_keys("Anna,Bela")
+    browser.find_element(By.TAG_NAME, "summary").click()
+    browser.find_element(By.ID, "rules").send_keys(json.dumps({"boxes": ["chance"]}))
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda d: visible(d, "face-6"))
+    tap_faces(browser, "45666")
+    wait_for(browser, lambda d: hint_rows(d))
+    assert visible(browser, "to-win-label")       # two players: offered
+    browser.find_element(By.ID, "box-chance").click()  # Anna: 4+5+6+6+6 = 27, 63 + 27 = 90 (HU-6, HU-7)
+    wait_for(browser, lambda d: "Bela: roll 5 dice" in text_of(d, "turn"))
+    tap_faces(browser, "46666")
+    wait_for(browser, lambda d: hint_rows(d) and "throw 1 of 3" in text_of(d, "turn"))
+    # for points, keep 6 6 6 6: 63 + 24 + 4.25 = 91.25 against 91 for writing 28 now
+    assert hint_rows(browser)[0][:2] == ["keep 6 6 6 6", "91.2500"]
+    browser.find_element(By.ID, "to-win").click()
+    wait_for(browser, lambda d: visible(d, "to-win-note"))
+    # by hand: writing 28 (91 > 90) wins surely; keep 6 6 6 6 wins 19/24 = 79.2% (the last
+    # die from two throws: 4+ wins, 3 ties, and with one throw left a new throw's 7/12
+    # beats the tie's 1/2: 1/2 + 1/2 x 7/12)
+    rows = hint_rows(browser)
+    assert rows[0] == ["write szemét", "100.0%", "0.0 pp", "91.0000"]
+    assert rows[1] == ["keep 6 6 6 6", "79.2%", "20.8 pp", "91.2500"]
+    assert text_of(browser, "to-win-note") == (
+        "P(win) 100.0% with write szemét (ties shared), if the others play for points. To win, write szemét rather "
+        "than keep 6 6 6 6, the best for points: 100.0% against 79.2%, and gives up 0.25 points on average.")
+    wait_for(browser, lambda d: "P(win) 100.0%" in text_of(d, "advice"))
+    # a card whose target table is not built: the seat's message, and the hint for points
+    build("kockapoker", ("boxes=fives,chance",))
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(browser, lambda d: visible(d, "setup"))
+    browser.find_element(By.ID, "rules").clear()
+    browser.find_element(By.ID, "rules").send_keys(json.dumps({"boxes": ["fives", "chance"]}))
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda d: visible(d, "face-6"))
+    tap_faces(browser, "12355")
+    wait_for(browser, lambda d: hint_rows(d) and visible(d, "to-win-note"))
+    assert text_of(browser, "to-win-note").startswith("No ranking to win: agent 'winner' needs the target table")
+    assert "kocka-solve build kockapoker --kind target -r boxes=fives,chance" in text_of(browser, "to-win-note")
+    assert "expected final score" in browser.find_element(By.ID, "hint-table").text

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from kocka_reference import BatchTurn, value_iteration
+from kocka.agents.base import play_with_rng
 from kocka.solver.decision import BuildOptions
 from kocka.solver.errors import TableError
 from kocka.solver.kocka_solver import (
@@ -250,14 +251,7 @@ def test_monte_carlo_of_the_exact_policies_through_the_engine():
     games = 1500
     share = 0.0
     for _ in range(games):
-        state = game.new_initial_state()
-        while not game.is_terminal(state):
-            if game.is_chance_node(state):
-                outcomes = game.chance_outcomes(state)
-                state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
-            else:
-                state = game.apply(state, rank(game, table, state)[0].action)
-        share += game.returns(state)[0]
+        share += game.returns(play_with_rng(game, lambda s: rank(game, table, s)[0].action, rng))[0]
     p = float(table["win"][0, 0])
     half_width = 3.29 * math.sqrt(p * (1 - p) / games)
     assert abs(share / games - p) < half_width, (share / games, p, half_width)

@@ -4,9 +4,11 @@ ranking and hints.
 Where the expected numbers come from:
 
 * :class:`ReferenceTurn` below: a plain recursion over one turn written from RULES.md
-  (KOCKA-8..19) on top of the engine's scoring functions, with every set-aside a separate
-  option (no grouping, no pruning, no Cython) and series odds by expectimax through the
-  engine (:func:`engine_series_odds`);
+  (KOCKA-8..19) on top of the engine's scoring functions, with every set-aside its own
+  option (no grouping beyond equal options, no pruning, no Cython); the options of a roll,
+  the series odds (expectimax through the engine) and P(the turn ends in a bank) come
+  from tests/kocka_reference.py (``options_of_roll``, ``series_completion``,
+  ``bank_chance``), the references of the win tables, which use no solver code either;
 * one-roll Bellman checks through the engine itself (chance outcomes, legal actions and
   transitions of :class:`KockaGame`), with the table's values for the states reached;
 * a brute-force Gauss-Seidel value iteration of small two-player variants (target 200 or
@@ -23,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from kocka_reference import bank_chance, options_of_roll, series_completion
 from kocka.agents.frontends.hint import HintParams, render
 from kocka.agents.frontends.hint import hint as make_hint
 from kocka.solver.dice import outcome_distribution
@@ -35,8 +38,8 @@ from kocka.solver.kocka_solver import (
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import build_table
 from kocka.solver.rules.kocka import (
-    NUM_DICE, Bank, KockaGame, KockaRules, KockaState, Roll, SetAside, StartSeries, is_full, scores,
-    series_starts, series_value, valid_set_asides,
+    NUM_DICE, Bank, KockaGame, KockaRules, KockaState, Roll, SetAside, StartSeries, scores, series_value,
+    valid_set_asides,
 )
 
 
@@ -56,34 +59,9 @@ def rules_with(**options) -> KockaRules:
 
 
 # ---------------------------------------------------------------------------------------
-# Independent reference: series odds through the engine, one turn by plain recursion
+# Independent reference: one turn by plain recursion (series odds through the engine:
+# kocka_reference.series_completion)
 # ---------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def engine_series_odds(rules: KockaRules, face: int, collected: int) -> float:
-    """P(a series of ``face`` with ``collected`` dice aside completes), by expectimax over
-    the engine's own states (KOCKA-15, 17, 18): take-series choices and jokers included."""
-    if collected == NUM_DICE:
-        return 1.0
-    game = KockaGame(rules, num_players=1)
-    memo: dict[KockaState, float] = {}
-
-    def value(state: KockaState) -> float:
-        if state not in memo:
-            if state.last_event == "bust":
-                memo[state] = 0.0
-            elif state.last_event == "series_complete":
-                memo[state] = 1.0
-            elif game.is_chance_node(state):
-                memo[state] = sum(p * value(game.apply(state, o)) for o, p in game.chance_outcomes(state))
-            else:
-                memo[state] = max(value(game.apply(state, a)) for a in game.legal_actions(state))
-        return memo[state]
-
-    stage = "joker" if collected == NUM_DICE - 1 else "roll"
-    return value(KockaState(scores=(rules.series_threshold,), stage=stage, dice_in_play=NUM_DICE - collected,
-                            series=(face, collected), last_event="series"))
-
-
 class ReferenceTurn:
     """One turn's values, straight from RULES.md with the engine's scoring functions.
 
@@ -105,56 +83,22 @@ class ReferenceTurn:
     def _series_allowed(self, ctx: str) -> bool:
         return (ctx == "opening" and self.high) or (ctx == "reroll" and self.series_on_reroll)
 
-    def _completion(self, face: int) -> str:
-        return "six_ones" if face == 1 and self.rules.six_ones_win else "after_series"
-
     def _options(self, roll, ctx: str):
         return roll_options(self.rules, self.high, roll, ctx)
 
     def options_uncached(self, roll, ctx: str):
         """Each option as ("free", points, dice_left) | ("reroll", points) |
-        ("series", points, q, ctx) | ("bank",); [] is a bust."""
+        ("series", points, q, ctx) (kocka_reference.options_of_roll) | ("win",) (KOCKA-19:
+        a scoring re-roll after a series of 1s, valued as a bank); [] is a bust."""
         if ctx == "six_ones":
-            return [("bank",)] if scores(roll, self.rules) else []
-        opening = ctx == "opening"
-        full = is_full(roll, self.rules, opening)
-        options = []
-        for dice, value in valid_set_asides(roll, self.rules, opening):
-            if full and dice != roll:
-                continue  # KOCKA-10: a full roll is set aside whole
-            if len(dice) == len(roll):
-                options.append(("reroll", value // UNIT))
-            else:
-                options.append(("free", value // UNIT, len(roll) - len(dice)))
-        if self._series_allowed(ctx) and not (full and self.rules.series_from_full == "forbidden"):
-            for face, count in series_starts(roll):
-                options.append(("series", series_value(face) // UNIT, engine_series_odds(self.rules, face, count),
-                                self._completion(face)))
-        return options
+            return [("win",)] if scores(roll, self.rules) else []
+        return options_of_roll(self.rules, roll, ctx == "opening", self._series_allowed(ctx))
 
     def beyond_cap_uncached(self) -> dict[str, float]:
-        """P(the turn ends in a bank | a compulsory roll), when any bank is good enough."""
-        u = {"reroll": 0.0, "after_series": 0.0, "six_ones": 0.0}
-        options = {ctx: [(p, self._options(roll, ctx)) for roll, p in outcome_distribution(NUM_DICE)] for ctx in u}
-        for _ in range(200):
-            new = {}
-            for ctx in u:
-                total = 0.0
-                for p, opts in options[ctx]:
-                    best = 0.0
-                    for opt in opts:
-                        if opt[0] in ("free", "bank"):
-                            best = 1.0
-                        elif opt[0] == "reroll":
-                            best = max(best, u["reroll"])
-                        else:
-                            best = max(best, opt[2] * u[opt[3]])
-                    total += p * best
-                new[ctx] = total
-            if max(abs(new[c] - u[c]) for c in u) < 1e-16:
-                return new
-            u = new
-        raise AssertionError("P(the turn ends in a bank) did not converge")
+        """P(the turn ends in a bank | a compulsory roll), when any bank is good enough
+        (kocka_reference.bank_chance)."""
+        return bank_chance({ctx: [(p, self._options(roll, ctx)) for roll, p in outcome_distribution(NUM_DICE)]
+                            for ctx in ("reroll", "after_series", "six_ones")})
 
     def free(self, t: int, left: int) -> float:
         """After a non-full set-aside: bank (when allowed) or roll on (KOCKA-12, 13)."""
@@ -226,7 +170,7 @@ def test_series_odds_match_engine_expectimax(face):
     # KOCKA-15/17/18, valued by expectimax over the engine's own series states
     odds = series_odds()
     for collected in range(1, NUM_DICE + 1):
-        assert odds.after[(face, collected)] == pytest.approx(engine_series_odds(DEFAULT, face, collected), abs=1e-12)
+        assert odds.after[(face, collected)] == pytest.approx(series_completion(DEFAULT, face, collected), abs=1e-12)
 
 
 def test_joker_odds_by_hand():
@@ -319,7 +263,7 @@ def engine_roll_value(game, model, phase, state, lookup, bank, bust) -> float:
         face, collected = st.series
         if collected == NUM_DICE:
             return lookup(t, completion_slot(face))
-        q = engine_series_odds(game.rules, face, collected)
+        q = series_completion(game.rules, face, collected)
         return q * lookup(t + series_value(face) // UNIT, completion_slot(face)) + (1 - q) * bust
 
     total = 0.0

@@ -26,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from kocka_reference import BatchTurn, value_iteration
+from kocka.agents.base import play_with_rng
 from kocka.agents.frontends.hint import HintParams
 from kocka.agents.frontends.hint_kocka import hint as kocka_hint
 from kocka.agents.registry import AgentOptions, make_agent
@@ -212,14 +213,7 @@ def test_monte_carlo_of_the_exact_policies_through_the_engine(small):
     games = 1500
     wins = np.zeros(3)
     for _ in range(games):
-        state = game.new_initial_state()
-        while not game.is_terminal(state):
-            if game.is_chance_node(state):
-                outcomes = game.chance_outcomes(state)
-                state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
-            else:
-                state = game.apply(state, rank(game, table, state)[0].action)
-        wins += game.returns(state)
+        wins += game.returns(play_with_rng(game, lambda s: rank(game, table, s)[0].action, rng))
     for seat in range(3):
         p = small.start[seat]
         assert abs(wins[seat] / games - p) < 3.29 * math.sqrt(p * (1 - p) / games), (seat, wins / games, small.start)
@@ -255,7 +249,7 @@ def test_table_build_cli_hint_and_agent(tmp_path):
     params = HintParams(dice=(1, 1, 1, 2, 5, 5), score=100, extra={"opponents": "250,450"}, cache_dir=str(tmp_path))
     report = kocka_hint(game, params)
     assert report.value_name == "P(win)" and "exact three-player table" in report.notes[0]
-    assert "scores [100, 250, 450]" in report.position
+    assert "banked 100, 250, 450" in report.position
     with pytest.raises(RulesError, match="--opponents must be banked scores separated by commas"):
         kocka_hint(game, HintParams(dice=(1, 2, 2, 3, 4, 6), extra={"opponents": "250;450"}))
     # the optimal agent of a three-player game plays from it

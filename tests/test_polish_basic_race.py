@@ -4,8 +4,8 @@ enumeration written here, over the rules engine's own states.
 The enumeration shares no code with the solver: it lists every turn-start position of a
 two-combination card (both players' records, who moves), reads every legal action, every
 record's points and every successor from the engine (``PolishBasicGame`` hooks), the
-keep transitions from the engine's chance outcomes, and the end of the game and its
-returns from the engine (PL-5, PL-7). It then iterates the turn values (value iteration:
+keep transitions from the engine's chance outcomes (tests/polish_reference.py, shared with
+the solitaire expectimax), and the end of the game and its returns from the engine (PL-5, PL-7). It then iterates the turn values (value iteration:
 a turn without a record hands the same position to the other player, PL-5) until nothing
 moves, each player maximising his win share (P(win) + P(tie) / 2).
 """
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from polish_reference import EngineThrows
 from kocka.agents.frontends.arena import run_arena
 from kocka.agents.frontends.cli import main as kocka_main
 from kocka.agents.frontends.hint import HintParams
@@ -41,38 +42,15 @@ CARD = ("small_straight", "large_straight")
 positions, so the enumeration below stays small."""
 
 
-class Enumeration:
+class Enumeration(EngineThrows):
     """Every turn-start position of the two-player game and its exact win share for the
     player to move, by value iteration over the engine's turns (numpy over the engine's
-    keep transitions, so that a sweep is quick)."""
+    keep transitions, :class:`~polish_reference.EngineThrows`, so that a sweep is quick)."""
 
     def __init__(self, game: PolishBasicGame) -> None:
+        super().__init__(game)
         self.game = game
         start = game.new_initial_state()
-        thrown = game._apply(start, Keep(()))
-        first = [(game._apply(thrown, roll).dice, p) for roll, p in game._chance_outcomes(thrown)]
-        self.outcomes = [dice for dice, _ in first]
-        self.index = {dice: i for i, dice in enumerate(self.outcomes)}
-        self.p_first = np.array([p for _, p in first])
-        n_out = len(self.outcomes)
-        # the keeps the engine allows after throws 1 and 2, and where each one's roll lands
-        keeps: dict = {}
-        legal_keeps = {}
-        for t in (1, 2):
-            for o, dice in enumerate(self.outcomes):
-                s = PolishBasicState(player=0, records=start.records, throws=t, dice=dice)
-                legal_keeps[t, o] = [keeps.setdefault(a.dice, len(keeps)) for a in game._legal_actions(s)
-                                     if isinstance(a, Keep)]
-        self.keep_of = keeps
-        self.T = np.zeros((len(keeps), n_out))
-        for kept, k in keeps.items():
-            s = PolishBasicState(player=0, records=start.records, throws=1, kept=kept)
-            for roll, p in game._chance_outcomes(s):
-                self.T[k, self.index[game._apply(s, roll).dice]] += p
-        width = max(len(v) for v in legal_keeps.values())
-        self.keep_rows = {t: np.full((n_out, width), len(keeps)) for t in (1, 2)}  # padding: an impossible keep
-        for (t, o), ks in legal_keeps.items():
-            self.keep_rows[t][o, :len(ks)] = ks
         # every entry a combination can hold, from the engine's records of every outcome
         values = [set() for _ in game.rules.boxes]
         for dice in self.outcomes:
@@ -127,20 +105,13 @@ class Enumeration:
     def turn_values(self, i):
         """Value per outcome after throws 1, 2, 3 of position ``i``'s turn (from the current
         values of the other positions)."""
-        after = [None, None, None, None]
-        for t in (3, 2, 1):
+        def end_row(t):
             starts, finals, slots, flips = self.turns[i][t - 1]
             ends = np.where(slots < 0, finals, self.value[np.maximum(slots, 0)])
             ends = np.where(flips, 1.0 - ends, ends)
-            row = np.maximum.reduceat(ends, starts) if len(ends) else np.full(len(self.outcomes), -np.inf)
-            if t < 3:
-                K = np.append(self.T @ after[t], -np.inf)
-                row = np.maximum(row, K[self.keep_rows[t]].max(axis=1))
-            after[t - 1] = row
-        return after[:3]
+            return np.maximum.reduceat(ends, starts) if len(ends) else np.full(len(self.outcomes), -np.inf)
 
-    def keep_value(self, after_next, kept) -> float:
-        return float(self.T[self.keep_of[kept]] @ after_next)
+        return self.throw_values(end_row)
 
     def solve(self, tol: float = 1e-15, max_sweeps: int = 500) -> int:
         for sweep in range(max_sweeps):

@@ -3,7 +3,8 @@ an expectimax over the rules engine's own turns, written here.
 
 The expectimax shares no code with the solver: every legal action, every record's points
 and every successor come from the engine (``PolishBasicGame`` hooks), the keep transitions
-from the engine's chance outcomes, and it counts the turns itself (the horizon is a solver
+from the engine's chance outcomes (tests/polish_reference.py, shared with the race's
+enumeration), and it counts the turns itself (the horizon is a solver
 reading, ``solo_turns``: RULES.md has no turn limit). Under the rules (PL-5, the default) a
 turn may end without a record; in the zero-entry reading (``solo_zero_entries = yes``)
 ending a turn writes 0 into an open combination instead.
@@ -15,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from polish_reference import EngineThrows
 from kocka.agents.frontends.hint import HintParams
 from kocka.agents.frontends.hint_cards import polish_hint
 from kocka.solver.decision import BuildOptions
@@ -26,34 +28,14 @@ from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasi
 QUIET = BuildOptions(progress=False)
 
 
-class Expectimax:
+class Expectimax(EngineThrows):
     """V(records, h): the best expected points still to come with ``h`` turns left, over
-    the engine's turns (numpy over the engine's keep transitions, for speed)."""
+    the engine's turns (numpy over the engine's keep transitions,
+    :class:`~polish_reference.EngineThrows`, for speed)."""
 
     def __init__(self, game: PolishBasicGame, zero_entries: bool = False) -> None:
+        super().__init__(game)
         self.game, self.zero = game, zero_entries
-        start = game.new_initial_state()
-        thrown = game._apply(start, Keep(()))
-        first = [(game._apply(thrown, roll).dice, p) for roll, p in game._chance_outcomes(thrown)]
-        self.outcomes = [dice for dice, _ in first]
-        self.index = {d: i for i, d in enumerate(self.outcomes)}
-        self.p_first = np.array([p for _, p in first])
-        keeps: dict = {}
-        rows: dict = {}
-        for t in (1, 2):
-            for o, dice in enumerate(self.outcomes):
-                s = PolishBasicState(player=0, records=start.records, throws=t, dice=dice)
-                rows[t, o] = [keeps.setdefault(a.dice, len(keeps)) for a in game._legal_actions(s) if isinstance(a, Keep)]
-        self.keep_of = keeps
-        self.T = np.zeros((len(keeps), len(self.outcomes)))
-        for kept, k in keeps.items():
-            s = PolishBasicState(player=0, records=start.records, throws=1, kept=kept)
-            for roll, p in game._chance_outcomes(s):
-                self.T[k, self.index[game._apply(s, roll).dice]] += p
-        width = max(len(v) for v in rows.values())
-        self.keep_rows = {t: np.full((len(self.outcomes), width), len(keeps)) for t in (1, 2)}
-        for (t, o), ks in rows.items():
-            self.keep_rows[t][o, :len(ks)] = ks
         self.value = lru_cache(maxsize=None)(self._value)
 
     def ends(self, records, h, t, dice):
@@ -75,14 +57,8 @@ class Expectimax:
 
     def turn(self, records, h):
         """Value per outcome after throws 1, 2, 3 of a turn with ``h`` turns left."""
-        after = [None, None, None, None]
-        for t in (3, 2, 1):
-            row = np.array([max(self.ends(records, h, t, d), default=-np.inf) for d in self.outcomes])
-            if t < 3:
-                K = np.append(self.T @ after[t], -np.inf)
-                row = np.maximum(row, K[self.keep_rows[t]].max(axis=1))
-            after[t - 1] = row
-        return after[:3]
+        return self.throw_values(
+            lambda t: np.array([max(self.ends(records, h, t, d), default=-np.inf) for d in self.outcomes]))
 
     def _value(self, records, h) -> float:
         if h == 0 or None not in records:
@@ -140,7 +116,7 @@ def test_rank_equals_expectimax_at_every_decision(solved):
                 assert decisions[0].value == pytest.approx(so_far + after[t - 1][o], abs=1e-12)
                 for d in decisions:
                     if isinstance(d.action, Keep):
-                        want = so_far + float(walk.T[walk.keep_of[d.action.dice]] @ after[t])
+                        want = so_far + walk.keep_value(after[t], d.action.dice)
                         assert d.value == pytest.approx(want, abs=1e-12)
         start = PolishBasicState(player=0, records=(records,))
         assert rank_basic(game, table, start, turns_left=h)[0].value == pytest.approx(

@@ -727,8 +727,8 @@ def test_messages_name_actions_as_players_type_them():
     game = game_with()
     in_series = KockaState(scores=(3000, 0), stage="set_aside", roll=(2,), dice_in_play=1, series=(6, 5), joker=2,
                            last_event="rolled")
-    assert game.describe_state(in_series) == ("seat 0, scores [3000, 0], stage 'set_aside', turn total 0, 1 dice, "
-                                              "roll [2], series of 6s with 5 aside, joker 2")
+    assert game.describe_state(in_series) == ("seat 0 to set dice aside; banked 3000, 0; turn total 0; 1 die in play; "
+                                              "thrown 2; series of 6s with 5 aside; joker 2")
     with pytest.raises(IllegalActionError, match=r"^kocka: take 2 is not possible: in a series of 6s only dice "
                                                  r"showing 6 or the joker 2 may be taken \(KOCKA-15\)$"):
         game.apply(in_series, S((2,)))

@@ -19,14 +19,15 @@ from click.testing import CliRunner
 
 import kocka.solver.scorecard_solver as solver
 from conftest import published
+from scorecard_reference import one_box_cards, turn_value
+from kocka.agents.base import play_with_rng
 from kocka.agents.frontends.cli import main
 from kocka.agents.frontends.hint import HintParams, hint
-from kocka.solver.dice import outcome_distribution, sub_multisets
 from kocka.solver.errors import DiceError, InvalidStateError, TableError
 from kocka.solver.decision import BuildOptions
 from kocka.solver.registry import build_table, get_table, path_for, solver_for
 from kocka.solver.rules import get_game
-from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
+from kocka.solver.rules.scorecard import Card, ScorecardState
 from kocka.solver.scorecard_solver import (
     SCORECARD_EV, build_model, rank, score_distribution, solve_values, value_of_card,
 )
@@ -117,49 +118,9 @@ class NaiveExpectimax:
             best = max(best, s.entry + s.bonus + after)
         return best
 
-    def _groups(self, mask):
-        """(boxes one may end in, may the turn go on without declaring) from the engine."""
-        g = self.game
-        probe = ScorecardState(cards=(self._card(mask),), throw=1, dice=(1, 2, 3, 4, 6))
-        actions = g.legal_actions(probe)
-        declared = [g.box_index(a.box) for a in actions if isinstance(a, Declare)]
-        plain = {g.box_index(a.box) for a in actions if isinstance(a, Fill)}
-        plain |= {b for b in g.allowed_boxes(mask) if b not in declared} if any(isinstance(a, Keep) for a in actions) else set()
-        groups = [{b} for b in declared]
-        if plain:
-            groups.append(plain)
-        return groups
-
-    def _card(self, mask):
-        g = self.game
-        entries = tuple(int(g.score_table()[b, 0, 0]) if mask >> b & 1 else None for b in range(g.num_boxes))
-        return Card(entries=entries)
-
     def _turn(self, mask, tracker, y_entry) -> float:
-        five = outcome_distribution(5)
-        best_first = {dice: -math.inf for dice, _ in five}
-        for boxes in self._groups(mask):
-            def fill(dice, first):
-                return self._fill(mask, tracker, y_entry, dice, first, boxes)
-
-            after3 = {dice: fill(dice, False) for dice, _ in five}
-            after2 = self._keep_or(after3, {d: after3[d] for d in after3})
-            after1 = self._keep_or(after2, {d: fill(d, True) for d in after2})
-            for d in best_first:
-                best_first[d] = max(best_first[d], after1[d])
-        return sum(p * best_first[d] for d, p in five)
-
-    @staticmethod
-    def _keep_or(next_throw: dict, stop: dict) -> dict:
-        """Value after a throw: stop (fill now) or the best keep, re-rolling the rest."""
-        memo: dict = {}
-
-        def keep_value(kept):
-            if kept not in memo:
-                memo[kept] = sum(p * next_throw[tuple(sorted(kept + r))] for r, p in outcome_distribution(5 - len(kept)))
-            return memo[kept]
-
-        return {d: max([stop[d]] + [keep_value(k) for k in sub_multisets(d) if len(k) < 5]) for d in stop}
+        """The turn's three throws and keeps (tests/scorecard_reference.py) around the fill."""
+        return turn_value(self.game, mask, lambda dice, first, boxes: self._fill(mask, tracker, y_entry, dice, first, boxes))
 
 
 @lru_cache(maxsize=None)
@@ -180,17 +141,10 @@ def test_tiny_cards_equal_naive_expectimax(name, options):
     empty = Card(entries=(None,) * game.num_boxes)
     assert value_of_card(game, table, empty) == pytest.approx(naive.value(0, game.initial_tracker, None), abs=1e-9)
     # every card one turn later, too (all fills of all outcomes)
-    st = game.score_table()
-    for b in range(game.num_boxes):
-        for entry in sorted({int(v) for v in st[b].ravel()}):
-            card = Card(entries=tuple(entry if i == b else None for i in range(game.num_boxes)))
-            try:
-                game.check_state(ScorecardState(cards=(card,)))
-            except InvalidStateError:
-                continue  # e.g. a part-2 box before part 1 (SK-3)
-            y_entry = entry if b == naive.ybox else None
-            want = entry + naive.value(1 << b, game.tracker_of(card), y_entry)
-            assert value_of_card(game, table, card) == pytest.approx(want, abs=1e-9), (b, entry)
+    for b, entry, card in one_box_cards(game):
+        y_entry = entry if b == naive.ybox else None
+        want = entry + naive.value(1 << b, game.tracker_of(card), y_entry)
+        assert value_of_card(game, table, card) == pytest.approx(want, abs=1e-9), (b, entry)
 
 
 # ----------------------------------------------------------------------------------------
@@ -242,13 +196,7 @@ def test_full_kockapoker_distribution(kockapoker_table):
 # ----------------------------------------------------------------------------------------
 def _play(game, table, state, rng) -> float:
     """Play the current card to its end with rank's best action and true chance."""
-    while not game.is_terminal(state):
-        if game.is_chance_node(state):
-            outcomes = game.chance_outcomes(state)
-            state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
-        else:
-            state = game.apply(state, rank(game, table, state)[0].action)
-    return game.returns(state)[0]
+    return game.returns(play_with_rng(game, lambda s: rank(game, table, s)[0].action, rng, state))[0]
 
 
 Z_999 = 3.2905  # two-sided 99.9 % normal quantile

@@ -940,3 +940,50 @@ def test_example_client_plays_a_whole_game():
     moves = [line for line in proc.stdout.splitlines() if line.startswith("seat 0: ")]
     assert sum('"type": "Fill"' in line for line in moves) == 2, proc.stdout
     assert proc.stdout.splitlines()[-1].startswith("final returns: [")
+
+
+# ----- worker threads (the cap that keeps hello answered quickly over HTTP) -----
+def _blocking_work(release: threading.Event, started: list, name: str):
+    def work(job):
+        started.append(name)
+        release.wait(10)  # a safety bound only; the test releases it
+        return name
+    return work
+
+
+def test_workers_compute_at_most_their_thread_count_and_queue_the_rest():
+    """Workers(threads=2): a third request waits in the queue until a thread is free
+    (Workers docstring); it is still answered."""
+    workers = seat_module.Workers(limit=8, threads=2)
+    release, started = threading.Event(), []
+    jobs = [workers.submit(_blocking_work(release, started, f"r{i}")) for i in range(3)]
+    for _ in range(200):
+        if len(started) == 2:
+            break
+        threading.Event().wait(0.01)
+    assert sorted(started) == ["r0", "r1"]   # the third is queued, not computed
+    release.set()
+    assert all(j.done.wait(10) for j in jobs)
+    assert [j.value for j in jobs] == ["r0", "r1", "r2"]
+    assert workers.running == 0
+
+
+def test_an_abandoned_request_is_never_computed_and_a_stuck_thread_is_replaced():
+    """The transport answered timeout (Workers.abandon): a queued request given up is
+    skipped; a running one given up frees its place, so the next request is computed."""
+    workers = seat_module.Workers(limit=8, threads=1)
+    release, started = threading.Event(), []
+    first = workers.submit(_blocking_work(release, started, "first"))
+    queued = workers.submit(_blocking_work(release, started, "queued"))
+    for _ in range(200):
+        if started:
+            break
+        threading.Event().wait(0.01)
+    workers.abandon(queued)            # given up before any thread took it
+    workers.abandon(first)             # given up while it runs: a new thread may start
+    after = workers.submit(lambda job: "after")
+    assert after.done.wait(10) and after.value == "after"   # not stuck behind `first`
+    release.set()
+    assert first.done.wait(10) and queued.done.wait(10)
+    assert started == ["first"]        # `queued` never ran
+    assert workers.running == 0

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+from conftest import serving_in_thread
 from kocka.agents.frontends import jsonio
 from kocka.agents.frontends import seat as seat_module
 from kocka.agents.frontends.cli import main
@@ -63,14 +64,8 @@ def slow_seat() -> tuple[Seat, SlowMethod]:
 def serving(seat: Seat | None = None, **options: Any) -> Iterator[tuple[str, Any]]:
     """(base URL, server) of a seat served in a thread until the block ends."""
     server = seat_module.make_http_server(seat or Seat(), "127.0.0.1:0", **options)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving_in_thread(server) as base:
+        yield base + "/", server
 
 
 @pytest.fixture(scope="module")

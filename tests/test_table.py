@@ -8,8 +8,10 @@ worked out by hand from RULES.md in the comments next to it.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -21,6 +23,7 @@ from kocka.agents.frontends.table import (
     FORMAT, TableFileError, TableSession, companion_games, finish_chances, first_place_shares,
 )
 from kocka.agents.registry import AgentOptions
+from kocka.agents.target_agents import WinnerAgent
 from kocka.solver.errors import KockaError
 from kocka.solver.registry import game_from_cli, get_table
 from kocka.solver.rules import game_specs
@@ -159,6 +162,7 @@ def test_the_hint_ranks_words_and_gives_chances(tmp_path):
     # four 6s on the first throw: 6-osok holds +6 now (HU-5); the best is one of the table's
     assert "loss vs best" in text and "6-osok" in text
     assert "the best play" in text and "chance of finishing first" in text
+    assert "to win: Anna's chance of finishing first" in text  # three players: the winner agent's ranking too
 
 
 def test_chances_of_finishing_first_by_brute_force():
@@ -209,6 +213,155 @@ def test_first_place_shares_share_ties_and_sum_to_one():
     rng = np.random.default_rng(1)
     dists = [(int(rng.integers(0, 5)), rng.dirichlet(np.ones(int(rng.integers(1, 6))))) for _ in range(4)]
     assert sum(first_place_shares(dists)) == pytest.approx(1.0)
+
+
+# ----------------------------------------------------------------------------------------
+# Playing to win: the winner agent's ranking in the hint (the target table)
+# ----------------------------------------------------------------------------------------
+ONE_BOX = ("boxes=chance",)
+
+
+def _win_session(tmp_path, build_missing=True, rules=ONE_BOX, names=("Anna", "Béla"), name="win.json"):
+    """A game whose tables (the target table too, when ``build_missing``) are built on
+    demand into ``tmp_path``: a one-box card builds in milliseconds."""
+    options = AgentOptions(cache_dir=tmp_path, build_missing=build_missing)
+    return TableSession.start("kockapoker", list(names), tmp_path / name, rules, options), options
+
+
+def _move_key(decision):
+    action = decision.action
+    return ("write",) if type(action).__name__ == "Fill" else ("keep", *action.dice)
+
+
+def _last_turn_win_shares(dice, throw, opponent_total):
+    """Brute force, written here from RULES.md: the win share of every move of the last
+    turn on a one-box card (szemét, HU-6: the sum of the five dice; the house adds 63,
+    HU-7) against one finished card of ``opponent_total``, ties shared (section 0: 1/2
+    each). Every throw left is enumerated die by die (6^n outcomes); after each throw the
+    player writes or keeps any dice (HU-2, HU-3: three throws at most)."""
+    def utility(five):
+        total = 63 + sum(five)
+        return Fraction(1) if total > opponent_total else Fraction(1, 2) if total == opponent_total else Fraction(0)
+
+    def keeps(five):  # every part of the dice kept, all five excepted (that is writing)
+        return sorted({tuple(sorted(c)) for r in range(5) for c in itertools.combinations(five, r)})
+
+    @functools.lru_cache(maxsize=None)
+    def showing(five, throws):  # the best with ``five`` showing after ``throws`` throws
+        if throws == 3:
+            return utility(five)
+        return max([utility(five)] + [kept(k, throws) for k in keeps(five)])
+
+    @functools.lru_cache(maxsize=None)
+    def kept(keep, throws):  # keep ``keep``, throw the others
+        n = 5 - len(keep)
+        outcomes = itertools.product(range(1, 7), repeat=n)
+        return sum(showing(tuple(sorted(keep + rest)), throws + 1) for rest in outcomes) / 6 ** n
+
+    dice = tuple(sorted(dice))
+    shares = {("write",): utility(dice)}
+    if throw < 3:
+        shares.update({("keep", *k): kept(k, throw) for k in keeps(dice)})
+    return shares
+
+
+def _to_win_rows(text):
+    """The rows of the hint's "to win" table: label -> (P(win) shown, marked best)."""
+    part = text.split("\nto win: ", 1)[1]
+    return {m[2]: (m[3], m[1] == "*") for m in re.finditer(r"^([* ]) (\S.*?)\s{2,}(\d+\.\d%)\s+\d+\.\d pp\s+\S+$",
+                                                           part, re.M)}
+
+
+def test_the_hint_ranks_the_moves_to_win_against_a_finished_card(tmp_path):
+    session, options = _win_session(tmp_path)
+    feed(session, ["45666", "chance"])   # Anna: szemét 4+5+6+6+6 = 27 (HU-6), 63 + 27 = 90 (HU-7)
+    session.handle("46666")              # Béla's first throw: 28 showing
+    text = session.handle("?")
+    want = _last_turn_win_shares((4, 6, 6, 6, 6), 1, 90)
+    # by hand: writing 28 now gives 91 > 90, a sure win. Keeping 6 6 6 6 leaves one die
+    # with two throws: 4 or more wins, 3 ties; with one throw left a tie (1/2) is worth
+    # less than throwing again (1/2 + 1/6 x 1/2 = 7/12), so 1/2 + 1/2 x 7/12 = 19/24
+    assert want[("write",)] == 1 and want[("keep", 6, 6, 6, 6)] == Fraction(19, 24)
+    # for points, keep 6 6 6 6 is best: 63 + 24 + 4.25 = 91.25 > 91 (a die thrown twice
+    # stays when it beats 3.5: (4 + 5 + 6) / 6 + 1/2 x 3.5 = 4.25)
+    assert session.judge.rank(session.state)[0].label == "keep 6 6 6 6"
+    ranked = session.to_win_ranking()
+    assert {_move_key(d) for d in ranked} == set(want)
+    for d in ranked:
+        assert d.value == pytest.approx(float(want[_move_key(d)]), abs=1e-9), d.label
+    # the agent of the seat and `kocka hint --opponents`, built on its own, ranks alike
+    agent = WinnerAgent(session.game, 0, options)
+    assert [d.value for d in agent.rank(session.state)] == pytest.approx([d.value for d in ranked], abs=1e-12)
+    rows = _to_win_rows(text)
+    assert rows["write szemét"] == (f"{100 * agent.rank(session.state)[0].value:.1f}%", True) == ("100.0%", True)
+    assert rows["keep 6 6 6 6"] == ("79.2%", False)  # 19/24 = 0.7917
+    for d in ranked[:5]:
+        assert rows[d.label][0] == f"{100 * float(want[_move_key(d)]):.1f}%"
+    assert "to win: Béla's chance of finishing first (ties shared)" in text and "exact: the other cards are full" in text
+    assert ("To win, write szemét rather than keep 6 6 6 6, the best for points: it wins 20.8 percentage points "
+            "more often (100.0% against 79.2%) and gives up 0.25 points on average.") in text
+    assert "loss vs best" in text and "chance of finishing first: Anna" in text  # the hint as before, above it
+
+    # the second throw, 3 6 6 6 6 (27: a tie at 90): throwing the 3 again is best both ways,
+    # 7/12 to win (above) and 63 + 24 + 3.5 = 90.5 points
+    feed(session, ["keep 6 6 6 6", "3"])
+    text = session.handle("?")
+    want = _last_turn_win_shares((3, 6, 6, 6, 6), 2, 90)
+    assert want[("keep", 6, 6, 6, 6)] == Fraction(7, 12) and want[("write",)] == Fraction(1, 2)
+    assert [d.value for d in session.to_win_ranking()] == pytest.approx(
+        sorted((float(v) for v in want.values()), reverse=True), abs=1e-9)
+    assert "Keep 6 6 6 6, the best move for points, is also the best to win (58.3%)." in text
+
+    # the last throw: only the box is left, and both totals are known: 90 against 90, the
+    # direct computation of finishing first (first_place_shares) shares the tie
+    feed(session, ["keep 6 6 6 6", "3"])
+    assert [d.label for d in session.to_win_ranking()] == ["write szemét"]
+    tie = first_place_shares([(90, np.array([1.0])), (90, np.array([1.0]))])[1]
+    assert tie == 0.5 and session.to_win_ranking()[0].value == pytest.approx(tie, abs=1e-12)
+    assert _to_win_rows(session.handle("?"))["write szemét"] == ("50.0%", True)
+
+
+def test_the_moves_to_win_before_the_others_have_finished(tmp_path):
+    session, options = _win_session(tmp_path, rules=THREE_BOXES, names=("Anna", "Béla", "me"))
+    session.handle("66661")
+    text = session.handle("?")
+    # expected: the winner agent's own ranking (WinnerAgent.rank, built here), its best
+    # move marked; its play can follow expected-score play, so the best chance it finds is
+    # at least Anna's chance of finishing first playing for points (finish_chances: the
+    # score distributions of the expected-score table, first_place_shares)
+    ranked = WinnerAgent(session.game, 0, options).rank(session.state)
+    rows = _to_win_rows(text)
+    assert rows[ranked[0].label] == (f"{100 * ranked[0].value:.1f}%", True)
+    assert len(rows) == 5 and "... 7 more ('? all' lists every move)" in text  # 12 legal moves
+    assert len(_to_win_rows(session.handle("? all"))) == len(ranked) == 12
+    table = get_table(session.game, cache_dir=tmp_path)
+    assert ranked[0].value >= finish_chances(session.game, table, session.state)[0] - 1e-5
+    assert "this turn exact, the later turns valued as played for points" in text
+    assert ("the best move for points, is also the best to win" in text) or ("To win, " in text)
+
+
+def test_without_the_target_table_the_hint_says_how_to_build_it(tmp_path):
+    game = game_from_cli("kockapoker", ONE_BOX, num_players=2)
+    get_table(game, cache_dir=tmp_path, build_missing=True)    # the expected-score table only
+    session, _ = _win_session(tmp_path, build_missing=False)
+    session.handle("12345")
+    text = session.handle("?")
+    assert "loss vs best" in text and "the best play" in text and "chance of finishing first" in text
+    assert "to win:" not in text
+    assert text.splitlines()[-1] == ("To see which move wins most often, not only which scores most, build the target "
+                                     f"table once: kocka-solve build kockapoker --kind target -r boxes=chance "
+                                     f"--cache-dir {tmp_path}")
+    get_table(game, "target", cache_dir=tmp_path, build_missing=True)  # built meanwhile: the next hint has it
+    assert "to win: Anna's chance of finishing first" in session.handle("?")
+
+
+def test_no_moves_to_win_alone_or_at_a_roll(tmp_path):
+    session, _ = _win_session(tmp_path, names=("Anna",))
+    session.handle("12345")
+    text = session.handle("?")
+    assert "to win" not in text and "target table" not in text
+    two, _ = _win_session(tmp_path, name="two.json")
+    assert two.to_win_ranking() is None and "to win" not in two.handle("?")  # a roll is due
 
 
 def test_a_kocka_turn_with_bank_and_bust(tmp_path):

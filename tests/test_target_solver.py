@@ -16,20 +16,19 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.base import AgentUnavailable
+from scorecard_reference import FIVE, one_box_cards, turn_value
+from kocka.agents.base import AgentUnavailable, play_with_rng
 from kocka.agents.frontends.cli import main
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.agents.target_agents import TargetAgent
 from kocka.solver import parallel, target_solver as ts
 from kocka.solver.decision import BuildOptions
-from kocka.solver.dice import outcome_distribution, sub_multisets
 from kocka.solver.registry import build_table, get_table, solver_for
 from kocka.solver.rules import get_game
-from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
+from kocka.solver.rules.scorecard import Card, ScorecardState
 from kocka.solver.scorecard_solver import distribution_from_start, score_distribution, solve_values
 from kocka.solver.tables import Table
 
-FIVE = outcome_distribution(5)
 Z_999 = 3.2905  # two-sided 99.9 % normal quantile
 
 
@@ -69,17 +68,8 @@ class NaiveThreshold:
             if self.utility is not None:
                 return np.full(1, self.utility[so_far + bonus - self.lo])
             return (bonus >= self.ts).astype(float)
-        best_first = {d: None for d, _ in FIVE}
-        for boxes in self._groups(mask):
-            def fill(dice, first):
-                return self._fill(mask, tracker, y_entry, so_far, dice, first, boxes)
-
-            after3 = {d: fill(d, False) for d, _ in FIVE}
-            after2 = self._keep_or(after3, dict(after3))
-            after1 = self._keep_or(after2, {d: fill(d, True) for d in after2})
-            for d in best_first:
-                best_first[d] = after1[d] if best_first[d] is None else np.maximum(best_first[d], after1[d])
-        return sum(p * best_first[d] for d, p in FIVE)
+        # the turn's three throws and keeps: tests/scorecard_reference.py
+        return turn_value(g, mask, lambda dice, first, boxes: self._fill(mask, tracker, y_entry, so_far, dice, first, boxes))
 
     def _shift(self, arr: np.ndarray, points: int) -> np.ndarray:
         """P(points + X >= t) from P(X >= t) on the range (1 below it, 0 above)."""
@@ -104,35 +94,6 @@ class NaiveThreshold:
             v = nxt if self.utility is not None else self._shift(nxt, points)
             best = v if best is None else np.maximum(best, v)
         return best
-
-    def _groups(self, mask):
-        g = self.g
-        entries = tuple(int(g.score_table()[b, 0, 0]) if mask >> b & 1 else None for b in range(g.num_boxes))
-        probe = ScorecardState(cards=(Card(entries=entries),), throw=1, dice=(1, 2, 3, 4, 6))
-        actions = g.legal_actions(probe)
-        declared = [g.box_index(a.box) for a in actions if isinstance(a, Declare)]
-        plain = {g.box_index(a.box) for a in actions if isinstance(a, Fill)}
-        if any(isinstance(a, Keep) for a in actions):
-            plain |= {b for b in g.allowed_boxes(mask) if b not in declared}
-        return [{b} for b in declared] + ([plain] if plain else [])
-
-    @staticmethod
-    def _keep_or(next_throw: dict, stop: dict) -> dict:
-        memo: dict = {}
-
-        def keep_value(kept):
-            if kept not in memo:
-                memo[kept] = sum(p * next_throw[tuple(sorted(kept + r))] for r, p in outcome_distribution(5 - len(kept)))
-            return memo[kept]
-
-        out = {}
-        for d in stop:
-            v = stop[d]
-            for k in sub_multisets(d):
-                if len(k) < 5:
-                    v = np.maximum(v, keep_value(k))
-            out[d] = v
-        return out
 
 
 TINY = [
@@ -163,19 +124,6 @@ def _solved(name, options):
     return _SOLVED[key]
 
 
-def _one_box_cards(game):
-    """Every card with exactly one box filled, with any entry the box can take."""
-    st = game.score_table()
-    for b in range(game.num_boxes):
-        for entry in sorted({int(v) for v in st[b].ravel()}):
-            card = Card(entries=tuple(entry if i == b else None for i in range(game.num_boxes)))
-            try:
-                game.check_state(ScorecardState(cards=(card,)))
-            except Exception:
-                continue  # e.g. a part-2 box before part 1 (SK-3)
-            yield b, entry, card
-
-
 @pytest.mark.parametrize("name, options", [v[1:3] for v in TINY], ids=[v[0] for v in TINY])
 def test_tiny_cards_equal_naive_threshold_expectimax(name, options):
     # expected: NaiveThreshold above (brute force over the engine's scoring), for every
@@ -187,7 +135,7 @@ def test_tiny_cards_equal_naive_threshold_expectimax(name, options):
     k = view.key(empty)
     np.testing.assert_allclose(R.at(k.state, naive.ts - k.offset), naive.value(0, game.initial_tracker, None),
                                rtol=0, atol=1e-12)
-    for b, entry, card in _one_box_cards(game):
+    for b, entry, card in one_box_cards(game):
         k = view.key(card)
         y_entry = entry if b == naive.ybox else None
         want = naive.value(1 << b, game.tracker_of(card), y_entry)
@@ -325,17 +273,6 @@ def test_expected_score_column_is_the_expected_score_tables_value(small_tables):
         assert d.detail["expected final score"] == pytest.approx(want[d.action], abs=1e-9)
 
 
-def _play(game, agent, rng) -> int:
-    state = game.new_initial_state()
-    while not game.is_terminal(state):
-        if game.is_chance_node(state):
-            outcomes = game.chance_outcomes(state)
-            state = game.apply(state, rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])[0])
-        else:
-            state = game.apply(state, agent.choose(state))
-    return game.returns(state)[0]
-
-
 def test_monte_carlo_target_policy_reaches_its_target_as_often_as_the_table_says(small_tables):
     # expected: R(empty card, T), within the 99.9 % binomial interval of the share of games
     # in which the target agent, played through the rules engine with true chance, reaches T
@@ -345,7 +282,7 @@ def test_monte_carlo_target_policy_reaches_its_target_as_often_as_the_table_says
     agent = TargetAgent(game, 0, AgentOptions(cache_dir=cache), target=T)
     rng = random.Random(2025)
     games = 1200
-    hits = sum(_play(game, agent, rng) >= T for _ in range(games))
+    hits = sum(game.returns(play_with_rng(game, agent.choose, rng))[0] >= T for _ in range(games))
     assert abs(hits / games - p) < Z_999 * math.sqrt(p * (1 - p) / games)
 
 

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from typing import Any, Iterator
 
 import httpx
 import pytest
 from click.testing import CliRunner
 
+from conftest import serving_in_thread
 from kocka.agents.frontends.cli import main
 from kocka.agents.frontends.seat import Seat, SeatOptions
 from kocka.agents.frontends.web import LANG_MARK, STATIC_FILES, make_web_server
+from kocka.agents.registry import AgentOptions
+from kocka.agents.target_agents import WinnerAgent
 from kocka.solver.registry import game_from_cli, get_table
 from kocka.solver.rules import get_game
 
@@ -32,16 +34,10 @@ def seat() -> Seat:
 
 
 @contextlib.contextmanager
-def serving(lang: str | None = None, **options: Any) -> Iterator[str]:
-    server = make_web_server(Seat(SeatOptions()), "127.0.0.1:0", lang, shutdown_grace=0, **options)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+def serving(lang: str | None = None, seat: Seat | None = None, **options: Any) -> Iterator[str]:
+    server = make_web_server(seat or Seat(SeatOptions()), "127.0.0.1:0", lang, shutdown_grace=0, **options)
+    with serving_in_thread(server) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +188,72 @@ def test_one_seat_hints_solitaire_and_multi_player_positions_of_the_same_rules(s
     together = answer(seat, {"method": "rank", "state": three})
     again = answer(seat, {"method": "rank", "state": position((3, 3, 3, 5, 5), 3)})
     assert solo["actions"][0]["value"] == together["actions"][0]["value"] == again["actions"][0]["value"] == 82
+
+
+# ----------------------------------------------------------------------------------------
+# "Play to win": rank with the winner agent (the target table), as the page asks for it
+# ----------------------------------------------------------------------------------------
+def test_the_page_offers_play_to_win(site):
+    page = httpx.get(site + "/", headers={"Accept": "text/html"}).text
+    assert 'id="to-win"' in page and 'id="to-win-note"' in page and "<script>" not in page  # no inline script (CSP)
+    script = httpx.get(site + "/static/app.js").text
+    # offered where hello lists the winner agent for the game and there are other players
+    assert 'agents.includes("winner")' in script and "doc.players >= 2" in script
+    assert 'agent: "winner"' in script and "No ranking to win: ${err.message}" in script
+
+
+@pytest.fixture(scope="module")
+def win_cache(tmp_path_factory):
+    """A cache with both tables of the one-box card (the target table builds in milliseconds)."""
+    cache = tmp_path_factory.mktemp("target-tables")
+    game = get_game("kockapoker", ONE_BOX, num_players=2)
+    get_table(game, "target", cache, build_missing=True)
+    get_table(game, cache_dir=cache, build_missing=True)
+    return cache
+
+
+def _anna_has_90():
+    """Two players on the one-box card: Anna wrote 4+5+6+6+6 = 27 (63 + 27 = 90); Béla
+    has thrown 4 6 6 6 6 (28) once."""
+    game = get_game("kockapoker", ONE_BOX, num_players=2)
+    state = game.apply(game.new_initial_state(), (4, 5, 6, 6, 6))
+    state = game.apply(game.apply(state, game.action_from_json({"type": "Fill", "box": "chance"})), (4, 6, 6, 6, 6))
+    return game, state
+
+
+def test_play_to_win_ranks_by_the_chance_of_finishing_first(win_cache):
+    game, state = _anna_has_90()
+    doc = game.state_to_json(state)
+    with serving(seat=Seat(SeatOptions(cache_dir=win_cache))) as base:
+        ranked = httpx.post(base + "/", json={"id": 1, "method": "rank", "state": doc, "agent": "winner"}).json()["result"]
+        advice = httpx.post(base + "/", json={"id": 2, "method": "advice", "state": doc, "agent": "winner", "top": 2}).json()
+    # by hand: writing 28 now, 91 > 90, wins surely; keeping 6 6 6 6 leaves one die with two
+    # throws: 4+ wins, 3 ties, and with one throw left throwing again (1/2 + 1/12 = 7/12)
+    # beats the tie's 1/2: 1/2 + 1/2 x 7/12 = 19/24. For points keep 6 6 6 6 is better:
+    # 63 + 24 + 4.25 = 91.25 against 91 (a die thrown twice averages 4.25)
+    assert ranked["agent"] == "winner" and ranked["value_name"] == "P(win)"
+    top = {a["label"]: a for a in ranked["actions"][:2]}
+    assert ranked["actions"][0]["label"] == "write szemét" and ranked["win_probability"] == pytest.approx(1.0)
+    assert top["write szemét"]["value"] == pytest.approx(1.0) and top["keep 6 6 6 6"]["value"] == pytest.approx(19 / 24)
+    assert top["write szemét"]["detail"]["expected final score"] == pytest.approx(91)
+    assert top["keep 6 6 6 6"]["detail"]["expected final score"] == pytest.approx(91.25)
+    # and the agent itself, built here, agrees on every move
+    agent = WinnerAgent(game, 0, AgentOptions(cache_dir=win_cache))
+    assert [a["value"] for a in ranked["actions"]] == pytest.approx([d.value for d in agent.rank(state)], abs=1e-12)
+    assert [a["text"] for a in advice["result"]["advice"]] == [
+        "write szemét: 28 points now; P(win) 100.0%; the best play",
+        "keep 6 6 6 6: going for szemét (100%); P(win) 79.2%; you give up 20.8 percentage points of winning chance"]
+
+
+def test_play_to_win_unavailable_gets_the_seats_message(win_cache, tmp_path):
+    seat = Seat(SeatOptions(cache_dir=win_cache))
+    alone = get_game("kockapoker", ONE_BOX)
+    doc = alone.state_to_json(alone.apply(alone.new_initial_state(), (4, 6, 6, 6, 6)))
+    error = seat.handle({"id": 1, "method": "rank", "state": doc, "agent": "winner"})["error"]
+    assert error["code"] == "agent_unavailable" and "plays against opponents" in error["message"]
+    game, state = _anna_has_90()
+    get_table(game, cache_dir=tmp_path, build_missing=True)  # the expected-score table, no target table
+    error = Seat(SeatOptions(cache_dir=tmp_path)).handle(
+        {"id": 2, "method": "rank", "state": game.state_to_json(state), "agent": "winner"})["error"]
+    assert error["code"] == "table_missing"
+    assert f"kocka-solve build kockapoker --kind target -r boxes=chance --cache-dir {tmp_path}" in error["message"]

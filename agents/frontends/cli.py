@@ -18,7 +18,9 @@ from kocka.agents.frontends.jsonio import JSONInputError
 from kocka.agents.frontends.jsonio import loads as load_json
 from kocka.agents.frontends.play import play as play_game
 from kocka.agents.frontends.table import companion_games, run_table
-from kocka.agents.frontends.seat import DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, SeatOptions, parse_address, run
+from kocka.agents.frontends.seat import (
+    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, SeatOptions, parse_address, run,
+)
 from kocka.agents.registry import AgentOptions, describe_agents
 from kocka.solver.dice import validate_dice
 from kocka.solver.errors import KockaError, TableError
@@ -301,6 +303,9 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_ta
               help="Answer 'timeout' to a request not answered within SECONDS (0: no limit).")
 @click.option("--max-inflight", type=int, default=DEFAULT_MAX_INFLIGHT, show_default=True,
               help="Requests worked on at once (abandoned ones included) before new ones get 'busy' (HTTP 503).")
+@click.option("--worker-threads", type=int, default=DEFAULT_WORKER_THREADS, show_default=True,
+              help="HTTP: requests computed at once; the others wait in a queue (more threads add no speed, "
+                   "they only slow the quick answers).")
 @click.option("--token", default=None, envvar="KOCKA_SEAT_TOKEN", metavar="SECRET",
               help="HTTP: require 'Authorization: Bearer SECRET' on every request (also from $KOCKA_SEAT_TOKEN); "
                    "required for a non-loopback address.")
@@ -309,7 +314,7 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_ta
 @click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME[:PORT]",
               help="HTTP: accept this Host header besides the address bound (e.g. behind a proxy). Repeatable.")
 @click.option("--allow-quit", is_flag=True, help="HTTP: let a client stop the server with quit (refused otherwise).")
-def seat(http_address, cache_dir, build_missing, log_level, request_timeout, max_inflight, token, allow_origins,
+def seat(http_address, cache_dir, build_missing, log_level, request_timeout, max_inflight, worker_threads, token, allow_origins,
          allow_hosts, allow_quit):
     """Seat the AI for another program: one JSON request per line on stdin, one JSON
     response per line on stdout (protocol kocka.seat/1, docs/PROTOCOL.md).
@@ -332,12 +337,14 @@ def seat(http_address, cache_dir, build_missing, log_level, request_timeout, max
             from kocka.agents.frontends.seat_http import http_options
 
             http = http_options(http_address, token=token, allow_origins=allow_origins, allow_hosts=allow_hosts,
-                                allow_quit=allow_quit, request_timeout=budget, max_inflight=max_inflight)
+                                allow_quit=allow_quit, request_timeout=budget, max_inflight=max_inflight,
+                                worker_threads=worker_threads)
         except ValueError as exc:
             fail(exc)
-    elif allow_origins or allow_hosts or allow_quit or (
-            token is not None and click.get_current_context().get_parameter_source("token") is ParameterSource.COMMANDLINE):
-        fail(KockaError("--token, --allow-origin, --allow-host and --allow-quit are for --http"))
+    elif allow_origins or allow_hosts or allow_quit or any(
+            click.get_current_context().get_parameter_source(name) is ParameterSource.COMMANDLINE
+            for name in ("token", "worker_threads")):
+        fail(KockaError("--token, --allow-origin, --allow-host, --allow-quit and --worker-threads are for --http"))
     try:
         code = run(SeatOptions(cache_dir=cache_dir, build_missing=build_missing), http=http, log_level=log_level,
                    request_timeout=budget, max_inflight=max_inflight)

@@ -25,6 +25,18 @@ from kocka.solver.rules.scorecard import MAX_THROWS, ScorecardGame, ScorecardSta
 DICE_NEEDED = "give the five dice showing with --dice, e.g. --dice 1 1 3 4 6"
 
 
+def _polish_throw(params: HintParams) -> tuple[int, tuple[int, ...] | None]:
+    """The throws made (``--roll``, 1 when not given) and the five dice showing, for both
+    Polish hints (solitaire and race): before the first throw (roll 0) there are no dice;
+    after it ``--dice`` is needed."""
+    roll = 1 if params.roll is None else params.roll
+    if roll <= 0:
+        return roll, None
+    if params.dice is None:
+        raise DiceError(DICE_NEEDED)
+    return roll, validate_dice(params.dice, 5)
+
+
 def _card_document(doc: Any) -> Any:
     """``--card`` as the engine takes it: a JSON object of box to entry (or nothing)."""
     if doc is not None and not isinstance(doc, dict):
@@ -164,12 +176,7 @@ def polish_hint(game: PolishGame | PolishBasicGame, params: HintParams) -> HintR
         state = game.state_from_json(params.state)
     else:
         extra = dict(params.extra)
-        roll = 1 if params.roll is None else params.roll
-        dice = None
-        if roll > 0:
-            if params.dice is None:
-                raise DiceError(DICE_NEEDED)
-            dice = validate_dice(params.dice, 5)
+        roll, dice = _polish_throw(params)
         card = game.card_from_entries(_card_document(params.card))
         if isinstance(game, PolishBasicGame):
             state = PolishBasicState(player=0, records=(card,), throws=roll, dice=dice)
@@ -222,12 +229,7 @@ def polish_basic_race_hint(game: PolishBasicGame, params: HintParams) -> HintRep
     if params.state is not None:
         state = two.state_from_json(params.state)
     else:
-        roll = 1 if params.roll is None else params.roll
-        dice = None
-        if roll > 0:
-            if params.dice is None:
-                raise DiceError(DICE_NEEDED)
-            dice = validate_dice(params.dice, 5)
+        roll, dice = _polish_throw(params)
         mine = two.card_from_entries(_card_document(params.card))
         theirs = two.card_from_entries(_card_document(params.extra.get("opponent")))
         if None not in theirs and game.rules.basic_end == "immediate":

@@ -54,7 +54,7 @@ from starlette.routing import BaseRoute, Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kocka.agents.frontends.seat import (
-    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, MAX_LINE_BYTES, PROTOCOL_VERSION, Job, ProtocolError, Seat, Workers,
+    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, MAX_LINE_BYTES, PROTOCOL_VERSION, Job, ProtocolError, Seat, Workers,
     answer_work, busy_response, decode_request, encode_response, error_response, parse_address, timeout_response,
 )
 
@@ -93,6 +93,7 @@ class HTTPOptions:
     allow_quit: bool = False
     request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
     max_inflight: int = DEFAULT_MAX_INFLIGHT
+    worker_threads: int = DEFAULT_WORKER_THREADS
     max_body: int = MAX_LINE_BYTES
     head_timeout: float = 5.0
     body_timeout: float = 10.0
@@ -150,6 +151,8 @@ def http_options(address: str, **options: Any) -> HTTPOptions:
         raise ValueError(f"--request-timeout must be a positive number of seconds, got {result.request_timeout!r}")
     if result.max_inflight < 1:
         raise ValueError(f"--max-inflight must be 1 or more, got {result.max_inflight!r}")
+    if result.worker_threads < 1:
+        raise ValueError(f"--worker-threads must be 1 or more, got {result.worker_threads!r}")
     return result
 
 
@@ -202,7 +205,7 @@ class SeatApp:
         self.origins = frozenset(options.allow_origins)
         self.same_origins = frozenset(own)
         self.refuse = {} if options.allow_quit else {"quit": QUIT_REFUSED}
-        self.workers = Workers(options.max_inflight)
+        self.workers = Workers(options.max_inflight, options.worker_threads)
         self._hello_text: str | None = None  # the answer to GET /, once a worker has made it
         self.on_quit = on_quit
         methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -365,6 +368,7 @@ class SeatApp:
         try:
             await asyncio.wait_for(asyncio.shield(finished), timeout)
         except TimeoutError:
+            self.workers.abandon(job)
             log.warning("request %r: no answer within %g s; answered timeout", job.request_id, timeout)
             return 200, encode_response(timeout_response(job.request_id, timeout))
         if body == HELLO_BODY and job.error_code is None:

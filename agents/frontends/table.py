@@ -18,7 +18,11 @@ One line of input is one command (:meth:`TableSession.handle`):
 * ``?`` (``? all``) -- the hint for the player on turn: every action with its value and
   its loss versus the best, the first three in plain words
   (:func:`kocka.agents.frontends.hint_cards.advice_lines`), and the chance of finishing
-  first (:func:`finish_chances`; Kocka: the win probability);
+  first (:func:`finish_chances`; Kocka: the win probability). In a scorecard game of two
+  or more players it also ranks the moves "to win" (:meth:`TableSession.to_win_text`):
+  the ``winner`` agent's P(finishing first) per move, from the target table
+  (``kocka-solve build GAME --kind target``), and whether that differs from the move
+  best for points;
 * ``undo``, ``cards`` (every card with totals), ``moves``, ``help``, ``quit``.
 
 After every step the game is saved to a JSON file (:func:`save_document`: a temporary
@@ -50,16 +54,20 @@ from kocka.agents.frontends.jsonio import loads as load_json
 from kocka.agents.frontends.play import final_scores_text, parse_input, render_state
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver import kocka_solver, scorecard_solver
+from kocka.solver.decision import Decision
 from kocka.solver.errors import KockaError, TableError
-from kocka.solver.registry import game_from_cli, get_table
+from kocka.solver.registry import build_command, game_from_cli, get_table, path_for, solver_for
 from kocka.solver.rules import CHANCE, Game, game_specs, get_game, spec_for
 from kocka.solver.rules.kocka import KockaGame
 from kocka.solver.rules.scorecard import ScorecardGame
+from kocka.solver.target_solver import is_exact
 
 FORMAT = "kocka.table/1"
 """Version of the saved-game document."""
 TOP_ADVICE = 3
 """How many actions of a hint are said in plain words."""
+TOP_TO_WIN = 5
+"""How many actions the hint's "to win" ranking lists (``? all``: every one)."""
 _DIGITS = re.compile(r"[0-9](?:[\s,]*[0-9])*")
 
 
@@ -212,6 +220,7 @@ class TableSession:
     created: str = ""
     stopped: bool = False
     _chances: dict = field(default_factory=dict)
+    _winner: Agent | None = None
 
     # ----- making one -----
     @classmethod
@@ -569,6 +578,8 @@ class TableSession:
         lines += [
             f"  {'? (or: ? all)':<24}the hint for the player on turn: every move with its loss against the best,",
             f"  {'':<24}the best in plain words, and the chance of finishing first",
+            *([f"  {'':<24}(with two or more players also the moves that win most often: the target table)"]
+              if isinstance(game, ScorecardGame) and game.num_players > 1 else []),
             f"  {'undo':<24}take back the last step (also after the end)",
             f"  {'cards':<24}everybody's card (or score) with totals",
             f"  {'moves':<24}the legal moves now",
@@ -643,7 +654,99 @@ class TableSession:
         chances = self.chances_text()
         if chances:
             lines.append(chances)
+        to_win = self.to_win_text(ranked, show_all)
+        if to_win:
+            lines += ["", to_win]
         return "\n".join(lines)
+
+    # ----- playing to win (scorecard games, two or more players) -----
+    def winner_agent(self) -> Agent | str | None:
+        """The ``winner`` agent of this game (P(finishing first) against the other cards,
+        from the target table), or one sentence saying why there is none; None where it
+        does not apply (one player, or not a scorecard game). A missing table is looked
+        for again at the next hint (it may have been built meanwhile)."""
+        game = self.game
+        if not isinstance(game, ScorecardGame) or game.num_players < 2:
+            return None
+        if self._winner is not None:
+            return self._winner
+        try:
+            solver = solver_for(game.NAME, "target")
+        except TableError:
+            return None
+        cache_dir = self.options.cache_dir
+        try:
+            get_table(game, "target", cache_dir=cache_dir, build_missing=self.options.build_missing)
+            self._winner = make_agent("winner", game, 0, self.options)
+        except (TableError, AgentUnavailable) as exc:
+            if not path_for(game, solver, cache_dir).is_file():
+                return ("To see which move wins most often, not only which scores most, build the target table once: "
+                        f"{build_command(game, solver, cache_dir)}")
+            return f"No ranking to win here: {exc}"
+        return self._winner
+
+    def to_win_ranking(self) -> list[Decision] | str | None:
+        """Every legal action of the player on turn valued by the ``winner`` agent
+        (P(finishing first), ties shared), best first; a sentence where it cannot be had;
+        None where it does not apply (also at a roll and after the end)."""
+        if self.over or self.game.current_player(self.state) == CHANCE:
+            return None
+        agent = self.winner_agent()
+        if agent is None or isinstance(agent, str):
+            return agent
+        try:
+            return agent.rank(self.state)
+        except (AgentUnavailable, KockaError, TableError) as exc:
+            return f"No ranking to win here: {exc}"
+
+    def to_win_text(self, points: Sequence[Decision], show_all: bool = False) -> str:
+        """The hint's "to win" part: the ``winner`` agent's P(win) of the first
+        :data:`TOP_TO_WIN` actions (all with ``show_all``) beside their expected final
+        score, and whether the best move to win differs from ``points[0]``, the best for
+        points (the judge's ranking). "" where it does not apply."""
+        ranked = self.to_win_ranking()
+        if ranked is None or not ranked:
+            return ""
+        if isinstance(ranked, str):
+            return ranked
+        state, name = self.state, self.names[self.on_turn]
+        others = [c for i, c in enumerate(state.cards) if i != state.player]
+        how = ("exact: the other cards are full" if is_exact(state.cards[state.player], others)
+               else "this turn exact, the later turns valued as played for points")
+        lines = [f"to win: {name}'s chance of finishing first (ties shared) with each move, if the others play "
+                 f"for points ({how}):"]
+        shown = ranked if show_all else ranked[:TOP_TO_WIN]
+        best = ranked[0]
+        width = max(len("action"), *(len(d.label) for d in shown))
+        score = "expected final score"
+        lines.append(f"  {'action':<{width}}  {'P(win)':>7}  {'vs best':>9}  {score:>20}")
+        for i, d in enumerate(shown):
+            ev = (d.detail or {}).get(score)
+            ev_text = f"{ev:.4f}" if isinstance(ev, float) else "-"
+            lines.append(f"{'*' if i == 0 else ' '} {d.label:<{width}}  {_percent(d.value):>7}  "
+                         f"{100 * (best.value - d.value):>6.1f} pp  {ev_text:>20}")
+        if len(ranked) > len(shown):
+            lines.append(f"  ... {len(ranked) - len(shown)} more ('? all' lists every move)")
+        lines.append(f"  {self._to_win_verdict(ranked, points)}")
+        return "\n".join(lines)
+
+    def _to_win_verdict(self, ranked: Sequence[Decision], points: Sequence[Decision]) -> str:
+        """One sentence: is the best move for points also the best to win?"""
+        best = ranked[0]
+        top = points[0]
+        mine = next((d for d in ranked if d.action == top.action), None)
+        if mine is None:
+            return f"The best for points is {top.label}."
+        gain = best.value - mine.value
+        if gain <= 1e-9:
+            return f"{_capital(top.label)}, the best move for points, is also the best to win ({_percent(mine.value)})."
+        cost = next((top.value - d.value for d in points if d.action == best.action), None)
+        gain_text = f"{100 * gain:.1f}" if gain >= 0.0005 else "less than 0.1"
+        text = (f"To win, {best.label} rather than {top.label}, the best for points: it wins {gain_text} percentage "
+                f"points more often ({_percent(best.value)} against {_percent(mine.value)})")
+        if cost is not None:
+            text += f" and gives up {cost:.2f} points on average"
+        return text + "."
 
     def final_text(self) -> str:
         """The final scores and each player's costliest decisions."""
@@ -722,6 +825,14 @@ def _example_action(game: Game, cls: type) -> Any:
 
 def _dice(dice: Sequence[int]) -> str:
     return " ".join(str(d) for d in dice)
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.1f}%"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _kocka_scores(session: TableSession) -> str:

@@ -889,19 +889,27 @@ class KockaGame(Game):
             raise _invalid(f"winners {winners!r} are not the seats with the best score {best} (KOCKA-20)")
 
     def describe_state(self, state: KockaState) -> str:
-        """One line for people: seat, scores, stage, turn total, dice, and the roll, series
-        and joker when there are any."""
-        parts = [f"seat {state.player}", f"scores {list(state.scores)}", f"stage '{state.stage}'",
-                 f"turn total {state.turn_total}", f"{state.dice_in_play} dice"]
+        """One line for people: who is to do what, the banked scores, the turn total, the
+        dice in play, and the roll, series and joker when there are any."""
+        dice = "1 die" if state.dice_in_play == 1 else f"{state.dice_in_play} dice"
+        parts = [f"seat {state.player} {_STAGE_WORDS[state.stage]}",
+                 "banked " + ", ".join(str(s) for s in state.scores),
+                 f"turn total {state.turn_total}", f"{dice} in play"]
         if state.roll is not None:
-            parts.append(f"roll {list(state.roll)}")
+            parts.append("thrown " + " ".join(str(d) for d in state.roll))
         if state.series is not None:
             face, collected = state.series
             parts.append(f"complete series of {face}s" if collected == NUM_DICE
                          else f"series of {face}s with {collected} aside")
         if state.joker is not None:
             parts.append(f"joker {state.joker}")
-        return ", ".join(parts)
+        return "; ".join(parts)
+
+
+_STAGE_WORDS = {
+    STAGE_ROLL: "to throw", STAGE_SET_ASIDE: "to set dice aside", STAGE_BANK_OR_ROLL: "to bank or throw again",
+    STAGE_JOKER: "to name the joker", STAGE_OVER: "(the game is over)",
+}
 
 
 __all__ = [

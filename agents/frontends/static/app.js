@@ -2,7 +2,8 @@
 //
 // The page speaks the AI seat's protocol (docs/PROTOCOL.md: POST / with one JSON request,
 // one JSON response). It holds the game as the seat's state documents and asks the seat
-// for every rule and number: the legal moves and their labels (legal), the hint (rank),
+// for every rule and number: the legal moves and their labels (legal), the hint (rank;
+// "play to win": rank with the winner agent, P(finishing first) against the other cards),
 // the hint in plain words (advice), the points of each box (score), the distribution of
 // the final score (distribution). It names no game: what it draws it reads from the state
 // document's fields and from hello. A network failure (the seat restarting) is retried;
@@ -79,6 +80,7 @@ const app = {
   selected: new Set(),  // indices of the dice picked to keep / set aside
   generation: 0,        // bumps on every position: late answers for an old one are dropped
   hintsOn: true,
+  toWin: false,         // "play to win": the hint ranks by the winner agent (where offered)
   rolling: false,
 };
 
@@ -268,6 +270,7 @@ function render() {
   renderCard(doc);
   renderCards(doc, null);
   renderShare(doc);
+  $("to-win-label").hidden = !canPlayToWin(doc);
   $("undo").disabled = app.history.length === 0;
 }
 
@@ -442,40 +445,95 @@ async function applyAction(action) {
 function clearHint() {
   $("hint").replaceChildren();
   $("advice").replaceChildren();
+  $("to-win-note").hidden = true;
 }
+
+// "Play to win" is offered where the seat has the winner agent for the game (hello lists
+// each game's agents) and there are other players to beat.
+function canPlayToWin(doc) {
+  return Boolean(app.game && app.game.agents && app.game.agents.includes("winner")) && doc.players >= 2;
+}
+
+const POINTS = "expected final score";  // the winner agent's detail: the same move's expected score
 
 async function loadHint(generation) {
   clearHint();
   if (!app.hintsOn) return;
   const doc = app.position.state;
-  let ranked;
-  try {
-    ranked = await seat.call("rank", { state: doc, lang: app.lang || undefined });
-  } catch (err) {
-    if (generation === app.generation) $("hint").replaceChildren(el("p", { class: "note", text: `no hint: ${err.message}` }));
-    return;
+  const lang = app.lang || undefined;
+  let ranked = null;
+  let agent;                  // undefined: the seat's default agent (optimal)
+  let toWinNote = null;
+  if (app.toWin && canPlayToWin(doc)) {
+    try {
+      ranked = await seat.call("rank", { state: doc, lang, agent: "winner" });
+      agent = "winner";
+    } catch (err) {
+      // no target table, or the agent cannot play here: say so, and hint for points instead
+      toWinNote = `No ranking to win: ${err.message}`;
+    }
+    if (generation !== app.generation) return;
   }
-  if (generation !== app.generation) return;
+  if (!ranked) {
+    try {
+      ranked = await seat.call("rank", { state: doc, lang });
+    } catch (err) {
+      if (generation === app.generation) $("hint").replaceChildren(el("p", { class: "note", text: `no hint: ${err.message}` }));
+      return;
+    }
+    if (generation !== app.generation) return;
+  }
+  const points = agent === "winner" && ranked.actions.some((a) => a.detail && typeof a.detail[POINTS] === "number");
   const rows = ranked.actions.slice(0, 10).map((a, i) => el("tr", {
     class: i === 0 ? "hint-row best" : "hint-row", "data-action": JSON.stringify(a.action), title: "tap to play this",
     onclick: () => applyAction(a.action),
   }, el("td", { text: a.label }), el("td", { class: "num", text: formatValue(a.value, ranked.value_name) }),
-     el("td", { class: a.loss <= 1e-12 ? "num loss-0" : "num", text: formatLoss(a.loss, ranked.value_name) })));
+     el("td", { class: a.loss <= 1e-12 ? "num loss-0" : "num", text: formatLoss(a.loss, ranked.value_name) }),
+     points ? el("td", { class: "num points", text: formatValue(a.detail && a.detail[POINTS], POINTS) }) : null));
   const table = el("table", { id: "hint-table" },
     el("thead", {}, el("tr", {}, el("th", { text: "move" }), el("th", { class: "num", text: ranked.value_name }),
-                    el("th", { class: "num", text: "loss" }))),
+                    el("th", { class: "num", text: "loss" }), points ? el("th", { class: "num", text: "points" }) : null)),
     el("tbody", {}, ...rows));
   const more = ranked.actions.length > 10 ? el("p", { class: "note", text: `and ${ranked.actions.length - 10} more moves` }) : null;
   $("hint").replaceChildren(el("div", { class: "scroll" }, table));
   if (more) $("hint").append(more);
+  if (agent === "winner") toWinNote = toWinWords(ranked);
+  if (toWinNote) {
+    $("to-win-note").textContent = toWinNote;
+    $("to-win-note").hidden = false;
+  }
   window.kockaHintShownAt = performance.now();  // for scripts/bench_web.py
   try {
-    const advice = await seat.call("advice", { state: doc, lang: app.lang || undefined, top: 3 });
+    const advice = await seat.call("advice", { state: doc, lang, top: 3, agent });
     if (generation !== app.generation) return;
     $("advice").replaceChildren(...advice.advice.map((a) => el("li", { text: a.text })));
   } catch (err) {
     if (generation === app.generation) $("advice").replaceChildren(el("li", { text: `no plain words: ${err.message}` }));
   }
+}
+
+// The winner agent's ranking in words: its chance with the best move, and whether the
+// move best for points (the highest expected final score beside it) is also best to win.
+function toWinWords(ranked) {
+  const acts = ranked.actions;
+  if (!acts.length) return null;
+  const best = acts[0];
+  const pct = (p) => `${(100 * p).toFixed(1)}%`;
+  const win = typeof ranked.win_probability === "number" ? ranked.win_probability : best.value;
+  let text = `P(win) ${pct(win)} with ${best.label} (ties shared), if the others play for points.`;
+  const scored = acts.filter((a) => a.detail && typeof a.detail[POINTS] === "number");
+  if (!scored.length) return text;
+  const top = Math.max(...scored.map((a) => a.detail[POINTS]));
+  // among moves equally good for points, the one best to win (acts are best to win first)
+  const forPoints = scored.find((a) => a.detail[POINTS] >= top - 1e-9);
+  if (best.value - forPoints.value <= 1e-9) {
+    text += ` ${forPoints.label[0].toUpperCase()}${forPoints.label.slice(1)}, the best move for points, is also the best to win.`;
+  } else {
+    const cost = typeof best.detail?.[POINTS] === "number" ? `, and gives up ${(top - best.detail[POINTS]).toFixed(2)} points on average` : "";
+    text += ` To win, ${best.label} rather than ${forPoints.label}, the best for points: ` +
+      `${pct(best.value)} against ${pct(forPoints.value)}${cost}.`;
+  }
+  return text;
 }
 
 // The distribution takes up to a second early in a game, and the seat finishes a request
@@ -895,6 +953,7 @@ async function main() {
   $("undo").addEventListener("click", undo);
   $("new-game").addEventListener("click", () => { history.replaceState(null, "", "/"); showSetup(); });
   $("hints-on").addEventListener("change", () => { app.hintsOn = $("hints-on").checked; if (app.position) refresh(); });
+  $("to-win").addEventListener("change", () => { app.toWin = $("to-win").checked; if (app.position) refresh(); });
   for (const radio of document.querySelectorAll('input[name="mode"]')) {
     radio.addEventListener("change", () => { $("ai-label").hidden = !$("mode-ai").checked; });
   }
