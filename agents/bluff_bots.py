@@ -722,9 +722,9 @@ class BettingEquilibriumBot(_BluffAgent):
     """Plays the exact two-player round equilibrium of the bidding bluff or liar's poker
     (:mod:`kocka.solver.bluff_round`; its table: ``kocka-solve build bidding-bluff`` or
     ``liars-poker``), sampling the mixed strategies with its own generator. In a whole
-    bidding-bluff match (no round limit) it plays the match plan instead when its table is
-    built (``kocka-solve build bidding-bluff --kind match``), which maximises the chance to
-    win the match. ``rank`` values are the chips from here to the end of the round (or the
+    match (no round limit) it plays the match plan instead when its table is built
+    (``kocka-solve build bidding-bluff --kind match``, ``... liars-poker --kind match``),
+    which maximises the chance to win the match. ``rank`` values are the chips from here to the end of the round (or the
     chance to win the match) against the equilibrium opponent; ``detail`` gives each
     action's equilibrium probability, for a claim whether it is true and P(it is bet on),
     for an answer P(the claim is true)."""
@@ -752,13 +752,13 @@ class BettingEquilibriumBot(_BluffAgent):
 
     @staticmethod
     def _match_table(game: Game, options: AgentOptions) -> Any:
-        """The bidding bluff's match plan, where the game is a whole match (no round limit)
-        and its table is built: it maximises the chance to win the match (BLUFF-6), as the
-        Abázs agent's match plan does; None otherwise (the round plan plays)."""
-        if not isinstance(game, BiddingBluffGame) or game.rules.max_rounds is not None:
+        """The match plan, where the game is a whole match (no round limit) and its table
+        is built: it maximises the chance to win the match (BLUFF-6), as the Abázs agent's
+        match plan does; None otherwise (the round plan plays)."""
+        if game.rules.max_rounds is not None:
             return None
         try:
-            return get_table(bluff_round.canonical_match_game(game), bluff_round.BIDDING_MATCH.kind, options.cache_dir)
+            return get_table(bluff_round.canonical_match_game(game), bluff_round.MATCH_KIND, options.cache_dir)
         except TableError:
             return None
 

@@ -49,7 +49,7 @@ HU_RULES = None  # the full card
 # ----------------------------------------------------------------------------------------
 def serve(args: argparse.Namespace) -> int:
     from kocka.agents.frontends.seat import Seat, SeatOptions
-    from kocka.agents.frontends.seat_http import SWITCH_INTERVAL, SeatHTTPServer, http_options
+    from kocka.agents.frontends.seat_http import SeatHTTPServer, http_options, run_server
 
     seat = Seat(SeatOptions(cache_dir=args.cache_dir))
 
@@ -60,17 +60,10 @@ def serve(args: argparse.Namespace) -> int:
         return {"spun": n > 0}
 
     seat.handlers["slow"] = slow
-    sys.setswitchinterval(SWITCH_INTERVAL)  # as seat_http.serve() does for kocka seat --http
     options = http_options(f"{HOST}:0", request_timeout=args.request_timeout, head_timeout=args.head_timeout)
     server = SeatHTTPServer(seat, options)
-    print(server.url, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    # kocka seat --http's own start-up; the URL goes to stdout, where the parent reads it
+    return run_server(server, server.url, stream=sys.stdout)
 
 
 # ----------------------------------------------------------------------------------------

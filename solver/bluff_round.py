@@ -67,8 +67,9 @@ and the public rolls fall into 31 classes that play the same round position for 
 (:func:`public_classes`), each solved once and written out for its members
 (:func:`solve_liars_class`); the re-throw is an outside option whose value is its own stage.
 
-**Whole matches** of the bidding bluff (BLUFF-6): the same stages with a reveal priced by
-the next round's chance to win, W, solved by policy iteration (:func:`solve_bidding_match`).
+**Whole matches** of both games (BLUFF-6): the same stages with a reveal priced by the
+next round's chance to win, W (:func:`match_claim_payoffs`), solved by policy iteration
+(:func:`_policy_iteration`; :func:`solve_bidding_match`, :func:`solve_liars_match`).
 
 **Exploitability** is measured by an independent best response (:func:`round_exploitability`,
 :func:`match_exploitability`, the walk :class:`_RoundWalk`) that walks the engine's own game
@@ -77,6 +78,7 @@ the next round's chance to win, W, solved by policy iteration (:func:`solve_bidd
 """
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from dataclasses import dataclass, replace
@@ -935,7 +937,25 @@ def _arrays_from_rows(rows: Mapping[str, list], n_stand: int, max_total: int) ->
     }
 
 
-class BiddingPlan:
+class _Answers:
+    """What both betting games' plans answer alike (a mixin): the answerer's values of a
+    bet and of a pass, from the plan's ``bet_values`` and ``pass_value`` (chips, or the
+    chance to win the match, :class:`MatchPayoffs`). ``where(state)`` is what the plan's
+    queries take before the claim (liar's poker: the public roll); the two players'
+    values add up to ``constant_sum`` (0 chips in a round, 1 in a match)."""
+
+    constant_sum = 0.0
+
+    def answer_values(self, state: BluffState, x: int, y: int, q: float) -> dict[type, float]:
+        """The answerer's values of a bet and of a pass when the claim is true with ``q``."""
+        where = self.where(state)
+        forced = self.forced(*where, state.standing)
+        win, lose = self.bet_values(*where, state.standing, state.stake, x, y)
+        passed = 0.0 if forced else self.pass_value(*where, state.standing, x, y)
+        return {Bet: self.constant_sum - (q * win + (1.0 - q) * lose), Pass: self.constant_sum - passed}
+
+
+class BiddingPlan(_Answers):
     """The stored round equilibrium of the two-player bidding bluff, read from its table:
     stage values, the answerer's bets (:func:`bet_probability` from the stored lie value)
     and the roller's claims; :meth:`policy` is it as a :data:`TurnPolicy`."""
@@ -968,6 +988,13 @@ class BiddingPlan:
 
     def lie_value(self, standing: Any, x: int, y: int) -> float:
         return float(self.lie_table[self._cell(standing, x, y)])
+
+    @staticmethod
+    def where(state: BluffState) -> tuple:
+        return ()
+
+    def top(self) -> Any:
+        return self.claims[-1]
 
     def forced(self, claim: Any) -> bool:
         return claim == self.claims[-1] and self.game.rules.top_claim == "first_must_bet"
@@ -1021,12 +1048,6 @@ class BiddingPlan:
         """What a bet pays the roller: the chips bet, + if the claim is true, - if not."""
         amount = min(stake, y) if self.forced(claim) else stake
         return float(amount), float(-amount)
-
-    def answer_values(self, state: BluffState, x: int, y: int, q: float) -> dict[type, float]:
-        """The answerer's values of a bet and of a pass when the claim is true with ``q``."""
-        win, lose = self.bet_values(state.standing, state.stake, x, y)
-        passed = 0.0 if self.forced(state.standing) else self.pass_value(state.standing, x, y)
-        return {Bet: -(q * win + (1.0 - q) * lose), Pass: -passed}
 
     def claim_values(self, state: BluffState, actions: Sequence[Any]) -> list[tuple[Any, float, dict]]:
         """(action, the roller's value, detail) of each claim in ``actions``."""
@@ -1122,9 +1143,9 @@ class BiddingEquilibriumSolver:
         return problems
 
 
-def _loose_table(arrays: Mapping[str, np.ndarray], extra: Mapping[str, Any]) -> Table:
+def _loose_table(arrays: Mapping[str, np.ndarray], extra: Mapping[str, Any], kind: str = KIND) -> Table:
     """A table not yet stored, for measuring during a build."""
-    return Table(dict(arrays), TableMeta(game="", kind=KIND, variant_id="", rules={}, extra=dict(extra)))
+    return Table(dict(arrays), TableMeta(game="", kind=kind, variant_id="", rules={}, extra=dict(extra)))
 
 
 def _measure(game: Any, policy: TurnPolicy, chips_list: Sequence[tuple[int, int]], table: Any,
@@ -1249,10 +1270,11 @@ def canonical_game(game: Any) -> Any:
 
 def plan_for(game: Any, table: Any) -> Any:
     """The stored plan of ``game``'s canonical game (:func:`canonical_game`; a match table
-    gives the :class:`MatchPlan`)."""
+    gives the :class:`MatchPlan` or :class:`LiarsMatchPlan`)."""
+    match = table.meta.kind == MATCH_KIND
     if isinstance(game, LiarsPokerGame):
-        return LiarsPlan(game, table)
-    return MatchPlan(game, table) if table.meta.kind == BIDDING_MATCH.kind else BiddingPlan(game, table)
+        return LiarsMatchPlan(game, table) if match else LiarsPlan(game, table)
+    return MatchPlan(game, table) if match else BiddingPlan(game, table)
 
 
 def _check_position(game: Any, state: BluffState) -> None:
@@ -1517,7 +1539,7 @@ def public_classes(game: LiarsPokerGame) -> list[list[tuple]]:
     return list(classes.values())
 
 
-class LiarsPlan:
+class LiarsPlan(_Answers):
     """The stored round equilibrium of two-player liar's poker, read from its table (the
     same queries as :class:`BiddingPlan`, with the public roll and the re-throw slot)."""
 
@@ -1559,6 +1581,13 @@ class LiarsPlan:
     def lie_value(self, public: tuple, standing: Any, x: int, y: int, slot: int = 0) -> float:
         return float(self.lie_table[self._cell(public, standing, x, y, slot)])
 
+    @staticmethod
+    def where(state: BluffState) -> tuple:
+        return (tuple(state.public),)
+
+    def top(self, public: tuple) -> Any:
+        return top_claim(public, self.game.rules)
+
     def forced(self, public: tuple, claim: Any) -> bool:
         return claim == top_claim(public, self.game.rules) and self.game.rules.top_claim == "first_must_bet"
 
@@ -1567,10 +1596,16 @@ class LiarsPlan:
             return 1.0
         return 1.0 - self.value(public, claim, y - 1, x + 1)
 
+    def bet_values(self, public: tuple, claim: Any, stake: int, x: int, y: int) -> tuple[float, float]:
+        """What a bet pays the roller: the chips bet, + if the claim is true, - if not."""
+        amount = min(stake, y) if self.forced(public, claim) else stake
+        return float(amount), float(-amount)
+
     def bet_probability(self, public: tuple, standing: Any, x: int, y: int, slot: int, claim: Any, stake: int) -> float:
         forced = self.forced(public, claim)
         passed = 0.0 if forced else self.pass_value(public, claim, x, y)
-        return float(bet_probability(passed, self.lie_value(public, standing, x, y, slot), stake, y, forced))
+        win, lose = self.bet_values(public, claim, stake, x, y)
+        return float(bet_probability(passed, self.lie_value(public, standing, x, y, slot), stake, y, forced, win, lose))
 
     def distribution(self, public: tuple, standing: Any, x: int, y: int, slot: int, index: int) -> list[tuple[Any, float]]:
         """The roller's equilibrium actions with private roll ``index`` (his two dice in
@@ -1617,14 +1652,6 @@ class LiarsPlan:
     def pass_value_at(self, state: BluffState, x: int, y: int) -> float:
         return self.pass_value(tuple(state.public), state.standing, x, y)
 
-    def answer_values(self, state: BluffState, x: int, y: int, q: float) -> dict[type, float]:
-        """The answerer's values of a bet (+-the chips bet) and of a pass."""
-        public = tuple(state.public)
-        forced = self.forced(public, state.standing)
-        amount = min(state.stake, y) if forced else state.stake
-        passed = 0.0 if forced else self.pass_value(public, state.standing, x, y)
-        return {Bet: (1.0 - q) * amount - q * amount, Pass: -passed}
-
     def claim_values(self, state: BluffState, actions: Sequence[Any]) -> list[tuple[Any, float, dict]]:
         public, slot = tuple(state.public), self.slot_of(state)
         x, y = state.chips[state.active], state.chips[1 - state.active]
@@ -1639,9 +1666,9 @@ class LiarsPlan:
             true = self.game.claim_true(claim, hidden, public, shown)
             forced = self.forced(public, claim)
             beta = self.bet_probability(public, state.standing, x, y, slot, claim, stake)
-            amount = min(stake, y) if forced else stake
+            win, lose = self.bet_values(public, claim, stake, x, y)
             passed = 0.0 if forced else self.pass_value(public, claim, x, y)
-            out.append((action, beta * (amount if true else -amount) + (1.0 - beta) * passed,
+            out.append((action, beta * (win if true else lose) + (1.0 - beta) * passed,
                         {"true": bool(true), "P(bet)": beta}))
         return out
 
@@ -1802,148 +1829,303 @@ LIARS_EQUILIBRIUM = LiarsEquilibriumSolver()
 
 
 # ----------------------------------------------------------------------------------------
-# Whole matches of the bidding bluff: the chance to win (BLUFF-6, BLUFF-9)
+# Whole matches: the chance to win (BLUFF-6, BLUFF-9), both betting games
 # ----------------------------------------------------------------------------------------
+MATCH_KIND = "match"
+"""The table kind of the match plans (``kocka-solve build GAME --kind match``)."""
 MATCH_TOLERANCE = 1e-12
 """How close the match values W come to the values of the rounds they price."""
 
 
 @dataclass(frozen=True)
 class MatchSolution:
-    """The stationary match equilibrium of the two-player bidding bluff with ``total``
-    chips in play: ``win[x]`` is the chance that the round's starter, holding x chips
-    (his opponent total - x), wins the match; ``stages`` the round's stages solved with
-    those values as payoffs; ``residual`` max |W - the value of a round priced by W|;
-    ``iterations`` the policy-iteration steps."""
+    """The stationary match equilibrium of a two-player betting game with ``total`` chips
+    in play: ``win[x]`` is the chance that the round's starter, holding x chips (his
+    opponent total - x), wins the match; the round's stages solved with those values as
+    payoffs are ``stages`` (the bidding bluff) or the table ``rows`` of
+    :func:`solve_liars_class` (liar's poker); ``residual`` max |W - the value of a round
+    priced by W|; ``iterations`` the policy-iteration steps."""
 
     total: int
     win: Mapping[int, float]
     stages: tuple[SolvedStage, ...]
     residual: float
     iterations: int
+    rows: Mapping[str, list] | None = None
 
 
-def _match_claims(game: Any, claims: Sequence[Any], x: int, y: int, win: Mapping[int, Fraction],
-                  value_of: Any) -> tuple[StageClaim, ...]:
-    """The claims of a match stage: a bet's reveal moves the chips and the answerer starts
-    the next round (BLUFF-15, BLUFF-16), so a bet of m chips is worth 1 - W(y - m) if the
+@dataclass(frozen=True)
+class MatchPricing:
+    """What follows a claim in a match, in some arithmetic: ``one`` is 1, ``win[a]`` the
+    chance W(a) that a round's starter holding a chips wins the match, ``later(c, a, b)``
+    the value U(c, a, b) of the stage where the roller, holding a against b, must beat c.
+    The solver prices in exact Fractions; policy evaluation in vectors of affine functions
+    of W (``one`` = (1, 0, ..., 0), ``win[a]`` the a-th unit vector, :func:`_affine_pricing`);
+    the stored match plans in floats. All three read the payoffs from
+    :func:`match_claim_payoffs`."""
+
+    one: Any
+    win: Any
+    later: Callable[[Any, int, int], Any]
+
+
+def match_claim_payoffs(pricing: MatchPricing, x: int, y: int, claim: Any, top: Any,
+                        forced: bool) -> tuple[Any, list, list]:
+    """(pass value, what a bet on stake k = 1..x pays the claimant if the claim is true,
+    if it is false) of a match stage where the claimant holds x against y. A reveal moves
+    the chips and the answerer starts the next round (BLUFF-15, BLUFF-16; in liar's poker
+    with new public dice, BLUFF-21), so a bet of m chips is worth 1 - W(y - m) if the
     claim is true (1 if that takes his last chip) and 1 - W(y + m) if false (0 if it takes
-    the claimant's); a pass is worth 1 (the answerer's last chip), 1 - W(y - 1) (a passed
-    top claim under ``all_pass_resets`` ends the round) or 1 - U(c, y - 1, x + 1)."""
-    top = game.claims()[-1]
-    forced_top = game.rules.top_claim == "first_must_bet"
-    out = []
-    for c in claims:
-        forced = c == top and forced_top
-        wins, loses = [], []
-        for k in range(1, x + 1):
-            m = min(k, y) if forced else k
-            wins.append(Fraction(1) if y - m <= 0 else 1 - win[y - m])
-            loses.append(Fraction(0) if x - m <= 0 else 1 - win[y + m])
-        if forced:
-            passed = Fraction(0)
-        elif y == 1:
-            passed = Fraction(1)
-        elif c == top:
-            passed = 1 - win[y - 1]
-        else:
-            passed = 1 - value_of(c, y - 1, x + 1)
-        out.append(StageClaim(passed, forced, tuple(wins), tuple(loses)))
-    return tuple(out)
+    the claimant's); m is the stake, or all the answerer holds on a ``forced`` top claim
+    (BLUFF-5, BLUFF-13). A pass is worth 1 (the answerer's last chip, BLUFF-6),
+    1 - W(y - 1) (a passed top claim under ``all_pass_resets`` ends the round) or
+    1 - U(claim, y - 1, x + 1); a forced claim is never passed (0)."""
+    one = pricing.one
+    wins, loses = [], []
+    for k in range(1, x + 1):
+        m = min(k, y) if forced else k
+        wins.append(one if y - m <= 0 else one - pricing.win[y - m])
+        loses.append(one * 0 if x - m <= 0 else one - pricing.win[y + m])
+    if forced:
+        passed = one * 0
+    elif y == 1:
+        passed = one
+    elif claim == top:
+        passed = one - pricing.win[y - 1]
+    else:
+        passed = one - pricing.later(claim, y - 1, x + 1)
+    return passed, wins, loses
 
 
+def _claim_payoffs(rules: Any, claims: Sequence[Any], top: Any, x: int, y: int,
+                   pricing: MatchPricing) -> list[tuple[bool, Any, list, list]]:
+    """(forced, pass value, bet payoffs if true, if false) of each claim of a match stage
+    (:func:`match_claim_payoffs`; the top claim is forced under ``first_must_bet``)."""
+    forced_top = rules.top_claim == "first_must_bet"
+    return [(forced_top and c == top, *match_claim_payoffs(pricing, x, y, c, top, forced_top and c == top))
+            for c in claims]
+
+
+def _match_claims(rules: Any, claims: Sequence[Any], top: Any, x: int, y: int,
+                  pricing: MatchPricing) -> tuple[StageClaim, ...]:
+    """The claims of a match stage, priced exactly (:func:`match_claim_payoffs`)."""
+    return tuple(StageClaim(passed, forced, tuple(wins), tuple(loses))
+                 for forced, passed, wins, loses in _claim_payoffs(rules, claims, top, x, y, pricing))
+
+
+def _affine_pricing(total: int, later: Callable[[Any, int, int], np.ndarray]) -> MatchPricing:
+    """:class:`MatchPricing` in affine functions of W: vectors (constant, W(1), ...,
+    W(total - 1)); ``later`` gives the stages already evaluated."""
+    basis = np.eye(total)
+    return MatchPricing(basis[0], basis, later)
+
+
+def _stage_affine(stage: StageGame, solution: StageSolution, payoffs: Sequence[tuple],
+                  outside: Sequence[np.ndarray], total: int) -> np.ndarray:
+    """The value to the roller of a solved stage's strategies as an affine function of W
+    (policy evaluation): the answerer bets as the solution says (from the stage's own
+    payoffs), and every outcome is priced by ``payoffs`` (:func:`_claim_payoffs` in affine
+    arithmetic) or, for a re-throw, by the value ``outside[j]`` of its stage."""
+    value = np.zeros(total)
+    for t, (w, probs) in enumerate(zip(stage.weights, solution.sender)):
+        for m, p in probs.items():
+            if m.claim == OUTSIDE:
+                earned = outside[m.stake]
+            else:
+                _, passed, wins, loses = payoffs[m.claim]
+                beta = float(message_payoffs(stage, solution.lie_value, m.claim, m.stake)[0])
+                bet = wins[m.stake - 1] if stage.truth[t][m.claim] else loses[m.stake - 1]
+                earned = beta * bet + (1.0 - beta) * passed
+            value = value + float(w) * float(p) * earned
+    return value
+
+
+def _fixed_point(starter: Mapping[int, np.ndarray], total: int) -> dict[int, float]:
+    """W solving W(x) = starter[x] . (1, W(1), ..., W(total - 1)) for x = 1..total - 1:
+    the match values of stationary strategies whose round is worth ``starter[x]`` to its
+    starter (a linear system over the total - 1 match states)."""
+    system = np.eye(total - 1)
+    rhs = np.zeros(total - 1)
+    for x in range(1, total):
+        rhs[x - 1] = starter[x][0]
+        system[x - 1] -= starter[x][1:]
+    values = np.linalg.solve(system, rhs)
+    return {x: float(values[x - 1]) for x in range(1, total)}
+
+
+MatchStep = Callable[[Mapping[int, Fraction], bool], tuple[Mapping[int, float], Mapping[int, np.ndarray], Any]]
+"""``step(W, keep) -> (priced, affine, kept)``: every stage of a match solved for the
+match values W; ``priced[x]`` the round's value to its starter holding x so solved,
+``affine[x]`` the same under the strategies found as an affine function of W
+(:func:`_stage_affine`), ``kept`` what the solver keeps of the step (stages, or table
+rows), which it may leave out (None) unless ``keep``."""
+KEEP_BELOW = 1e-6
+"""When the last policy-iteration step moved W by less than this (or the new W is within
+this of the values that step solved), the next step is likely the last, and it keeps
+what the table needs."""
+
+
+def _policy_iteration(step: MatchStep, total: int, tolerance: float,
+                      max_iterations: int) -> tuple[dict[int, float], Any, float, int]:
+    """The stationary match equilibrium by policy iteration from W(x) = x / total: solve
+    every stage for the current W (``step``), then take as W the values of the strategies
+    found (:func:`_fixed_point`), until W reproduces itself within ``tolerance``. Where the
+    strategies found may never end the match (under ``all_pass_resets`` both players can
+    pass the top claim for ever), their values are not determined and the step is one of
+    value iteration instead: W becomes the values just solved. Returns (W, the last
+    step's ``kept``, the residual, the steps)."""
+    win = {x: Fraction(x, total) for x in range(1, total)}
+    residual, keep = float("inf"), False
+    for iteration in range(1, max_iterations + 1):
+        priced, affine, kept = step(win, keep)
+        residual = max(abs(priced[x] - float(win[x])) for x in win)
+        if residual < tolerance:
+            if kept is None:  # settled sooner than foreseen: solve the step again, keeping it
+                kept = step(win, True)[2]
+            return {x: float(v) for x, v in win.items()}, kept, residual, iteration
+        try:
+            evaluated = _fixed_point(affine, total)
+        except np.linalg.LinAlgError:
+            evaluated = dict(priced)
+        moved = {x: Fraction(min(1.0, max(0.0, evaluated[x]))) for x in win}
+        keep = min(max(abs(float(moved[x] - win[x])) for x in win),
+                   max(abs(float(moved[x]) - priced[x]) for x in win)) < KEEP_BELOW
+        win = moved
+    raise ArithmeticError(
+        f"the match values did not settle in {max_iterations} steps (last residual {residual!r}); under "
+        "bid.top_claim = all_pass_resets the players can pass the top claim back and forth for ever, and "
+        "policy iteration need not settle"
+    )
+
+
+# ----- the bidding bluff -----
 def _solve_match_round(game: BiddingBluffGame, total: int, win: Mapping[int, Fraction]) -> list[SolvedStage]:
     """Every stage of a match with ``total`` chips, priced by the match values ``win``."""
     values: dict[tuple, Fraction] = {}
+    pricing = MatchPricing(Fraction(1), win, lambda c, a, b: values[(c, a, b)])
+    top = game.claims()[-1]
     pairs = [(x, total - x) for x in range(1, total)]
     solved = []
     for standing in [*reversed(game.claims()[:-1]), None]:
         claims, patterns, weights, types = _two_dice_types(game, standing)
         for x, y in pairs:
-            stage = StageGame(weights, patterns, _match_claims(game, claims, x, y, win, lambda c, a, b: values[(c, a, b)]), x, y)
+            stage = StageGame(weights, patterns, _match_claims(game.rules, claims, top, x, y, pricing), x, y)
             solution = solve_stage(stage)
-            values[(standing, x, y)] = Fraction(float(solution.value))
+            values[(standing, x, y)] = _rounded(solution.value, False)
             solved.append(SolvedStage(standing, (x, y), claims, types, stage, solution))
     return solved
 
 
-def _evaluate_match(stages: Sequence[SolvedStage], game: BiddingBluffGame, total: int) -> np.ndarray:
-    """The match values of the stationary strategies of ``stages`` (policy evaluation):
-    every stage's value as an affine function of W (numpy vectors: constant, W[1..total-1]),
-    then W = U(no claim, x, total - x) solved as a linear system."""
-    n = total
-    top = game.claims()[-1]
-    forced_top = game.rules.top_claim == "first_must_bet"
-
-    def const(v: float) -> np.ndarray:
-        e = np.zeros(n)
-        e[0] = v
-        return e
-
-    def one_minus_w(a: int) -> np.ndarray:
-        e = const(1.0)
-        e[a] -= 1.0
-        return e
-
+def _stages_starter_affine(stages: Sequence[SolvedStage], game: BiddingBluffGame, total: int) -> dict[int, np.ndarray]:
+    """The round's value to its starter holding x under the strategies of solved two-dice
+    stages (a match plan's, or a round plan's played in the match), affine in W."""
     affine: dict[tuple, np.ndarray] = {}
+    pricing = _affine_pricing(total, lambda c, a, b: affine[(c, a, b)])
+    top = game.claims()[-1]
     for st in stages:
         x, y = st.chips
-        lam = st.solution.lie_value
-        total_value = np.zeros(n)
-        for t, (w, probs) in enumerate(zip(st.game.weights, st.solution.sender)):
-            for m, p in probs.items():
-                c = st.claims[m.claim]
-                claim = st.game.claims[m.claim]
-                forced = c == top and forced_top
-                amount = min(m.stake, y) if forced else m.stake
-                true = st.game.truth[t][m.claim]
-                if forced or m.stake <= y:
-                    if true:
-                        bet = const(1.0) if y - amount <= 0 else one_minus_w(y - amount)
-                    else:
-                        bet = const(0.0) if x - amount <= 0 else one_minus_w(y + amount)
-                else:
-                    bet = np.zeros(n)
-                if forced:
-                    passed = np.zeros(n)
-                elif y == 1:
-                    passed = const(1.0)
-                elif c == top:
-                    passed = one_minus_w(y - 1)
-                else:
-                    passed = const(1.0) - affine[(c, y - 1, x + 1)]
-                win_, lose_ = bet_values(st.game, claim, m.stake)
-                beta = float(bet_probability(claim.pass_value, lam, m.stake, y, claim.forced, win_, lose_))
-                total_value += float(w) * float(p) * (beta * bet + (1.0 - beta) * passed)
-        affine[(st.standing, x, y)] = total_value
-    system = np.eye(n - 1)
-    rhs = np.zeros(n - 1)
-    for x in range(1, n):
-        row = affine[(None, x, n - x)]
-        rhs[x - 1] = row[0]
-        system[x - 1] -= row[1:]
-    values = np.linalg.solve(system, rhs)
-    return np.r_[np.nan, values]
+        payoffs = _claim_payoffs(game.rules, st.claims, top, x, y, pricing)
+        affine[(st.standing, x, y)] = _stage_affine(st.game, st.solution, payoffs, (), total)
+    return {x: affine[(None, x, total - x)] for x in range(1, total)}
+
+
+def _evaluate_match(stages: Sequence[SolvedStage], game: BiddingBluffGame, total: int) -> dict[int, float]:
+    """The match values W of the stationary strategies of two-dice ``stages``."""
+    return _fixed_point(_stages_starter_affine(stages, game, total), total)
 
 
 def solve_bidding_match(rules: BiddingBluffRules, total: int, tolerance: float = MATCH_TOLERANCE,
                         max_iterations: int = 40) -> MatchSolution:
     """The stationary match equilibrium (P(win), BLUFF-6) of the two-player bidding bluff
-    with ``total`` chips in play: policy iteration from W(x) = x / total, each step solving
-    every stage exactly for the current W (:func:`solve_stage`, general payoffs) and then
-    the values of the strategies found (:func:`_evaluate_match`), until W reproduces itself
-    within ``tolerance``."""
+    with ``total`` chips in play (:func:`_policy_iteration`; each step solves every stage
+    exactly for the current W, :func:`solve_stage` with general payoffs)."""
     game = BiddingBluffGame(rules, num_players=2)
-    win = {x: Fraction(x, total) for x in range(1, total)}
-    for iteration in range(1, max_iterations + 1):
+
+    def step(win: Mapping[int, Fraction], keep: bool) -> tuple:
         stages = _solve_match_round(game, total, win)
         priced = {st.chips[0]: float(st.solution.value) for st in stages if st.standing is None}
-        residual = max(abs(priced[x] - float(win[x])) for x in win)
-        if residual < tolerance:
-            return MatchSolution(total, {x: float(v) for x, v in win.items()}, tuple(stages), residual, iteration)
-        evaluated = _evaluate_match(stages, game, total)
-        win = {x: Fraction(float(min(1.0, max(0.0, evaluated[x])))) for x in win}
-    raise ArithmeticError(f"the match values did not settle in {max_iterations} steps (last residual {residual!r})")
+        return priced, _stages_starter_affine(stages, game, total), stages
+
+    win, stages, residual, iterations = _policy_iteration(step, total, tolerance, max_iterations)
+    return MatchSolution(total, win, tuple(stages), residual, iterations)
+
+
+# ----- liar's poker -----
+def _liars_roller_affine(game: LiarsPokerGame, turns: Sequence[tuple], total: int) -> dict[int, np.ndarray]:
+    """The value to the first roller, holding x, of the round after a public roll under
+    the strategies of its solved ``turns`` (:func:`_liars_turns`), affine in W: each
+    re-throw stage, then the first claim with the re-throws' values as outside options."""
+    affine: dict[tuple, np.ndarray] = {}
+    pricing = _affine_pricing(total, lambda c, a, b: affine[(c, a, b)])
+    for standing, x, y, turn, solutions in turns:
+        outside = []
+        for option in turn.rethrows:
+            stage, sub_claims, _ = turn.sub[option]
+            payoffs = _claim_payoffs(game.rules, sub_claims, turn.top, x, y, pricing)
+            outside.append(_stage_affine(stage, solutions[option], payoffs, (), total))
+        payoffs = _claim_payoffs(game.rules, turn.claims, turn.top, x, y, pricing)
+        affine[(standing, x, y)] = _stage_affine(turn.stage, solutions[None], payoffs, outside, total)
+    return {x: affine[(None, x, total - x)] for x in range(1, total)}
+
+
+def solve_liars_match_class(rules: LiarsPokerRules, members: Sequence[tuple], total: int,
+                            win: Mapping[int, Fraction] | None, rows: bool = True) -> tuple[dict | None, dict, dict]:
+    """One public-roll class of a liar's poker match (:func:`solve_liars_class` with its
+    stages priced by the match values ``win``; None: the round plan's stages, priced in
+    chips, to play the round plan in the match): the table rows (None unless ``rows``),
+    and the round's value to its first roller holding x, as solved (``win`` given) and as
+    an affine function of W under the strategies found."""
+    game = LiarsPokerGame(rules, num_players=2)
+    turns = _liars_turns(game, members[0], total, win)
+    priced = {x: float(solutions[None].value) for standing, x, _, _, solutions in turns if standing is None}
+    table_rows = _liars_rows(game, members, turns, total) if rows else None
+    return table_rows, priced, _liars_roller_affine(game, turns, total)
+
+
+def liars_match_step(rules: LiarsPokerRules, total: int, options: BuildOptions = BuildOptions(progress=False)) -> MatchStep:
+    """The :data:`MatchStep` of liar's poker: every public-roll class solved for W (in
+    parallel with ``options.jobs``), the classes weighted by their chance; the round's
+    starter rolls first, or second under ``liar.first_turn = next_seat`` (BLUFF-17), and
+    W counts the starter's chance. Called with ``win`` None it solves the round plan
+    instead, whose match values the affine part gives."""
+    game = LiarsPokerGame(rules, num_players=2)
+    classes = sorted(public_classes(game), key=len, reverse=True)
+    chance = {tuple(d): p for d, p in outcome_distribution(3)}
+    weights = [sum(chance[p] for p in members) for members in classes]
+    starter_rolls = rules.first_turn == "starter"
+    counter = itertools.count(1)
+
+    def step(win: Mapping[int, Fraction] | None, keep: bool = True) -> tuple:
+        rows: dict[str, list] | None = {} if keep else None
+        roller = {x: 0.0 for x in range(1, total)}
+        affine = {x: np.zeros(total) for x in range(1, total)}
+        progress = Progress(len(classes), f"{game.NAME} match, step {next(counter)}", "public-roll classes",
+                            enabled=options.progress)
+        with _pool(options) as run:
+            calls = [(rules, members, total, win, keep) for members in classes]
+            for w, (part, priced, vector) in zip(weights, run(solve_liars_match_class, calls)):
+                for name, values in (part or {}).items():
+                    rows.setdefault(name, []).extend(values)
+                for x in roller:
+                    roller[x] += w * priced[x]
+                    affine[x] = affine[x] + w * vector[x]
+                progress.advance()
+        progress.close()
+        if starter_rolls:
+            return roller, affine, rows
+        one = np.eye(total)[0]
+        return ({x: 1.0 - roller[total - x] for x in roller}, {x: one - affine[total - x] for x in roller}, rows)
+
+    return step
+
+
+def solve_liars_match(rules: LiarsPokerRules, total: int, options: BuildOptions = BuildOptions(progress=False),
+                      tolerance: float = MATCH_TOLERANCE, max_iterations: int = 40) -> MatchSolution:
+    """The stationary match equilibrium (P(win), BLUFF-6) of two-player liar's poker with
+    ``total`` chips in play (:func:`_policy_iteration` over :func:`liars_match_step`)."""
+    step = liars_match_step(rules, total, options)
+    win, rows, residual, iterations = _policy_iteration(step, total, tolerance, max_iterations)
+    return MatchSolution(total, win, (), residual, iterations, rows)
 
 
 def stages_policy(game: Any, stages: Sequence[SolvedStage]) -> TurnPolicy:
@@ -1966,6 +2148,7 @@ def stages_policy(game: Any, stages: Sequence[SolvedStage]) -> TurnPolicy:
     return policy
 
 
+# ----- exploitability in the match -----
 @dataclass(frozen=True)
 class MatchExploitability:
     """A best responder's chance to win the match against a stationary plan, by value
@@ -1980,28 +2163,27 @@ class MatchExploitability:
 
 
 def match_exploitability(game: Any, policy: TurnPolicy, win: Mapping[int, float], start: int,
-                         steps: int = 3, tolerance: float = 1e-13) -> MatchExploitability:
+                         steps: int = 3, tolerance: float = 1e-13, public: Sequence[int] | None = None,
+                         jobs: int = 1) -> MatchExploitability:
     """:class:`MatchExploitability` of ``policy`` (whose match values are ``win[x]``: the
     starter with x chips wins), measured by the independent walk of the engine's rounds
-    (:class:`_RoundWalk`), each round priced by the best responder's current values."""
+    (:class:`_RoundWalk`; liar's poker from the public roll on), each round priced by the
+    best responder's current values; a step's walks in ``jobs`` processes. With ``public``
+    (liar's poker) one step only, the round walked after that public roll: what a best
+    responder gains by deviating in one round that shows it, the later rounds priced by
+    the plan's own W (a build's check; every public roll is many times slower)."""
+    if public is not None and steps != 1:
+        raise ValueError("a match measured after one public roll takes one step (the later rounds show any roll)")
     total = 2 * start
     walk_game = round_game(game, rounds=2)
+    # (the starter's chips, whether the best responder starts) -> his chance to win
     values = {(x, starts): (win[x] if starts else 1.0 - win[x]) for x in range(1, total) for starts in (True, False)}
     change = float("inf")
     step = 0
     for step in range(1, steps + 1):
-        new = {}
-        for (x, starts) in values:
-            me = 0 if starts else 1
-
-            def terminal(state: BluffState, me: int = me) -> float:
-                if 0 in state.chips:
-                    return 1.0 if state.chips[me] > 0 else 0.0
-                return values[(state.chips[state.active], state.active == me)]
-
-            seats = [None, policy] if starts else [policy, None]
-            begin = walk_game.new_round_state((x, total - x), starter=0)
-            new[(x, starts)] = _RoundWalk(walk_game, seats, me, terminal).after(begin)
+        with _pool(BuildOptions(jobs=jobs, progress=False)) as run:
+            calls = [(walk_game, policy, values, total, x, starts, public) for x, starts in values]
+            new = dict(zip(values, run(_match_walk, calls)))
         change = max(abs(new[k] - values[k]) for k in values)
         values = new
         if change < tolerance:
@@ -2011,88 +2193,67 @@ def match_exploitability(game: Any, policy: TurnPolicy, win: Mapping[int, float]
     return MatchExploitability(gain, best, step, change)
 
 
-def canonical_match_game(game: Any) -> BiddingBluffGame:
+def _match_walk(walk_game: Any, policy: TurnPolicy, values: Mapping[tuple[int, bool], float], total: int, x: int,
+                starts: bool, public: Sequence[int] | None) -> float:
+    """One step of :func:`match_exploitability` at one match state: the round's starter
+    (seat 0) holds x of the ``total`` chips, the best responder is seat 0 if ``starts``
+    (else seat 1), and the next round is priced by ``values`` (or the match is over)."""
+    me = 0 if starts else 1
+
+    def terminal(state: BluffState) -> float:
+        if 0 in state.chips:
+            return 1.0 if state.chips[me] > 0 else 0.0
+        return values[(state.chips[state.active], state.active == me)]
+
+    seats = [None, policy] if starts else [policy, None]
+    begin = walk_game.new_round_state((x, total - x), starter=0)
+    if public is not None:
+        begin = walk_game.apply(begin, tuple(public))
+    return _RoundWalk(walk_game, seats, me, terminal).after(begin)
+
+
+# ----- the tables -----
+def canonical_match_game(game: Any) -> Any:
     """The game whose match table serves ``game``: the round's options
-    (:func:`canonical_bidding_game`) and ``bluff.start_chips`` (a match's chips add up to
-    twice that)."""
-    rules = canonical_bidding_game(game).rules
+    (:func:`canonical_game`) and ``bluff.start_chips`` (a match's chips add up to twice
+    that); in liar's poker also ``liar.first_turn``, since who rolls first in the next
+    round changes the match (it does not change a round, whose values are the roller's)."""
+    rules = canonical_game(game).rules
+    if isinstance(game, LiarsPokerGame):
+        return LiarsPokerGame(replace(rules, first_turn=game.rules.first_turn), 2)
     return BiddingBluffGame(replace(rules, start_chips=game.rules.start_chips), 2)
 
 
-class BiddingMatchSolver:
-    """``kocka-solve build bidding-bluff --kind match [-r start_chips=N] [-r ranking=pro]``:
-    the stationary match equilibrium of the two-player bidding bluff (the chance to win the
-    match, BLUFF-6; with ``payoff = chips`` and no round limit the winner ends with every
-    chip, so the same plan maximises expected chips), its exploitability measured in the
-    match by the independent best response (:func:`match_exploitability`)."""
-
-    kind = "match"
-    description = "two-player match equilibrium (P(win), every chip count of a match), exploitability in the match"
-
-    def __init__(self, measure_steps: int = 1) -> None:
-        self.measure_steps = measure_steps
-
-    def build(self, game: Any, options: BuildOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        check_betting_rules(game)
-        if not isinstance(game, BiddingBluffGame):
-            raise RulesError(f"this table solver builds the bidding bluff's match, got {game.NAME!r}")
-        rules, start = game.rules, game.rules.start_chips
-        total = 2 * start
-        if start > LIARS_MAX_START:
-            raise RulesError(f"the {game.NAME} match table is built for at most {LIARS_MAX_START} chips each, got {start}")
-        began = time.perf_counter()
-        solved = solve_bidding_match(rules, total)
-        seconds = time.perf_counter() - began
-        claims = game.claims()
-        rows = _two_dice_rows(solved.stages, claims, total)
-        arrays = _arrays_from_rows(rows, len(claims), total)
-        arrays["win"] = np.array([np.nan] + [solved.win[x] for x in range(1, total)])
-        facts: dict[str, Any] = {
-            "max_total": total, "total": total, "stages": len(solved.stages), "iterations": solved.iterations,
-            "residual": solved.residual, "solve_seconds": round(seconds, 2), "headline_chips": [start, start],
-            "headline_value": solved.win[start],
-        }
-        if self.measure_steps:
-            result = match_exploitability(game, stages_policy(game, solved.stages), solved.win, start, self.measure_steps)
-            facts["match_exploitability"] = {"gain": result.gain, "best_response": list(result.best_response),
-                                             "steps": result.steps, "change": result.change}
-        return arrays, facts
-
-    def summary(self, table: Any) -> dict[str, Any]:
-        extra = table.meta.extra
-        x, y = extra.get("headline_chips", (0, 0))
-        measured = extra.get("match_exploitability") or {}
-        return {
-            f"P(the starter wins the match), {x} chips each": extra.get("headline_value"),
-            "policy-iteration steps / residual": f"{extra.get('iterations')} / {extra.get('residual')}",
-            "stages": extra.get("stages"),
-            "match exploitability (P(win) a best responder gains)": measured.get("gain"),
-        }
-
-    def layout(self, game: Any, meta: Any) -> dict[str, tuple[tuple[int | None, ...], Any]]:
-        """As the round table (:meth:`BiddingEquilibriumSolver.layout`, every x + y =
-        total) and ``win[x]``, the starter's chance to win the match with x chips."""
-        layout = dict(BIDDING_EQUILIBRIUM.layout(game, meta))
-        layout["win"] = ((int(meta.extra["total"]),), np.float64)
-        return layout
-
-    def check(self, game: Any, table: Any) -> list[str]:
-        problems = _check_rows(table)
-        win = table["win"]
-        if not (np.all(np.diff(win[1:]) >= -1e-12) and abs(win[1:].min()) >= 0 and win[1:].max() <= 1 + 1e-12):
-            problems.append("the match values are not chances that grow with the chips")
-        return problems
-
-
-BIDDING_MATCH = BiddingMatchSolver()
-
-
-class MatchPlan(BiddingPlan):
-    """The stored match equilibrium of the two-player bidding bluff (its table: ``--kind
-    match``): values are the player's chance to win the match (BLUFF-6), a reveal prices
-    the next round by the match values W (BLUFF-16: the bettor starts it)."""
+class MatchPayoffs:
+    """What the stored match plans read instead of chips (a mixin before
+    :class:`BiddingPlan` or :class:`LiarsPlan`): values are the chance to win the match
+    (BLUFF-6), and a claim's pass value and bet payoffs come from
+    :func:`match_claim_payoffs`, priced by the table's W and stage values, as the solver
+    priced them. ``where`` is what the plan's queries take before the claim (liar's
+    poker: the public roll)."""
 
     value_name = "P(win the match) vs equilibrium"
+    constant_sum = 1.0
+
+    def _payoffs(self, where: tuple, claim: Any, x: int, y: int) -> tuple[Any, list, list]:
+        pricing = MatchPricing(1.0, self.win, lambda c, a, b: self.value(*where, c, a, b))
+        return match_claim_payoffs(pricing, x, y, claim, self.top(*where), self.forced(*where, claim))
+
+    def pass_value(self, *query: Any) -> float:
+        """``pass_value(*where, claim, x, y)``."""
+        *where, claim, x, y = query
+        return float(self._payoffs(tuple(where), claim, x, y)[0])
+
+    def bet_values(self, *query: Any) -> tuple[float, float]:
+        """``bet_values(*where, claim, stake, x, y)``: (if true, if false)."""
+        *where, claim, stake, x, y = query
+        _, wins, loses = self._payoffs(tuple(where), claim, x, y)
+        return float(wins[stake - 1]), float(loses[stake - 1])
+
+
+class MatchPlan(MatchPayoffs, BiddingPlan):
+    """The stored match equilibrium of the two-player bidding bluff (its table: ``--kind
+    match``): stage values are the roller's chance to win the match."""
 
     def __init__(self, game: BiddingBluffGame, table: Any) -> None:
         super().__init__(game, table)
@@ -2107,26 +2268,127 @@ class MatchPlan(BiddingPlan):
                              f"got {x} and {y}")
         return standing_index(self.claims, standing), x, y
 
-    def after_reveal(self, roller: int, answerer: int) -> float:
-        """The roller's chance to win once a reveal leaves him ``roller`` chips and the
-        answerer, who starts the next round, ``answerer``."""
-        if answerer <= 0:
-            return 1.0
-        if roller <= 0:
-            return 0.0
-        return 1.0 - float(self.win[answerer])
 
-    def bet_values(self, claim: Any, stake: int, x: int, y: int) -> tuple[float, float]:
-        m = min(stake, y) if self.forced(claim) else stake
-        return self.after_reveal(x + m, y - m), self.after_reveal(x - m, y + m)
+class LiarsMatchPlan(MatchPayoffs, LiarsPlan):
+    """The stored match equilibrium of two-player liar's poker (its table: ``--kind
+    match``): stage values are the roller's chance to win the match."""
 
-    def answer_values(self, state: BluffState, x: int, y: int, q: float) -> dict[type, float]:
-        """The answerer's chance to win the match: 1 - the roller's, after a bet or a pass."""
-        return {kind: 1.0 + value for kind, value in super().answer_values(state, x, y, q).items()}
+    def __init__(self, game: LiarsPokerGame, table: Any) -> None:
+        super().__init__(game, table)
+        self.win = table["win"]
 
-    def pass_value(self, claim: Any, x: int, y: int) -> float:
-        if y == 1:
-            return 1.0
-        if claim == self.claims[-1]:  # a passed top claim ends the round (all_pass_resets)
-            return self.after_reveal(x + 1, y - 1)
-        return 1.0 - self.value(claim, y - 1, x + 1)
+
+class _MatchSolver:
+    """A match table (``--kind match``): the stationary match equilibrium of a two-player
+    betting game (the chance to win the match, BLUFF-6; with ``payoff = chips`` and no
+    round limit the winner ends with every chip, so the same plan maximises expected
+    chips), its exploitability measured in the match by the independent best response
+    (:func:`match_exploitability`) through the stored plan, ``measure_steps`` steps from
+    the plan's own values (0: not measured). Subclasses name the game, the plan, the solve,
+    the round table whose layout the match table extends, and the public rolls after
+    which a build measures (``(None,)``: a game without them)."""
+
+    kind = MATCH_KIND
+    game_type: type
+    plan_type: type
+    round_solver: Any
+    measured_publics: tuple = (None,)
+
+    def __init__(self, measure_steps: int = 1) -> None:
+        self.measure_steps = measure_steps
+
+    def solve(self, game: Any, total: int, options: BuildOptions) -> tuple[MatchSolution, dict[str, np.ndarray], dict]:
+        raise NotImplementedError
+
+    def build(self, game: Any, options: BuildOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        check_betting_rules(game)
+        if not isinstance(game, self.game_type):
+            raise RulesError(f"this table solver builds the {self.game_type.NAME} match, got {game.NAME!r}")
+        start = game.rules.start_chips
+        total = 2 * start
+        if start > LIARS_MAX_START:
+            raise RulesError(f"the {game.NAME} match table is built for at most {LIARS_MAX_START} chips each, got {start}")
+        began = time.perf_counter()
+        solved, arrays, facts = self.solve(game, total, options)
+        arrays["win"] = np.array([np.nan] + [solved.win[x] for x in range(1, total)])
+        facts.update({
+            "max_total": total, "total": total, "iterations": solved.iterations, "residual": solved.residual,
+            "solve_seconds": round(time.perf_counter() - began, 2), "headline_chips": [start, start],
+            "headline_value": solved.win[start],
+        })
+        if self.measure_steps:
+            policy = self.plan_type(game, _loose_table(arrays, facts, self.kind)).policy()
+            facts["match_exploitability"] = [self._measure(game, policy, solved.win, start, p) for p in self.measured_publics]
+        return arrays, facts
+
+    def _measure(self, game: Any, policy: TurnPolicy, win: Mapping[int, float], start: int,
+                 public: tuple | None) -> dict[str, Any]:
+        result = match_exploitability(game, policy, win, start, self.measure_steps, public=public)
+        entry = {"gain": result.gain, "best_response": list(result.best_response), "steps": result.steps,
+                 "change": result.change}
+        return entry if public is None else {"public": list(public), **entry}
+
+    def summary(self, table: Any) -> dict[str, Any]:
+        extra = table.meta.extra
+        x, _ = extra.get("headline_chips", (0, 0))
+        facts: dict[str, Any] = {
+            f"P(the starter wins the match), {x} chips each": extra.get("headline_value"),
+            "policy-iteration steps / residual": f"{extra.get('iterations')} / {extra.get('residual')}",
+            "stages": extra.get("stages"),
+        }
+        measured = extra.get("match_exploitability") or []
+        for entry in [measured] if isinstance(measured, dict) else measured:  # a dict in older bidding tables
+            where = f", first round after public roll {entry['public']}" if "public" in entry else ""
+            facts[f"match exploitability (P(win) a best responder gains{where})"] = entry["gain"]
+        return facts
+
+    def layout(self, game: Any, meta: Any) -> dict[str, tuple[tuple[int | None, ...], Any]]:
+        """As the round table (the round solver's layout, every x + y = total) and
+        ``win[x]``, the starter's chance to win the match with x chips."""
+        layout = dict(self.round_solver.layout(game, meta))
+        layout["win"] = ((int(meta.extra["total"]),), np.float64)
+        return layout
+
+    def check(self, game: Any, table: Any) -> list[str]:
+        problems = _check_rows(table)
+        win = table["win"]
+        if not (np.all(np.diff(win[1:]) >= -1e-12) and win[1:].min() >= -1e-12 and win[1:].max() <= 1 + 1e-12):
+            problems.append("the match values are not chances that grow with the chips")
+        return problems
+
+
+class BiddingMatchSolver(_MatchSolver):
+    """``kocka-solve build bidding-bluff --kind match [-r start_chips=N] [-r ranking=pro]``
+    (:func:`solve_bidding_match`)."""
+
+    description = "two-player match equilibrium (P(win), every chip count of a match), exploitability in the match"
+    game_type, plan_type, round_solver = BiddingBluffGame, MatchPlan, BIDDING_EQUILIBRIUM
+
+    def solve(self, game: Any, total: int, options: BuildOptions) -> tuple[MatchSolution, dict[str, np.ndarray], dict]:
+        solved = solve_bidding_match(game.rules, total)
+        claims = game.claims()
+        arrays = _arrays_from_rows(_two_dice_rows(solved.stages, claims, total), len(claims), total)
+        return solved, arrays, {"stages": len(solved.stages)}
+
+
+class LiarsMatchSolver(_MatchSolver):
+    """``kocka-solve build liars-poker --kind match [-r start_chips=N] [-r first_turn=...]
+    [-j 2]`` (:func:`solve_liars_match`; the public-roll classes of each step in
+    parallel). A build measures the exploitability in the match with the first round
+    after the public rolls :data:`LIARS_MEASURED` ([6,6,6]), one step; every public roll
+    from every chip count is hours from 10 chips each (``python
+    scripts/bluff_round_figures.py match game=liars-poker``)."""
+
+    description = "two-player match equilibrium with re-throws (P(win), a match's chip counts), exploitability in the match"
+    game_type, plan_type, round_solver = LiarsPokerGame, LiarsMatchPlan, LIARS_EQUILIBRIUM
+    measured_publics = LIARS_MEASURED
+
+    def solve(self, game: Any, total: int, options: BuildOptions) -> tuple[MatchSolution, dict[str, np.ndarray], dict]:
+        solved = solve_liars_match(game.rules, total, options)
+        rows = solved.rows
+        arrays = liars_arrays(rows, len(game.claims()), total)
+        return solved, arrays, {"stages": len(rows["cell"]), "stages_solved_per_step": sum(rows["solved"])}
+
+
+BIDDING_MATCH = BiddingMatchSolver()
+LIARS_MATCH = LiarsMatchSolver()

@@ -427,17 +427,10 @@ def solve_race(model: TurnModel, goal: int, threads: int = 1, tol: float = 1e-13
     """Solve the two-player race to ``goal`` units exactly (see :mod:`_kocka`)."""
     if goal < 1:
         raise RulesError(f"goal must be at least one unit, got {goal!r}")
-    kinds = np.full((2, model.n_kinds), -1, dtype=np.int32)
-    for p, ph in enumerate(model.phases):
-        kinds[p, : len(ph.kinds)] = ph.kinds
     win = np.zeros((goal, goal))
     start = time.perf_counter()
     evals, rows, failed = _kocka.solve_race(
-        *model.kernel_args(), kinds,
-        np.asarray([len(ph.kinds) for ph in model.phases], dtype=np.int32),
-        np.asarray([ph.opening_kind for ph in model.phases], dtype=np.int32),
-        np.asarray([ph.min_bank for ph in model.phases], dtype=np.int32),
-        model.threshold, model.tail_success, win, tol, max(1, threads),
+        *model.kernel_args(), *_phase_args(model), model.threshold, model.tail_success, win, tol, max(1, threads),
     )
     return RaceSolution(win, time.perf_counter() - start, int(evals), int(rows), int(failed))
 
@@ -661,6 +654,10 @@ MIX_GAIN_TOL = 1e-12
 
 
 def _phase_args(model: TurnModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The phases of ``model`` as the kernels take them: ``kinds[p]`` (the roll kinds of
+    phase p, padded with -1), the number of kinds, the opening kind and the least bank per
+    phase. One function because every race kernel (:func:`solve_race`, the end-rule and
+    three-player races) reads the phases in this same form."""
     kinds = np.full((2, model.n_kinds), -1, dtype=np.int32)
     for p, ph in enumerate(model.phases):
         kinds[p, : len(ph.kinds)] = ph.kinds

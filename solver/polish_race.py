@@ -53,9 +53,9 @@ from kocka.solver.decision import BuildOptions, Decision
 from kocka.solver.dice_tables import dice_tables
 from kocka.solver.errors import InvalidStateError, TableError
 from kocka.solver.progress import Progress
-from kocka.solver.polish_solver import basic_rewards, keep_row
+from kocka.solver.polish_solver import basic_rewards, basic_turn_decisions, basic_turn_stops
 from kocka.solver.rules.base import Game
-from kocka.solver.rules.polish import EndTurn, PolishBasicGame, PolishBasicRules, PolishBasicState, Record
+from kocka.solver.rules.polish import PolishBasicGame, PolishBasicRules, PolishBasicState
 from kocka.solver.tables import Table, TableMeta
 
 VALUE_NAME = "P(win)"
@@ -275,23 +275,18 @@ def _stops(game: PolishBasicGame, table: Table, pos: _RacePosition) -> tuple[np.
         return 1.0 - mover_value(table, other, pos.other, mine, -lead)
 
     record_values: dict[tuple[int, int], float] = {}
-    stops = []
-    for ft in (0, 1):
-        best = np.full(N_OUT, -math.inf)
-        shown = np.zeros(N_OUT, dtype=bool)
-        for b in range(n):
-            if pos.mine >> b & 1:
-                continue
-            for o in np.flatnonzero(rew[b, ft] > 0):
-                points = int(rew[b, ft, o])
-                key = (b, points)
-                if key not in record_values:
-                    record_values[key] = after_record(b, points)
-                best[o] = max(best[o], record_values[key])
-            shown |= rew[b, ft] > 0
-        free = ~shown if rules.basic_record == "mandatory" else np.ones(N_OUT, dtype=bool)
-        stops.append(np.where(free, np.maximum(best, end_turn), best))
-    return stops[0], stops[1], end_turn, record_values
+
+    def values_of(b: int, ft: int) -> np.ndarray:  # per outcome showing b: the value after recording it
+        got = np.full(N_OUT, -math.inf)
+        for o in np.flatnonzero(rew[b, ft] > 0):
+            key = (b, int(rew[b, ft, o]))
+            if key not in record_values:
+                record_values[key] = after_record(*key)
+            got[o] = record_values[key]
+        return got
+
+    F0, F1 = basic_turn_stops(rules, pos.mine, values_of, end_turn)
+    return F0, F1, end_turn, record_values
 
 
 _TURNS: dict[tuple, tuple] = {}
@@ -321,26 +316,8 @@ def rank(game: PolishBasicGame, table: Table, state: PolishBasicState) -> list[D
     if not actions or game.current_player(state) < 0:
         return []
     turn, end_turn, records = _turn(game, table, pos)
-    rew = basic_rewards(game.rules)
-    boxes = game.rules.boxes
-    dt = dice_tables(5)
-    o = dt.outcome_index(state.dice) if state.dice is not None else None
-    decisions = []
-    for action in actions:
-        if isinstance(action, Record):
-            b = boxes.index(action.combo)
-            points = int(rew[b, int(state.throws == 1), o])
-            value, detail = records[(b, points)], {"type": "record", "combo": action.combo, "points": points}
-        elif isinstance(action, EndTurn):
-            value, detail = end_turn, {"type": "end_turn"}
-        elif state.dice is None:
-            value, detail = float(dt.probs @ turn["V1"]), {"type": "keep", "dice": []}
-        else:
-            K = turn["K2"] if state.throws == 1 else turn["K3"]
-            value, detail = float(K[keep_row(action.dice)]), {"type": "keep", "dice": list(action.dice)}
-        detail.update(lead=pos.lead, last_turn=pos.last_turn)
-        decisions.append(Decision(action, float(value), game.describe_action(action, state), detail))
-    return sorted(decisions, key=lambda d: -d.value)
+    return basic_turn_decisions(game, state, actions, turn, end_turn, lambda b, points: records[(b, points)],
+                                {"lead": pos.lead, "last_turn": pos.last_turn})
 
 
 # ----------------------------------------------------------------------------------------

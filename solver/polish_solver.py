@@ -35,7 +35,7 @@ import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -535,17 +535,35 @@ def _basic_stops(rules: PolishBasicRules, after: np.ndarray, mask: int) -> tuple
         end_turn = max(float(after[mask | 1 << b]) for b in open_boxes)
     else:
         end_turn = float(after[mask])
+    F0, F1 = basic_turn_stops(rules, mask, lambda b, ft: rew[b, ft] + after[mask | 1 << b], end_turn)
+    return F0, F1, end_turn
+
+
+def basic_turn_stops(rules: PolishBasicRules, mask: int, record_values: Callable[[int, int], np.ndarray],
+                     end_turn: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per outcome, the best way to end a turn of card ``mask`` after a later throw / the
+    first throw (``F0``, ``F1``): recording an open combination b the dice show, worth
+    ``record_values(b, ft)[o]`` (``ft``: from hand; read only where b is shown), or ending
+    without a record, worth ``end_turn``, which ``pl.basic_record = mandatory`` allows only
+    when the dice show no open combination (PL-5).
+
+    Why one function: the solitaire table (:func:`_basic_stops`, points plus the expected
+    rest) and the two-player race (:func:`.polish_race._stops`, the win share after the
+    record) end a turn by the same rules and differ only in what a record is worth."""
+    rew = basic_rewards(rules)
     stops = []
     for ft in (0, 1):
         best = np.full(N_OUT, -math.inf)
         shown = np.zeros(N_OUT, dtype=bool)
-        for b in open_boxes:
+        for b in range(len(rules.boxes)):
+            if mask >> b & 1:
+                continue
             points = rew[b, ft]
-            best = np.where(points > 0, np.maximum(best, points + after[mask | 1 << b]), best)
+            best = np.where(points > 0, np.maximum(best, record_values(b, ft)), best)
             shown |= points > 0
         free = ~shown if rules.basic_record == "mandatory" else np.ones(N_OUT, dtype=bool)
         stops.append(np.where(free, np.maximum(best, end_turn), best))
-    return stops[0], stops[1], end_turn
+    return stops[0], stops[1]
 
 
 def build_basic_arrays(game: PolishBasicGame, options: BuildOptions = BuildOptions(progress=False)
@@ -618,7 +636,6 @@ def rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState,
     actions = game.legal_actions(state)
     if not actions or game.current_player(state) < 0:
         return []
-    boxes = game.rules.boxes
     horizon = int(table["values"].shape[0]) - 1
     h = basic_turns_left(game, state) if turns_left is None else turns_left
     if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= horizon:
@@ -628,7 +645,25 @@ def rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState,
     so_far = sum(v for v in row if v is not None)
     _, _, turn, end_turn = _basic_turn(game, table, mask, h)
     after = table["values"][h - 1]
+    return basic_turn_decisions(game, state, actions, turn, end_turn,
+                                lambda b, points: points + float(after[mask | 1 << b]), {"turns_left": h}, so_far)
+
+
+def basic_turn_decisions(game: PolishBasicGame, state: PolishBasicState, actions: Sequence[Any], turn: dict,
+                         end_turn: float, after_record: Callable[[int, int], float], extra: dict[str, Any],
+                         so_far: float = 0) -> list[Decision]:
+    """``actions`` of the player to move in a turn of the basic game, valued and sorted
+    best first: a :class:`~.polish.Record` of combination ``b`` for ``points`` is worth
+    ``after_record(b, points)``, an :class:`~.polish.EndTurn` ``end_turn``, a keep what
+    the numpy turn ``turn`` (:func:`.card_model.three_throw_turn`: ``V1``, ``K2``, ``K3``)
+    gives it; ``so_far`` is added to every value and ``extra`` to every detail.
+
+    Why one function: the solitaire ranking (:func:`rank_basic`, expected total) and the
+    two-player race's (:func:`.polish_race.rank`, win share) read the dice, the points of
+    a record and the keeps of a turn the same way and differ only in what a record and the
+    end of the turn lead to, so both rank through this one loop."""
     rew = basic_rewards(game.rules)
+    boxes = game.rules.boxes
     dt = dice_tables(5)
     o = dt.outcome_index(state.dice) if state.dice is not None else None
     decisions = []
@@ -636,7 +671,7 @@ def rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState,
         if isinstance(action, Record):
             b = boxes.index(action.combo)
             points = int(rew[b, int(state.throws == 1), o])
-            value, detail = points + float(after[mask | 1 << b]), {"type": "record", "combo": action.combo, "points": points}
+            value, detail = after_record(b, points), {"type": "record", "combo": action.combo, "points": points}
         elif isinstance(action, EndTurn):
             value, detail = end_turn, {"type": "end_turn"}
         elif state.dice is None:
@@ -644,7 +679,7 @@ def rank_basic(game: PolishBasicGame, table: Table, state: PolishBasicState,
         else:
             K = turn["K2"] if state.throws == 1 else turn["K3"]
             value, detail = float(K[keep_row(action.dice)]), {"type": "keep", "dice": list(action.dice)}
-        detail["turns_left"] = h
+        detail.update(extra)
         decisions.append(Decision(action, float(so_far + value), game.describe_action(action, state), detail))
     return sorted(decisions, key=lambda d: -d.value)
 

@@ -49,7 +49,7 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, reduce
 from operator import or_
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -441,7 +441,7 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
     and the kernel's tables (:data:`KERNEL_ARRAYS`, see :class:`ScorecardModel`).
     """
     clock = [(time.perf_counter(), time.process_time())]
-    model = _model_for(game)
+    model = model_for(game)
     clock.append((time.perf_counter(), time.process_time()))
     W = solve_values(model, options)
     clock.append((time.perf_counter(), time.process_time()))
@@ -480,8 +480,12 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
 _MODELS: dict[tuple[type, Any], ScorecardModel] = {}
 
 
-def _model_for(game: ScorecardGame) -> ScorecardModel:
-    """The model of ``game``'s rules variant (cached per process, a few variants)."""
+def model_for(game: ScorecardGame) -> ScorecardModel:
+    """The model of ``game``'s rules variant (cached per process, a few variants).
+
+    One cache for every solver over this model: the expected-score table here and the
+    target tables (:mod:`kocka.solver.target_solver`) build and read the same
+    :class:`ScorecardModel`, so both ask this function and share what it has built."""
     key = (type(game), game.rules)
     if key not in _MODELS:
         if len(_MODELS) >= 8:
@@ -575,7 +579,7 @@ class _Ranker:
         a = table.arrays
         if not _has_kernel_arrays(table):
             # a table of values only (the target tables): the kernel's tables from the rules
-            model = _model_for(game)
+            model = model_for(game)
             if model.n_states != len(a["values"]):
                 raise TableError(f"{game.NAME} table has {len(a['values'])} states, the rules give {model.n_states}")
             a = {**{name: getattr(model, name) for name in KERNEL_ARRAYS}, **a}
@@ -612,7 +616,7 @@ class _Ranker:
     def model(self) -> ScorecardModel:
         if _has_kernel_arrays(self.table):
             return ScorecardModel.from_table(self.game, self.table)
-        return _model_for(self.game)
+        return model_for(self.game)
 
     def card(self, card: Card) -> tuple:
         """``(mask, class, flag, shift, groups)`` of a card at a turn start: ``shift`` its
@@ -1167,12 +1171,22 @@ def expected_turn_value(game: ScorecardGame, table: Table, card: Card) -> float:
     """Expected final score of ``card`` at a turn start, recomputed from
     :func:`rank_reference` over the 252 first throws (a check of the table against the
     rules engine, independent of the kernel's turn)."""
+    return turn_start_average(game, card, lambda state: rank_reference(game, table, state)[0].value)
+
+
+def turn_start_average(game: ScorecardGame, card: Card, value: Callable[[ScorecardState], float]) -> float:
+    """The average of ``value(state)`` over the 252 first throws of a turn of ``card``
+    (every player holding it), each state after the first throw.
+
+    Why one function: the checks that recompute a turn-start value through a ranking,
+    :func:`expected_turn_value` (expected score) and :func:`.target_solver.turn_reach_value`
+    (chance of a target), average over the same first throws in the same order."""
     dt = dice_tables(5)
     total = 0.0
     for o, p in enumerate(dt.probs):
         dice = tuple(int(v) for v in dt.outcomes[o])
         state = ScorecardState(cards=(card,) * game.num_players, throw=1, dice=dice)
-        total += p * rank_reference(game, table, state)[0].value
+        total += p * value(state)
     return total
 
 

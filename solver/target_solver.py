@@ -63,7 +63,7 @@ from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import bits_of
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardGame, ScorecardState, YahtzeeGame
 from kocka.solver.scorecard_solver import (
-    ScoreDistribution, ScorecardModel, build_model, distribution_from_start, solve_values,
+    ScoreDistribution, ScorecardModel, distribution_from_start, model_for, solve_values, turn_start_average,
 )
 from kocka.solver.tables import Table, TableMeta
 
@@ -299,19 +299,6 @@ def solve_vectors(model: ScorecardModel, mode: int = REACH, dtype: Any = np.floa
 # ----------------------------------------------------------------------------------------
 # Tables
 # ----------------------------------------------------------------------------------------
-_MODELS: dict[tuple[type, Any], ScorecardModel] = {}
-
-
-def model_for(game: ScorecardGame) -> ScorecardModel:
-    """The scorecard model of ``game``'s rules variant (cached per process, a few variants)."""
-    key = (type(game), game.rules)
-    if key not in _MODELS:
-        if len(_MODELS) >= 8:
-            _MODELS.pop(next(iter(_MODELS)))
-        _MODELS[key] = build_model(game)
-    return _MODELS[key]
-
-
 def start_state(model: ScorecardModel) -> tuple[int, int]:
     """``(state, tracker offset)`` of the empty card."""
     t0 = model.game.initial_tracker
@@ -698,13 +685,7 @@ def _expected_detail(game: ScorecardGame, view: TargetView, key: CardKey, state:
 def turn_reach_value(game: ScorecardGame, table: Table, card: Card, target: int) -> float:
     """P(final >= target) of ``card`` at a turn start recomputed from :func:`rank_target`
     over the 252 first throws (a check of the table through the widget)."""
-    dt = dice_tables(5)
-    total = 0.0
-    for o, p in enumerate(dt.probs):
-        dice = tuple(int(v) for v in dt.outcomes[o])
-        state = ScorecardState(cards=(card,) * game.num_players, throw=1, dice=dice)
-        total += p * rank_target(game, table, state, target)[0].value
-    return total
+    return turn_start_average(game, card, lambda state: rank_target(game, table, state, target)[0].value)
 
 
 # ----------------------------------------------------------------------------------------

@@ -26,6 +26,18 @@ def _isolated_table_cache(tmp_path_factory):
         os.environ["KOCKA_CACHE"] = old
 
 
+@pytest.fixture(scope="session")
+def liars_match_table():
+    """The liar's poker match table from 1 chip each (2 in play), built and measured once
+    into the session's table cache (tests/test_bluff_round.py, tests/test_bluff_hint.py)."""
+    from kocka.solver import bluff_round as br
+    from kocka.solver.decision import BuildOptions
+    from kocka.solver.registry import build_table
+    from kocka.solver.rules.bluff import LiarsPokerGame, LiarsPokerRules
+
+    return build_table(LiarsPokerGame(LiarsPokerRules(start_chips=1), 2), br.LIARS_MATCH, BuildOptions(progress=False))
+
+
 @pytest.fixture
 def rng():
     import random

@@ -122,6 +122,20 @@ def test_equilibrium_agent_plays_a_match(bidding_table):
     assert result.games == 4
 
 
+def test_equilibrium_agent_plays_the_liars_match_plan(liars_match_table):
+    # a whole liar's poker match (no round limit) with its match table built (in the
+    # session's cache, tests/conftest.py): the agent plays the match plan (kocka-solve
+    # build liars-poker --kind match), its values the chance to win the match
+    game = get_game("liars-poker", {"start_chips": 1})
+    assert liars_match_table.meta.variant_id == br.canonical_match_game(game).rules.variant_id()
+    agent = make_agent("equilibrium", game, 0, AgentOptions())
+    assert isinstance(agent.plan, br.LiarsMatchPlan) and agent.value_name == "P(win the match) vs equilibrium"
+    state = game.apply(game.apply(game.new_round_state((1, 1)), (2, 5, 5)), (3, 6))
+    ranked = agent.rank(state)
+    assert ranked[0].value == pytest.approx(1.0)  # [2,5,5] with [3,6]: claiming the pair of 5s wins the match
+    assert run_arena(game, ["equilibrium", "bayes"], games=2, seed=3).games == 2
+
+
 def test_equilibrium_agent_refuses_what_its_table_does_not_hold(bidding_table):
     with pytest.raises(AgentUnavailable, match="2 players"):
         make_agent("equilibrium", get_game("bidding-bluff", num_players=3), 0, AgentOptions())

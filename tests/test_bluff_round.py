@@ -22,8 +22,10 @@ from kocka.solver.errors import RulesError
 from kocka.solver.registry import build_table
 from kocka.solver.rules.base import CHANCE
 from kocka.solver.rules.bluff import (
-    BiddingBluffGame, BiddingBluffRules, LiarsPokerGame, LiarsPokerRules, TwoDiceClaim, hand_of, single_round_game,
+    BiddingBluffGame, BiddingBluffRules, LiarsPokerGame, LiarsPokerRules, Reroll, TwoDiceClaim, claim_rank, hand_of,
+    single_round_game,
 )
+from kocka.solver.tables import check_layout
 
 F = Fraction
 
@@ -453,3 +455,155 @@ def test_match_table_round_trip(tmp_path):
     plan = br.plan_for(game, table)
     assert isinstance(plan, br.MatchPlan) and br.BIDDING_MATCH.check(game, table) == []
     assert plan.value(None, 2, 2) == pytest.approx(1.0) and plan.value(None, 1, 3) == pytest.approx(0.0)
+
+
+# ----------------------------------------------------------------------------------------
+# Whole matches of liar's poker (BLUFF-6, BLUFF-16, BLUFF-21)
+# ----------------------------------------------------------------------------------------
+LIARS_TWO_EACH = {1: F(0), 2: F(1), 3: F(1)}
+"""W, the round starter's chance to win a liar's poker match with 2 chips each (4 in
+play), by hand, as for the bidding bluff (test_match_values_for_two_chips_each_by_hand),
+for every public roll, re-throws included. W(3) = 1: holding 3 against 1 the starter
+claims any hand but the top claim (every public roll allows a lower one) with stake 2,
+which cannot be bet on (BLUFF-13), and the pass costs the answerer his last chip
+(BLUFF-6). W(2) = 1: the starter claims his actual hand with stake 2 and then always bets.
+A bet on his claim costs the answerer both chips (a top claim must be bet on, BLUFF-5,
+with both); a pass leaves the answerer 1 chip against 3 to claim higher with stake 1, and
+a bet on that takes it if it is false and gives back 2 against 2 with the bettor, the
+starter, starting (BLUFF-16) if it is true. So the starter never loses, and the answerer's
+claim is false with a positive chance each time round: the starter wins. W(1) = 0: the
+same from the other side (the answerer bets on the starter's first claim)."""
+
+
+def _above(rules: LiarsPokerRules, public: tuple, dice: tuple, standing) -> bool:
+    return claim_rank(hand_of(public + tuple(dice), rules), rules) > claim_rank(standing, rules)
+
+
+def reach_above(game: LiarsPokerGame, public: tuple, standing) -> tuple[float, dict]:
+    """Brute force over the engine: the chance that the roller, with his private roll and at
+    most one re-throw (the engine's legal ``Reroll`` actions, BLUFF-18), ends his turn with
+    a hand (``hand_of``, ranked by ``claim_rank``) above ``standing``, re-throwing only
+    when that helps; and, per die kept and shown, the chance after that re-throw."""
+    walk = br.round_game(game, rounds=2)
+    start = replace(walk.apply(walk.new_round_state((2, 2)), public), standing=standing, history=(standing,))
+    total, after = 0.0, {}
+    for hidden, p in walk.chance_outcomes(start):
+        rolled = walk.apply(start, hidden)
+        best = 1.0 if _above(game.rules, public, rolled.dice, standing) else 0.0
+        for action in walk.legal_actions(rolled):
+            if isinstance(action, Reroll):
+                thrown = walk.apply(rolled, action)
+                chance = sum(q * _above(game.rules, public, walk.apply(thrown, o).dice, standing)
+                             for o, q in walk.chance_outcomes(thrown))
+                after[action.keep_shown] = chance
+                best = max(best, chance)
+        total += p * best
+    return total, after
+
+
+def liars_match_plan(public: tuple) -> br.LiarsMatchPlan:
+    """The match plan of the class of ``public`` with 2 chips each, solved for the hand
+    values :data:`LIARS_TWO_EACH` (a stored match table holds every public roll)."""
+    rules = LiarsPokerRules(start_chips=2)
+    game = LiarsPokerGame(rules, 2)
+    rows, _, _ = br.solve_liars_match_class(rules, [public], 4, LIARS_TWO_EACH)
+    arrays = br.liars_arrays(rows, len(game.claims()), 4)
+    arrays["win"] = np.array([np.nan] + [float(LIARS_TWO_EACH[x]) for x in (1, 2, 3)])
+    return br.LiarsMatchPlan(game, br._loose_table(arrays, {"total": 4}, br.MATCH_KIND))
+
+
+@pytest.mark.parametrize("public", [(6, 6, 6), (2, 5, 5), (1, 2, 4)])
+def test_liars_match_values_for_two_chips_each_by_hand(public):
+    # every stage solved for the hand values W = LIARS_TWO_EACH gives them back (the
+    # round's first roller, the starter, wins with W(x)), and so does the policy
+    # evaluation of the strategies found (affine in W, re-throws as outside options)
+    _, priced, affine = br.solve_liars_match_class(LiarsPokerRules(start_chips=2), [public], 4, LIARS_TWO_EACH, rows=False)
+    w = np.array([1.0] + [float(LIARS_TWO_EACH[x]) for x in (1, 2, 3)])
+    for x in (1, 2, 3):
+        assert priced[x] == pytest.approx(float(LIARS_TWO_EACH[x]), abs=1e-12)
+        assert float(affine[x] @ w) == pytest.approx(priced[x], abs=1e-12)
+
+
+def test_liars_match_stages_by_brute_force():
+    # public roll [2,5,5], 2 chips each (RULES.md example 4). With W = LIARS_TWO_EACH:
+    # * roller 2 against 2, standing c: a true claim above c wins the match (bet on with
+    #   stake 2 it takes both chips; passed, the answerer is left 1 against 3, worth 0 to
+    #   him), a lie loses it when bet on, and a bet never costs the answerer (a pass
+    #   leaves him 1 against 3: 0). So U(c, 2, 2) is the chance that the roller reaches a
+    #   hand above c, re-throwing when that helps, and after keeping and showing die d
+    #   the chance that the new die does: brute force over the engine (reach_above);
+    # * roller 1 against 3: 0 (the answerer bets: a lie loses the last chip, the truth
+    #   gives 2 against 2 with the answerer starting, W(2) = 1 for him);
+    # * roller 3 against 1: 1 (a claim below the top with stake 2 cannot be bet on),
+    #   except over the claim just below the top: only the top claim is left, which must be
+    #   bet on with the answerer's chip, and a lie gives 2 against 2 to the answerer.
+    public = (2, 5, 5)
+    plan = liars_match_plan(public)
+    game = plan.game
+    claims = game.claims_above(None, public, ())
+    assert claims[-1] == br.top_claim(public, game.rules)
+    for standing in claims[:-1]:
+        reach, after = reach_above(game, public, standing)
+        assert plan.value(public, standing, 2, 2) == pytest.approx(reach, abs=1e-12)
+        for die, chance in after.items():
+            assert plan.value(public, standing, 2, 2, die) == pytest.approx(chance, abs=1e-12)
+        assert plan.value(public, standing, 1, 3) == pytest.approx(0.0, abs=1e-12)
+        assert plan.value(public, standing, 3, 1) == pytest.approx(1.0 if standing != claims[-2] else reach, abs=1e-12)
+    assert plan.value(public, claims[3], 2, 2) == pytest.approx(0.5740740740740741, abs=1e-12)  # over two pairs 5, 3
+
+
+@pytest.mark.parametrize("standing", [None, hand_of((2, 5, 5, 3, 3)), hand_of((2, 5, 5, 5, 6))])
+def test_liars_match_plan_is_unexploitable_through_the_engine(standing):
+    # the independent best response walks the engine's match (two rounds: the reveal's
+    # next round is priced by W = LIARS_TWO_EACH, or the match is over) from 2 chips each
+    # after the public roll [2,5,5], from no claim or a standing one: against the plan a
+    # best-responding roller earns the plan's value U and a best-responding answerer 1 - U
+    public = (2, 5, 5)
+    plan = liars_match_plan(public)
+    game = plan.game
+    walk = br.round_game(game, rounds=2)
+    start = walk.apply(walk.new_round_state((2, 2)), public)
+    if standing is not None:
+        start = replace(start, standing=standing, history=(standing,))
+
+    def priced(me):
+        def terminal(state):
+            if 0 in state.chips:
+                return 1.0 if state.chips[me] > 0 else 0.0
+            w = float(LIARS_TWO_EACH[state.chips[state.active]])
+            return w if state.active == me else 1.0 - w
+        return terminal
+
+    policy = plan.policy()
+    value = plan.value(public, standing, 2, 2)
+    assert br._RoundWalk(walk, [None, policy], 0, priced(0)).after(start) == pytest.approx(value, abs=1e-12)
+    assert br._RoundWalk(walk, [policy, None], 1, priced(1)).after(start) == pytest.approx(1 - value, abs=1e-12)
+    assert br._RoundWalk(walk, [policy, policy], 0, priced(0)).after(start) == pytest.approx(value, abs=1e-12)
+
+
+def test_liars_match_starter_rolls_second_under_next_seat():
+    # liar.first_turn = next_seat (BLUFF-17): with 1 chip each the first roller wins (he
+    # claims his actual hand: a pass costs the answerer his last chip, a bet loses to the
+    # truth), and he is the starter's opponent, so W(1) = 0 for the starter; one step
+    # of the solve at that W gives it back
+    step = br.liars_match_step(LiarsPokerRules(start_chips=1, first_turn="next_seat"), 2)
+    priced, affine, kept = step({1: F(0)}, False)
+    assert priced[1] == pytest.approx(0.0, abs=1e-12) and kept is None
+
+
+def test_liars_match_table_round_trip(liars_match_table):  # the table: tests/conftest.py
+    # with 1 chip each every round ends the match, and the starter wins it (as the first
+    # roller above): W(1) = 1, found by policy iteration from W(1) = 1/2; the build's
+    # independent best response in the match (the first round after [6,6,6]) gains nothing
+    game = LiarsPokerGame(LiarsPokerRules(start_chips=1), 2)
+    table = liars_match_table
+    extra = table.meta.extra
+    assert table.meta.kind == br.MATCH_KIND and extra["headline_value"] == pytest.approx(1.0)
+    (measured,) = extra["match_exploitability"]
+    assert measured["public"] == [6, 6, 6] and abs(measured["gain"]) < 1e-12
+    plan = br.plan_for(game, table)
+    assert isinstance(plan, br.LiarsMatchPlan) and br.LIARS_MATCH.check(game, table) == []
+    assert plan.value((1, 2, 4), None, 1, 1) == pytest.approx(1.0)
+    check_layout(table, br.LIARS_MATCH.layout(game, table.meta))
+    assert table["win"].shape == (2,)
+    assert "P(the starter wins the match), 1 chips each" in br.LIARS_MATCH.summary(table)

@@ -134,18 +134,31 @@ def fresh(browser, url: str) -> None:
     browser.execute_script("localStorage.clear(); sessionStorage.clear();")
 
 
+def start_kockapoker(browser, site: str, rules: dict, players: str | None = None, against_ai: bool = False) -> None:
+    """A new kockapóker game through the page's setup form, from a fresh page: the players'
+    names (or the AI as the other player), the rules as JSON, then Start; the caller waits
+    for what the game shows first.
+
+    Why one helper: the scenarios that start a game by clicks go through the same form in
+    the same order, so a change of the form is followed here once."""
+    fresh(browser, site + "/")
+    wait_for(browser, lambda d: visible(d, "setup"))
+    browser.find_element(By.CSS_SELECTOR, "#game-select option[value='kockapoker']").click()
+    if players is not None:
+        browser.find_element(By.ID, "players").clear()
+        browser.find_element(By.ID, "players").send_keys(players)
+    if against_ai:
+        browser.find_element(By.ID, "mode-ai").click()
+    browser.find_element(By.TAG_NAME, "summary").click()
+    browser.find_element(By.ID, "rules").send_keys(json.dumps(rules))
+    browser.find_element(By.ID, "start").click()
+
+
 # ----------------------------------------------------------------------------------------
 # Scenarios
 # ----------------------------------------------------------------------------------------
 def test_a_whole_kockapoker_turn_by_clicks(site, browser):
-    fresh(browser, site + "/")
-    wait_for(browser, lambda d: visible(d, "setup"))
-    browser.find_element(By.CSS_SELECTOR, "#game-select option[value='kockapoker']").click()
-    browser.find_element(By.ID, "players").clear()
-    browser.find_element(By.ID, "players").send_keys("Anna")
-    browser.find_element(By.TAG_NAME, "summary").click()
-    browser.find_element(By.ID, "rules").send_keys(json.dumps(THREE_BOXES))
-    browser.find_element(By.ID, "start").click()
+    start_kockapoker(browser, site, THREE_BOXES, players="Anna")
     wait_for(browser, lambda d: visible(d, "face-6"))
     assert "Anna: roll 5 dice" in text_of(browser, "turn")
     tap_faces(browser, "66623")                      # the roll, entered face by face
@@ -245,13 +258,7 @@ def test_the_page_survives_the_seat_restarting(tables, browser):
 
 
 def test_play_against_the_ai(site, browser):
-    fresh(browser, site + "/")
-    wait_for(browser, lambda d: visible(d, "setup"))
-    browser.find_element(By.CSS_SELECTOR, "#game-select option[value='kockapoker']").click()
-    browser.find_element(By.ID, "mode-ai").click()
-    browser.find_element(By.TAG_NAME, "summary").click()
-    browser.find_element(By.ID, "rules").send_keys(json.dumps({"boxes": ["chance"]}))
-    browser.find_element(By.ID, "start").click()
+    start_kockapoker(browser, site, {"boxes": ["chance"]}, against_ai=True)
     wait_for(browser, lambda d: visible(d, "roll-for-me"))
     browser.find_element(By.ID, "roll-for-me").click()
     wait_for(browser, lambda d: hint_rows(d))
@@ -274,14 +281,7 @@ def test_play_to_win_shows_the_chance_of_finishing_first(site, browser):
     # the target table of the one-box card, built into the session's cache before the
     # first "play to win" (milliseconds); the seat itself never builds one
     get_table(game_from_cli("kockapoker", ("boxes=chance",), num_players=2), "target", build_missing=True)
-    fresh(browser, site + "/")
-    wait_for(browser, lambda d: visible(d, "setup"))
-    browser.find_element(By.CSS_SELECTOR, "#game-select option[value='kockapoker']").click()
-    browser.find_element(By.ID, "players").clear()
-    browser.find_element(By.ID, "players").send_keys("Anna,Bela")
-    browser.find_element(By.TAG_NAME, "summary").click()
-    browser.find_element(By.ID, "rules").send_keys(json.dumps({"boxes": ["chance"]}))
-    browser.find_element(By.ID, "start").click()
+    start_kockapoker(browser, site, {"boxes": ["chance"]}, players="Anna,Bela")
     wait_for(browser, lambda d: visible(d, "face-6"))
     tap_faces(browser, "45666")
     wait_for(browser, lambda d: hint_rows(d))

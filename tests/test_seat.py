@@ -987,3 +987,21 @@ def test_an_abandoned_request_is_never_computed_and_a_stuck_thread_is_replaced()
     assert first.done.wait(10) and queued.done.wait(10)
     assert started == ["first"]        # `queued` never ran
     assert workers.running == 0
+
+
+@pytest.mark.parametrize("game, rules, outcome, action", [
+    ("slovak", {"part1_choice": "declare_after_first_throw"}, [1, 2, 2, 3, 5], "Declare"),
+    ("slovak", {}, [1, 2, 2, 3, 5], "Fill"),
+    ("polish", {}, None, "Scratch"),
+])
+@pytest.mark.parametrize("box", [5, 0.5, {}, [1, 1], None, True])
+def test_an_action_field_of_the_wrong_json_type_is_an_illegal_action(game, rules, outcome, action, box):
+    """PROTOCOL.md, error codes: a malformed action is `illegal_action` (found by
+    scripts/seat_fuzz.py as internal_error: a box given as a number reached the words)."""
+    seat = Seat(SeatOptions())
+    state = seat.handle({"id": 1, "method": "new", "game": game, "rules": rules})["result"]["state"]
+    if outcome is not None:
+        state = seat.handle({"id": 2, "method": "apply", "state": state, "outcome": outcome})["result"]["state"]
+    answer = seat.handle({"id": 3, "method": "apply", "state": state, "action": {"type": action, "box": box}})
+    assert answer["error"]["code"] == "illegal_action"
+    assert "needs box as a name" in answer["error"]["message"]

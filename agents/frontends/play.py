@@ -610,12 +610,9 @@ class PlaySession:
                 return render(make_hint(self.game, params), top=top)
             except (AgentUnavailable, KockaError, TableError) as exc:
                 return f"no hint here: {exc}"
-        if self.judge is None:
-            return f"no hint here: {self.judge_error}"
-        try:
-            ranking = self.judge.rank(state)
-        except (AgentUnavailable, KockaError, TableError) as exc:
-            return f"no hint here: {exc}"
+        ranking = hint_ranking(self.judge, self.judge_error, state)
+        if isinstance(ranking, str):
+            return ranking
         decisions = [Decision(d.action, d.value, _hint_label(d, self.game, state), d.detail) for d in ranking]
         report = HintReport(position=self.game.describe_state(state), value_name=self.judge.value_name, decisions=decisions)
         return render(report, top=top)
@@ -662,6 +659,22 @@ def _hint_label(decision: Decision, game: Game, state: Any) -> str:
     label = format_action(decision.action, game, state)
     then = decision.detail.get("then") if decision.detail else None
     return f"{label}, then {then}" if then else label
+
+
+def hint_ranking(judge: Agent | None, judge_error: str | None, state: Any) -> list[Decision] | str:
+    """The judge's ranking of ``state`` for a hint, best first, or the line that says why
+    there is none (``no hint here: ...``: no judge, with ``judge_error``, or the judge's
+    error). A failed hint keeps the judge: the next position may be one it can rank.
+
+    Why one function: the terminal game (:meth:`PlaySession._hint`) and the table
+    companion (:meth:`kocka.agents.frontends.table.TableSession.hint_text`) ask the judge
+    for a hint the same way and say in the same words when they cannot give one."""
+    if judge is None:
+        return f"no hint here: {judge_error}"
+    try:
+        return judge.rank(state)
+    except (AgentUnavailable, KockaError, TableError) as exc:
+        return f"no hint here: {exc}"
 
 
 def _judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:

@@ -41,7 +41,7 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TextIO
 
 import h11
 import uvicorn
@@ -524,12 +524,31 @@ class SeatHTTPServer:
 def serve(seat: Seat, options: HTTPOptions, log_level: str = "warning") -> int:
     """``kocka seat --http``: bind, say where on stderr, serve until quit or Ctrl-C."""
     server = SeatHTTPServer(seat, options, log_level)
-    sys.setswitchinterval(SWITCH_INTERVAL)  # this process is the server's alone
-    if not options.loopback:
-        print(f"kocka seat: warning: listening on {options.host}, not a loopback address: whoever can reach it and "
-              "has the token can use the seat, and HTTP is not encrypted (put a TLS proxy in front)",
-              file=sys.stderr, flush=True)
-    print(f"kocka seat: serving {PROTOCOL_VERSION} on {server.url}", file=sys.stderr, flush=True)
+    return run_server(server, f"kocka seat: serving {PROTOCOL_VERSION} on {server.url}",
+                      remote_warning=f"kocka seat: warning: listening on {options.host}, not a loopback address: "
+                                     "whoever can reach it and has the token can use the seat, and HTTP is not "
+                                     "encrypted (put a TLS proxy in front)")
+
+
+def run_server(server: SeatHTTPServer, announce: str, remote_warning: str | None = None,
+               stream: TextIO | None = None) -> int:
+    """Serve ``server`` in this process until ``quit``, :meth:`~SeatHTTPServer.shutdown`
+    or Ctrl-C, then close its socket; returns 0, the exit status.
+
+    Before serving, the process's thread switch interval becomes :data:`SWITCH_INTERVAL`
+    (the process is the server's alone), and ``remote_warning`` (only when the server's
+    address is not a loopback one) and then ``announce`` are printed to ``stream``
+    (default: stderr at the time of the call), each flushed.
+
+    Why one function: ``kocka seat --http`` (:func:`serve`), ``kocka web``
+    (:func:`kocka.agents.frontends.web.serve_web`) and the server child of
+    ``scripts/seat_load.py`` start and stop a seat server the same way and differ only in
+    what they print."""
+    out = sys.stderr if stream is None else stream
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    if remote_warning is not None and not server.options.loopback:
+        print(remote_warning, file=out, flush=True)
+    print(announce, file=out, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -51,7 +51,7 @@ from kocka.agents.base import Agent, AgentUnavailable
 from kocka.agents.frontends.hint import HintReport, render
 from kocka.agents.frontends.hint_cards import advice_lines, describe_scorecard
 from kocka.agents.frontends.jsonio import loads as load_json
-from kocka.agents.frontends.play import final_scores_text, parse_input, render_state
+from kocka.agents.frontends.play import final_scores_text, hint_ranking, parse_input, render_state
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver import kocka_solver, scorecard_solver
 from kocka.solver.decision import Decision
@@ -638,12 +638,9 @@ class TableSession:
         game, state = self.game, self.state
         if game.current_player(state) == CHANCE:
             return "\n".join(x for x in (f"nothing to decide: {self.status()}", self.chances_text()) if x)
-        if self.judge is None:
-            return f"no hint here: {self.judge_error}"
-        try:
-            ranked = self.judge.rank(state)
-        except (AgentUnavailable, KockaError, TableError) as exc:
-            return f"no hint here: {exc}"
+        ranked = hint_ranking(self.judge, self.judge_error, state)
+        if isinstance(ranked, str):
+            return ranked
         name = self.names[self.on_turn]
         report = HintReport(position=f"{name}: {self.position_text()}",
                             value_name=self.judge.value_name, decisions=ranked)

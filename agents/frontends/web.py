@@ -14,7 +14,6 @@ rule, hint and number, so it is also the reference client for frontend builders.
 from __future__ import annotations
 
 import importlib.resources
-import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -23,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from kocka.agents.frontends.seat import PROTOCOL_VERSION, Seat, SeatOptions
-from kocka.agents.frontends.seat_http import SWITCH_INTERVAL, SeatApp, SeatHTTPServer, _Refusal, http_options
+from kocka.agents.frontends.seat_http import SeatApp, SeatHTTPServer, _Refusal, http_options, run_server
 from kocka.solver.rules.words import LANGUAGES
 
 DEFAULT_ADDRESS = "127.0.0.1:8080"
@@ -114,15 +113,7 @@ def serve_web(address: str, seat_options: SeatOptions, lang: str | None = None, 
     """``kocka web``: serve until Ctrl-C."""
     server = make_web_server(Seat(seat_options), address, lang, log_level, token=token, allow_hosts=tuple(allow_hosts),
                              request_timeout=request_timeout)
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    if not server.options.loopback:
-        print(f"kocka web: warning: listening on {server.options.host}, not a loopback address: whoever can reach it "
-              "and has the token can use it, and HTTP is not encrypted", file=sys.stderr, flush=True)
-    print(f"kocka web: {PROTOCOL_VERSION} and the page on {page_url(server, token)}", file=sys.stderr, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    return run_server(server, f"kocka web: {PROTOCOL_VERSION} and the page on {page_url(server, token)}",
+                      remote_warning=f"kocka web: warning: listening on {server.options.host}, not a loopback "
+                                     "address: whoever can reach it and has the token can use it, and HTTP is not "
+                                     "encrypted")

@@ -301,6 +301,10 @@ class Game(ABC):
         unknown = set(args) - set(fields)
         if unknown:
             raise IllegalActionError(f"{self.NAME}: action {kind} has no field(s) {sorted(unknown)!r}")
+        for name, value in args.items():
+            expected = _SCALAR_FIELDS.get(str(fields[name].type))
+            if expected is not None and not _is_scalar(value, expected):
+                raise IllegalActionError(f"{self.NAME}: action {kind} needs {name} as {expected[1]}, got {value!r:.80}")
         try:
             return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in args.items()})
         except (TypeError, ValueError) as exc:
@@ -342,6 +346,19 @@ class Game(ABC):
     def _state_from_fields(self, fields: Mapping[str, Any]) -> Any:
         """Inverse of :meth:`_state_fields`; lists become tuples."""
         return self.STATE(**_tuplify(fields))
+
+
+_SCALAR_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "str": ((str,), "a name (a string)"),
+    "int": ((int,), "a whole number"),
+    "int | None": ((int, type(None)), "a whole number or null"),
+}
+"""Action fields of one plain JSON type, by their annotation: an action document with
+another type there (a box given as a number, say) is an illegal action, not a crash."""
+
+
+def _is_scalar(value: Any, expected: tuple[tuple[type, ...], str]) -> bool:
+    return isinstance(value, expected[0]) and not isinstance(value, bool)
 
 
 def _parse_json(doc: Any, what: str, error: type[Exception]) -> Any:

@@ -1558,6 +1558,7 @@ register_game(GameSpec(
 ))
 register_game(GameSpec(
     name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
-    tables=(TableKind("equilibrium", "kocka.solver.bluff_round:LIARS_EQUILIBRIUM"),),
+    tables=(TableKind("equilibrium", "kocka.solver.bluff_round:LIARS_EQUILIBRIUM"),
+            TableKind("match", "kocka.solver.bluff_round:LIARS_MATCH")),
     agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
 ))
