@@ -711,7 +711,7 @@ class KockaGame(Game):
             return f"{text} is not possible now: name a joker or roll the last die (KOCKA-18)"
         roll = state.roll
         assert roll is not None  # stage "set_aside"
-        shown = list(roll)
+        shown = " ".join(str(d) for d in roll)
         if isinstance(action, (Bank, Roll, NameJoker)):
             return f"{text} is not possible yet: the roll {shown} must be used first (KOCKA-10)"
         if state.series_running:
@@ -807,7 +807,7 @@ class KockaGame(Game):
                 raise _invalid(f"roll must be a sorted tuple, got {state.roll!r}")
             result = self.roll_result(state, roll)
             if result != "live":
-                raise _invalid(f"the roll {list(roll)!r} ends the turn ({result}), it cannot await a decision")
+                raise _invalid(f"the roll {' '.join(str(d) for d in roll)} ends the turn ({result}), it cannot await a decision")
 
     def _check_series(self, state: KockaState) -> None:
         if state.joker is not None and (isinstance(state.joker, bool) or state.joker not in FACES):
