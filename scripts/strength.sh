@@ -13,6 +13,7 @@ for g in kockapoker slovak yahtzee yatzy; do
 done
 kocka-solve build kocka -q >/dev/null
 kocka-solve build kocka --kind turn_ev -q >/dev/null
+kocka-solve build kocka --players 3 -j "$jobs" -q >/dev/null   # the exact three-player table (about 5 minutes)
 for opp in bold cautious heuristic ev; do
   kocka arena kocka --agents optimal,$opp --games "$games" --seed 1 --jobs "$jobs" --json > "$out/kocka-optimal-$opp.json"
 done

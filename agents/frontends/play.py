@@ -454,7 +454,7 @@ class PlaySession:
             if name != HUMAN:
                 session.agents[seat] = make_agent(name, game, derive_seed("play", seed, seat), options)
         if HUMAN in seats:
-            session.judge, session.judge_error = _judge_for(game, options)
+            session.judge, session.judge_error = judge_for(game, options)
         return session
 
     @property
@@ -677,7 +677,7 @@ def hint_ranking(judge: Agent | None, judge_error: str | None, state: Any) -> li
         return f"no hint here: {exc}"
 
 
-def _judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:
+def judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:
     """The first of the spec's judges (``GameSpec.judges``: exact tables first; in the
     bluff and betting games, where no exact optimum exists for the whole match, the
     strongest bot's own valuation) available for ``game``, or None and why not."""
@@ -687,7 +687,7 @@ def _judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | N
             return make_agent(name, game, 0, options), None
         except (AgentUnavailable, TableError) as exc:
             reasons.append(str(exc))
-    return None, "; ".join(reasons) or f"no table agent plays {game.NAME!r}"
+    return None, "; ".join(reasons) or f"no agent judges the moves of {game.spec().title}"
 
 
 HELP = """moves: keep 1 1 5 | box full (or: write full, full) | roll | bank | take 1 5 | series 6 6 |

@@ -51,7 +51,7 @@ from kocka.agents.base import Agent, AgentUnavailable
 from kocka.agents.frontends.hint import HintReport, render
 from kocka.agents.frontends.hint_cards import advice_lines, describe_scorecard
 from kocka.agents.frontends.jsonio import loads as load_json
-from kocka.agents.frontends.play import final_scores_text, hint_ranking, parse_input, render_state
+from kocka.agents.frontends.play import final_scores_text, hint_ranking, judge_for, parse_input, render_state
 from kocka.agents.registry import AgentOptions, make_agent
 from kocka.solver import kocka_solver, scorecard_solver
 from kocka.solver.decision import Decision
@@ -279,14 +279,7 @@ class TableSession:
 
     def _make_judge(self) -> None:
         """The first of the spec's judges that can play this game here (exact tables)."""
-        reasons = []
-        for name in self.game.spec().judges:
-            try:
-                self.judge = make_agent(name, self.game, 0, self.options)
-                return
-            except (AgentUnavailable, TableError) as exc:
-                reasons.append(str(exc))
-        self.judge_error = "; ".join(reasons) or f"no agent judges {self.game.NAME}"
+        self.judge, self.judge_error = judge_for(self.game, self.options)
 
     def _replay(self, turns: Sequence[Sequence[Move]]) -> Any:
         state = self.game.new_initial_state()
