@@ -61,10 +61,10 @@ def _source(game: KockaGame, kind: str, state: KockaState) -> str:
         return "of this last turn, beating the best of the other scores (KOCKA-20)"
     if kind == "winprob3":
         if n == 3:
-            return "from the exact three-player table"
+            return "from the exact three-player table (the chance if every player plays to win from here)"
         return "from the three-player table, with the two leading opponents standing for all"
     if n == 2:
-        return "from the exact two-player table"
+        return "from the exact two-player table (the chance if both play to win from here)"
     return "from the two-player table, with the leading opponent standing for all"
 
 
