@@ -37,12 +37,19 @@ ctypedef long long i64
 
 cdef extern from *:
     """
-    /* dst += p * src over n doubles; restrict lets the compiler vectorize, and on x86-64
-       Linux GCC also makes an AVX2 version that the loader picks where the CPU has it
-       (the score distribution spends most of its time here) */
+    /* The loops below run along arrays of doubles; on x86-64 Linux GCC also compiles
+       AVX-512 and AVX2 versions of them, and the loader picks the widest the CPU has.
+       Every version gives the same bits: setup.py compiles with -ffp-contract=off, so no
+       version fuses a multiply and an add (AVX-512 brings FMA instructions). */
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((target_clones("avx2", "default")))
+    #define KOCKA_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define KOCKA_VECTOR_CLONES
     #endif
+
+    /* dst += p * src over n doubles (restrict lets the compiler vectorize; the score
+       distribution spends much of its time here) */
+    KOCKA_VECTOR_CLONES
     static void kocka_axpy(double *__restrict__ dst, const double *__restrict__ src,
                            double p, Py_ssize_t n) {
         for (Py_ssize_t i = 0; i < n; i++) dst[i] += p * src[i];
@@ -54,34 +61,37 @@ cdef extern from *:
     """
     /* The keep stage (keep_stage below) of B widgets side by side: arrays are (rows, B),
        row-major, so every operation runs along the B lanes, which the compiler vectorizes
-       (AVX2 where the CPU has it, on x86-64 Linux with GCC). The arithmetic of each lane
-       is keep_stage's, in the same order, so the values are the same bit for bit. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((target_clones("avx2", "default")))
-    #endif
+       (see KOCKA_VECTOR_CLONES). The arithmetic of each lane is keep_stage's, in the same
+       order, so the values are the same bit for bit. K (210 rows) is scratch: the keeps of
+       four dice read the outcomes from top, the smaller ones their children in K, and the
+       best sub-keep is then pushed up in place (a keep's value is not read again once its
+       children have theirs). */
+    KOCKA_VECTOR_CLONES
     static void kocka_keep_stage_lanes(const double *__restrict__ top, double *__restrict__ K,
-                                       double *__restrict__ M, double *__restrict__ proper,
-                                       const int *__restrict__ child, int B) {
+                                       double *__restrict__ proper, const int *__restrict__ child,
+                                       int B) {
         int k, f, l;
-        for (k = 0; k < 252 * B; k++) K[210 * B + k] = top[k];
         for (k = 209; k >= 0; k--) {
             const int *ch = child + 6 * k;
-            const double *a = K + ch[0] * B, *b = K + ch[1] * B, *c = K + ch[2] * B;
-            const double *d = K + ch[3] * B, *e = K + ch[4] * B, *g = K + ch[5] * B;
+            const double *src = K;
+            int shift = 0;
+            if (k >= 84) { src = top; shift = 210; }   /* four dice: one more is an outcome */
+            const double *a = src + (ch[0] - shift) * B, *b = src + (ch[1] - shift) * B;
+            const double *c = src + (ch[2] - shift) * B, *d = src + (ch[3] - shift) * B;
+            const double *e = src + (ch[4] - shift) * B, *g = src + (ch[5] - shift) * B;
             double *out = K + k * B;
             for (l = 0; l < B; l++) out[l] = (a[l] + b[l] + c[l] + d[l] + e[l] + g[l]) * (1.0 / 6.0);
         }
-        for (k = 0; k < 210 * B; k++) M[k] = K[k];
         for (k = 0; k < 252 * B; k++) proper[k] = -__builtin_inf();
         for (k = 0; k < 84; k++) {
-            const double *mk = M + k * B;
+            const double *mk = K + k * B;
             for (f = 0; f < 6; f++) {
-                double *mc = M + child[6 * k + f] * B;
+                double *mc = K + child[6 * k + f] * B;
                 for (l = 0; l < B; l++) mc[l] = mk[l] > mc[l] ? mk[l] : mc[l];
             }
         }
         for (k = 84; k < 210; k++) {
-            const double *mk = M + k * B;
+            const double *mk = K + k * B;
             for (f = 0; f < 6; f++) {
                 double *pc = proper + (child[6 * k + f] - 210) * B;
                 for (l = 0; l < B; l++) pc[l] = mk[l] > pc[l] ? mk[l] : pc[l];
@@ -103,12 +113,44 @@ cdef extern from *:
         for (int i = 0; i < n; i++) dst[i] = src[i] > dst[i] ? src[i] : dst[i];
     }
     /* dst[i] = a[i] if a[i] > b[i] else b[i] (a fill, unless the best keep is better) */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((target_clones("avx2", "default")))
-    #endif
+    KOCKA_VECTOR_CLONES
     static void kocka_max_of(double *__restrict__ dst, const double *__restrict__ a,
                              const double *__restrict__ b, int n) {
         for (int i = 0; i < n; i++) dst[i] = a[i] > b[i] ? a[i] : b[i];
+    }
+
+    /* The fills of one box along n lanes, for every outcome o: G[o * stride + i] is
+       x[o] + vg[g(o) * vg_stride + i] (one box per group) or the larger of that and
+       itself, for the later throws (G0, x0) and from hand (G1, x1); g(o) = eg[o], or 0
+       where eg is NULL (a box with one successor). */
+    KOCKA_VECTOR_CLONES
+    static void kocka_box_fills_lanes(double *G0, double *G1, const double *x0, const double *x1,
+                                      const signed char *eg, const double *vg, int vg_stride,
+                                      int stride, int n, int single) {
+        for (int o = 0; o < 252; o++) {
+            const double *v = vg + (eg ? eg[o] : 0) * vg_stride;
+            if (single) {
+                kocka_lane_add(G0 + o * stride, v, x0[o], n);
+                kocka_lane_add(G1 + o * stride, v, x1[o], n);
+            } else {
+                kocka_lane_max_add(G0 + o * stride, v, x0[o], n);
+                kocka_lane_max_add(G1 + o * stride, v, x1[o], n);
+            }
+        }
+    }
+
+    /* acc[i] += sum over outcomes o of pr[o] * (the best of V[o * stride + g * n + i] over
+       the groups g < ng), in outcome order: the mean over the first throw of the value
+       after it, its best group played (best: scratch of n doubles) */
+    KOCKA_VECTOR_CLONES
+    static void kocka_best_group_mean(const double *V, const double *pr, int stride, int n, int ng,
+                                      double *__restrict__ best, double *__restrict__ acc) {
+        for (int o = 0; o < 252; o++) {
+            const double *row = V + o * stride;
+            for (int i = 0; i < n; i++) best[i] = row[i];
+            for (int g = 1; g < ng; g++) kocka_lane_max(best, row + g * n, n);
+            for (int i = 0; i < n; i++) acc[i] += pr[o] * best[i];
+        }
     }
 
     /* hand freed heap pages back to the system (glibc keeps them resident otherwise) */
@@ -120,12 +162,17 @@ cdef extern from *:
     #endif
     """
     void kocka_release_free_memory() noexcept nogil
-    void kocka_keep_stage_lanes(const double* top, double* K, double* M, double* proper,
-                                const int* child, int B) noexcept nogil
+    void kocka_keep_stage_lanes(const double* top, double* K, double* proper, const int* child,
+                                int B) noexcept nogil
     void kocka_lane_max_add(double* dst, const double* src, double x, int n) noexcept nogil
     void kocka_lane_add(double* dst, const double* src, double x, int n) noexcept nogil
     void kocka_lane_max(double* dst, const double* src, int n) noexcept nogil
     void kocka_max_of(double* dst, const double* a, const double* b, int n) noexcept nogil
+    void kocka_box_fills_lanes(double* G0, double* G1, const double* x0, const double* x1,
+                               const signed char* eg, const double* vg, int vg_stride,
+                               int stride, int n, int single) noexcept nogil
+    void kocka_best_group_mean(const double* V, const double* pr, int stride, int n, int ng,
+                               double* best, double* acc) noexcept nogil
 
 DEF N_OUT = 252      # sorted outcomes of five dice
 DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
@@ -859,63 +906,94 @@ cdef int turn_entries(const Problem* P, Lattice lat, const double* probs, int m,
     return n
 
 
-# Score distribution of one state: p[x - alo] is P(score x) for lo <= x < hi, allocated
-# for alo <= x < ahi (p NULL: no mass).
+# Score distribution of one state: P(score x) is p[x - alo] for lo <= x < hi, in a block
+# that covers alo <= x < ahi (p NULL: no mass). The block keeps its bounds just before p
+# (a Span), so the record of every state of a layer is 16 bytes, not 24: the two layers a
+# kockapoker build holds at once have 410,000 states.
 cdef struct Dist:
     double* p
-    int alo
-    int ahi
     int lo
     int hi
 
 
+cdef struct Span:
+    int alo
+    int ahi
+
+
+cdef inline Span* _span(const Dist* d) noexcept nogil:
+    return <Span*> (d.p - 1)
+
+
+cdef double* _new_block(int alo, int ahi) noexcept nogil:
+    """Zeroed data for the scores alo <= x < ahi, its bounds stored before it; NULL when
+    out of memory. Free it with :func:`_free_block`."""
+    cdef double* b = <double*> calloc(ahi - alo + 1, sizeof(double))
+    if b == NULL:
+        return NULL
+    (<Span*> b).alo = alo
+    (<Span*> b).ahi = ahi
+    return b + 1
+
+
+cdef inline void _free_block(double* p) noexcept nogil:
+    if p != NULL:
+        free(p - 1)
+
+
 cdef bint _push(Dist* t, const Dist* s, int r, double p) noexcept nogil:
-    """``t[x + r] += p * s[x]``, growing ``t`` as needed; False when out of memory."""
+    """``t[x + r] += p * s[x]``, growing ``t`` as needed; False when out of memory. A block
+    is made for what the first push needs and grows by a 32nd (exact blocks at first
+    and little growth room: the memory of a layer's histograms is the build's peak)."""
     cdef int need_lo = s.lo + r
     cdef int need_hi = s.hi + r
-    cdef int pad, nlo, nhi
+    cdef int pad, nlo, nhi, alo, ahi
     cdef double* q
     if t.p == NULL:
-        pad = 2
-        t.p = <double*> calloc(need_hi - need_lo + 2 * pad, sizeof(double))
+        t.p = _new_block(need_lo, need_hi)
         if t.p == NULL:
             return False
-        t.alo = need_lo - pad
-        t.ahi = need_hi + pad
-        t.lo = need_lo
+        alo = t.lo = need_lo
         t.hi = need_hi
     else:
-        if need_lo < t.alo or need_hi > t.ahi:
-            pad = (t.ahi - t.alo) // 8 + 2
-            nlo = need_lo - pad if need_lo < t.alo else t.alo
-            nhi = need_hi + pad if need_hi > t.ahi else t.ahi
-            q = <double*> calloc(nhi - nlo, sizeof(double))
+        alo = _span(t).alo
+        ahi = _span(t).ahi
+        if need_lo < alo or need_hi > ahi:
+            pad = (ahi - alo) // 32 + 1
+            nlo = need_lo - pad if need_lo < alo else alo
+            nhi = need_hi + pad if need_hi > ahi else ahi
+            q = _new_block(nlo, nhi)
             if q == NULL:
                 return False
-            memcpy(q + (t.lo - nlo), t.p + (t.lo - t.alo), sizeof(double) * (t.hi - t.lo))
-            free(t.p)
+            memcpy(q + (t.lo - nlo), t.p + (t.lo - alo), sizeof(double) * (t.hi - t.lo))
+            _free_block(t.p)
             t.p = q
-            t.alo = nlo
-            t.ahi = nhi
+            alo = nlo
         if need_lo < t.lo:
             t.lo = need_lo
         if need_hi > t.hi:
             t.hi = need_hi
-    kocka_axpy(t.p + (need_lo - t.alo), s.p + (s.lo - s.alo), p, s.hi - s.lo)
+    kocka_axpy(t.p + (need_lo - alo), s.p + (s.lo - _span(s).alo), p, s.hi - s.lo)
     return True
 
 
 cdef void _shrink(Dist* t) noexcept nogil:
-    """Release what ``t`` holds beyond its used range."""
+    """Release what ``t``'s block holds beyond its used range."""
+    cdef double* b
     cdef double* q
-    if t.p == NULL or (t.alo == t.lo and t.ahi == t.hi):
+    if t.p == NULL or (_span(t).alo == t.lo and _span(t).ahi == t.hi):
         return
-    memmove(t.p, t.p + (t.lo - t.alo), sizeof(double) * (t.hi - t.lo))
-    q = <double*> realloc(t.p, sizeof(double) * (t.hi - t.lo))
+    b = t.p - 1
+    memmove(t.p, t.p + (t.lo - _span(t).alo), sizeof(double) * (t.hi - t.lo))
+    q = <double*> realloc(b, sizeof(double) * (t.hi - t.lo + 1))
     if q != NULL:
-        t.p = q
-    t.alo = t.lo
-    t.ahi = t.hi
+        b = q
+    (<Span*> b).alo = t.lo
+    (<Span*> b).ahi = t.hi
+    t.p = b + 1
+
+
+DEF SHRINK_RECORDS = 8192   # forward_distribution gives back a layer's records in steps of this many
 
 
 cdef void _free_layer(Dist* d, i64 count) noexcept nogil:
@@ -923,7 +1001,7 @@ cdef void _free_layer(Dist* d, i64 count) noexcept nogil:
     if d == NULL:
         return
     for i in range(count):
-        free(d[i].p)
+        _free_block(d[i].p)
     free(d)
 
 
@@ -960,6 +1038,7 @@ def forward_distribution(
     cdef Lattice lat = _lattice(child)
     cdef int n = P.n_boxes
     cdef i64 n_states = W.shape[0]
+    kocka_release_free_memory()  # what the values pass freed, before the histograms come
     if layer_ptr.shape[0] != n + 2 or root_mass.shape[0] != N_OUT:
         raise ValueError(f"layer_ptr must have {n + 2} entries and root_mass 252")
     cdef i64* lstart = <i64*> malloc(sizeof(i64) * (n + 2))
@@ -971,20 +1050,22 @@ def forward_distribution(
     cdef int L, L0 = _popcount(<unsigned int> start_mask)
     for L in range(n + 2):
         lstart[L] = base[masks[layer_ptr[L]]] if layer_ptr[L] < masks.shape[0] else n_states
-    cdef Dist* cur = <Dist*> calloc(max(lstart[L0 + 1] - lstart[L0], 1), sizeof(Dist))
+    cdef i64 cur_len = max(lstart[L0 + 1] - lstart[L0], 1)   # the records cur still holds
+    cdef Dist* cur = <Dist*> calloc(cur_len, sizeof(Dist))
     cdef Dist* nxt = NULL
     cdef Dist* d
+    cdef Dist* q
     cdef bint ok = cur != NULL
-    cdef i64 i, s, count, t
+    cdef i64 i, s, count, t, done_from
     cdef int m, c, f, j, ne, stage, lo, hi, x
     if ok:
         d = &cur[start_state - lstart[L0]]
-        d.p = <double*> malloc(sizeof(double))
+        d.p = _new_block(start_score, start_score + 1)
         ok = d.p != NULL
         if ok:
             d.p[0] = 1.0
-            d.alo = d.lo = start_score
-            d.ahi = d.hi = start_score + 1
+            d.lo = start_score
+            d.hi = start_score + 1
     with nogil:
         L = L0
         while ok and L < n:
@@ -1011,23 +1092,32 @@ def forward_distribution(
                             if not _push(&nxt[w.e_succ[j] - lstart[L + 1]], d, w.e_rew[j], w.e_p[j]):
                                 ok = False
                                 break
-                        free(d.p)
+                        _free_block(d.p)
                         d.p = NULL
+                # the records from this mask on are done: give the array's tail back to the
+                # allocator (the next layer's blocks reuse it), a step of 128 KB or more
+                done_from = P.base[m] - lstart[L]
+                if done_from > 0 and cur_len - done_from >= SHRINK_RECORDS:
+                    q = <Dist*> realloc(cur, done_from * sizeof(Dist))
+                    if q != NULL:
+                        cur = q
+                        cur_len = done_from
             for t in range(count):
                 _shrink(&nxt[t])
-            _free_layer(cur, lstart[L + 1] - lstart[L])
+            _free_layer(cur, cur_len)
             kocka_release_free_memory()  # the layer's freed pages go back to the system
             cur = nxt
+            cur_len = max(count, 1)
             nxt = NULL
             L += 1
     if not ok:
-        _free_layer(cur, lstart[L + 1] - lstart[L])
+        _free_layer(cur, cur_len)
         _free_layer(nxt, lstart[L + 2] - lstart[L + 1] if L < n else 0)
         free(lstart)
         _free_work(w)
         raise MemoryError("out of memory while propagating the score distribution")
     if w.overflow:
-        _free_layer(cur, lstart[n + 1] - lstart[n])
+        _free_layer(cur, cur_len)
         free(lstart)
         _free_work(w)
         raise ValueError("a fill's points fall outside the range of the table's rewards (a damaged table?)")
@@ -1043,7 +1133,7 @@ def forward_distribution(
     for t in range(count):
         if cur[t].p != NULL:
             for x in range(cur[t].lo, cur[t].hi):
-                rv[x - lo] += cur[t].p[x - cur[t].alo]
+                rv[x - lo] += cur[t].p[x - _span(&cur[t]).alo]
     _free_layer(cur, count)
     free(lstart)
     _free_work(w)
@@ -1297,7 +1387,9 @@ cdef inline void budget_fills(const double* Wn, i64 next_first, int NFn, int Fp,
 
 
 DEF MAX_LANES = 64   # widgets solved side by side by solve_budget_masks, at most
-DEF LANES = 48       # and the batch aimed at (more lanes outgrow the caches)
+DEF LANES = 64       # and the batch aimed at: the full Polish build on the 2-core machine took
+                     # 152 s with 32, 130 s with 48, 120 s with 64 and 118 s with 128 lanes
+                     # (scripts/bench_polish.py --jobs 2); 64 keep a thread's scratch in 0.8 MB
 
 
 cdef void lane_fills(const double* Wn, i64 next_first, int NFn, int Fp, int m, int c0, int ncb,
@@ -1314,10 +1406,7 @@ cdef void lane_fills(const double* Wn, i64 next_first, int NFn, int Fp, int m, i
     cdef int nl = ng * ncb
     cdef int single = 1, gi, ci, l, b, g, o, lo
     cdef i64 b2, row
-    cdef double v, x0, x1
-    cdef double* vg
     cdef const double* r0
-    cdef const signed char* eg
     for gi in range(ng):
         single = single and (gbits[gi] & (gbits[gi] - 1)) == 0
     for gi in range(ng):
@@ -1343,18 +1432,10 @@ cdef void lane_fills(const double* Wn, i64 next_first, int NFn, int Fp, int m, i
             if not (gbits[gi] >> b) & 1:
                 continue
             r0 = rewards + (<i64> b * 2) * N_OUT
-            eg = egrp + <i64> b * N_OUT
-            for o in range(N_OUT):
-                g = eg[o] if b < n_upper else 0
-                x0 = r0[o]
-                x1 = r0[N_OUT + o]
-                vg = VG + (<i64> b * MAX_G + g) * MAX_LANES
-                if single:  # one box per group (the declaration, PL-15): its fill is the best
-                    kocka_lane_add(G0 + o * nl + lo, vg + lo, x0, ncb)
-                    kocka_lane_add(G1 + o * nl + lo, vg + lo, x1, ncb)
-                else:
-                    kocka_lane_max_add(G0 + o * nl + lo, vg + lo, x0, ncb)
-                    kocka_lane_max_add(G1 + o * nl + lo, vg + lo, x1, ncb)
+            # single: one box per group (the declaration, PL-15), its fill is the best
+            kocka_box_fills_lanes(G0 + lo, G1 + lo, r0, r0 + N_OUT,
+                                  egrp + <i64> b * N_OUT if b < n_upper else NULL,
+                                  VG + (<i64> b * MAX_G) * MAX_LANES + lo, MAX_LANES, nl, ncb, single)
 
 
 def solve_budget_masks(
@@ -1399,9 +1480,9 @@ def solve_budget_masks(
     cdef Lattice lat = _lattice(child)
     cdef const double* pr = &probs[0]
     cdef int L = MAX_LANES
-    # per lane: the fills (G0, G1), the widget X, the keep stage's K / M / proper and the
-    # value after the first throw (Vb), all (rows, L)
-    cdef double* buf = <double*> malloc(sizeof(double) * ((5 * N_OUT + N_KEEP + N_SMALL) * L))
+    # per lane: the fills (G0, G1), the widget X, the keep stage's K / proper and the value
+    # after the first throw (Vb), all (rows, L)
+    cdef double* buf = <double*> malloc(sizeof(double) * ((5 * N_OUT + N_SMALL) * L))
     cdef double* VG = <double*> malloc(sizeof(double) * n_boxes * MAX_LANES * MAX_G)
     if buf == NULL or VG == NULL:
         free(buf)
@@ -1412,8 +1493,7 @@ def solve_budget_masks(
     cdef double* X = G1 + N_OUT * L
     cdef double* proper = X + N_OUT * L
     cdef double* K = proper + N_OUT * L
-    cdef double* Mx = K + N_KEEP * L
-    cdef double* Vb = Mx + N_SMALL * L
+    cdef double* Vb = K + N_SMALL * L
     cdef double ebuf[MAX_LANES]
     cdef double bestb[MAX_LANES]
     cdef const double* Wp = &Wn[0, 0]
@@ -1453,19 +1533,13 @@ def solve_budget_masks(
                         for o in range(N_OUT * nl):
                             proper[o] = -INFINITY
                     else:
-                        kocka_keep_stage_lanes(X, K, Mx, proper, lat.child, nl)
+                        kocka_keep_stage_lanes(X, K, proper, lat.child, nl)
                     if r >= first_r:  # after the first throw: from hand or keep, the best group
                         F = r - first_r
                         kocka_max_of(Vb, G1, proper, N_OUT * nl)
                         for l in range(ncb):
                             ebuf[l] = 0.0
-                        for o in range(N_OUT):
-                            for l in range(ncb):
-                                bestb[l] = Vb[o * nl + l]
-                            for g in range(1, ng):
-                                kocka_lane_max(bestb, Vb + o * nl + g * ncb, ncb)
-                            for l in range(ncb):
-                                ebuf[l] += pr[o] * bestb[l]
+                        kocka_best_group_mean(Vb, pr, nl, ncb, ng, bestb, ebuf)
                         for l in range(ncb):
                             out[bp[m] + c0 + l - first_state, F] = ebuf[l]
                     kocka_max_of(X, G0, proper, N_OUT * nl)

@@ -49,7 +49,6 @@ from functools import lru_cache
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed, parallel_config
 
 from kocka.solver import _target
 from kocka.solver.card_model import (
@@ -210,14 +209,18 @@ CLUSTER_BACKENDS = ("dask", "ray")
 
 
 @contextmanager
-def _pool(options: BuildOptions) -> Iterator[Parallel | None]:
+def _pool(options: BuildOptions) -> Iterator[Any]:
     """A joblib pool for the chunks of a layer (None for one job). The kernel releases the
     GIL and a layer reads the whole next layer, so local builds run on threads (processes
     would copy the next layer to every worker). A cluster backend (dask, ray: prepared by
     :func:`~kocka.solver.parallel.prepare_backend`) gets every worker, set through
     ``parallel_config`` (joblib's dask backend cannot be named in ``Parallel`` itself: it
     takes the nesting level for a task argument); joblib ships the next layer to the
-    workers once per layer (arguments of more than a kilobyte are scattered)."""
+    workers once per layer (arguments of more than a kilobyte are scattered). joblib is
+    imported here, not with the module: a one-job build of any scorecard table loads this
+    module (the registry resolves every table kind of the game) and joblib costs 12 MB."""
+    from joblib import Parallel, parallel_config
+
     if options.backend in CLUSTER_BACKENDS:
         with parallel_config(backend=options.backend), Parallel(n_jobs=-1) as parallel:
             yield parallel
@@ -273,6 +276,8 @@ def solve_vectors(model: ScorecardModel, mode: int = REACH, dtype: Any = np.floa
                     parts.append(_solve_chunk(masks, s0, cnt, *args))
                     progress.advance(cnt)
             else:
+                from joblib import delayed
+
                 parts = parallel(delayed(_solve_chunk)(masks, s0, cnt, *args) for masks, s0, cnt in chunks)
                 progress.advance(count)
             lo = np.concatenate([p[0] for p in parts])
