@@ -39,9 +39,9 @@ OPENMP_KERNELS = {"_kocka", "_polish_race"}
 if os.environ.get("KOCKA_KERNELS"):
     KERNELS = [k for k in KERNELS if k in os.environ["KOCKA_KERNELS"].split(",")]
 
-# -ffp-contract=off: no multiply-add is fused, so the AVX-512 versions of the vector loops
-# (which have FMA instructions) give the same bits as the AVX2 and plain ones: a table does
-# not depend on the CPU that built it
+# -ffp-contract=off: no multiply-add is fused, so every version of a vector loop (the AVX2
+# ones the kernels also carry, or any wider one a compiler may pick) gives the same bits as
+# the plain one: a table does not depend on the CPU that built it
 extensions = [
     Extension(
         f"kocka.solver.{name}",

@@ -445,6 +445,7 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
     clock.append((time.perf_counter(), time.process_time()))
     W = solve_values(model, options)
     clock.append((time.perf_counter(), time.process_time()))
+    peak_before_distribution = _peak_rss_mb()
     dist = distribution_from_start(model, W, options)
     clock.append((time.perf_counter(), time.process_time()))
     wall = [round(b[0] - a[0], 3) for a, b in zip(clock, clock[1:])]
@@ -473,8 +474,20 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
         # wall and CPU seconds of the phases (CPU counts every thread of this process)
         "seconds_model": wall[0], "seconds_values": wall[1], "seconds_distribution": wall[2],
         "cpu_seconds_model": cpu[0], "cpu_seconds_values": cpu[1], "cpu_seconds_distribution": cpu[2],
+        # the process's peak memory before the distribution step (None where unknown): the
+        # floor of a build's memory under this step's histograms
+        "peak_rss_mb_before_distribution": peak_before_distribution,
     }
     return arrays, extra
+
+
+def _peak_rss_mb() -> float | None:
+    """This process's peak resident memory so far, MB (None where the OS does not say)."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return None
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 _MODELS: dict[tuple[type, Any], ScorecardModel] = {}
