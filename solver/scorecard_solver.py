@@ -612,18 +612,11 @@ class _Ranker:
         self._labels: dict[Any, str] = {}
         self._templates: dict[int, tuple] = {}  # action id -> (action, label, kind)
         self._cards: dict[Card, tuple] = {}
-        self._valid: dict[ScorecardState, None] = {}
         self.declares = bool(getattr(game, "declares", False))  # SK-3: a face box declared after throw 1
 
     def check(self, state: ScorecardState) -> None:
-        """The engine's ``check_state``, once per distinct state (a valid state stays valid:
-        states are immutable and the rules are fixed)."""
-        if state in self._valid:
-            return
+        """The engine's ``check_state`` (which remembers the states it found valid)."""
         self.game.check_state(state)
-        if len(self._valid) >= _CARD_CACHE_ENTRIES:
-            self._valid.clear()
-        self._valid[state] = None
 
     @cached_property
     def model(self) -> ScorecardModel:

@@ -51,6 +51,33 @@ def test_a_full_game_with_only_legal_actions_and_apply(name):
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
+def test_check_state_remembers_valid_states_only(name, monkeypatch):
+    """Game.check_state runs the engine's check once per valid state (states are frozen and
+    the rules fixed, so an equal copy is valid too) and every time for a refused one."""
+    game = _game(name)
+    real = game._check_state
+    calls = []
+    verdict = {"valid": False}
+
+    def counted(state):
+        calls.append(state)
+        if not verdict["valid"]:
+            raise InvalidStateError("refused by the test")
+        real(state)
+
+    monkeypatch.setattr(game, "_check_state", counted)
+    state = game.new_initial_state()
+    for _ in range(2):
+        with pytest.raises(InvalidStateError):
+            game.check_state(state)
+    assert len(calls) == 2  # a refused state is not remembered
+    verdict["valid"] = True
+    game.check_state(state)
+    game.check_state(dataclasses.replace(state))
+    assert len(calls) == 3  # the equal copy was not checked again
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
 def test_random_play_invariants(name):
     """Chance probabilities sum to 1, returns only at the end, states are independent
     values that survive a JSON round trip, and applying does not change its input."""

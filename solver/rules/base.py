@@ -113,6 +113,9 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+CHECKED_STATES = 4096  # valid states a game remembers (Game.check_state)
+
+
 class Game(ABC):
     """Fixed facts of one game under one :class:`Rules`; the API every engine offers.
 
@@ -234,12 +237,26 @@ class Game(ABC):
         return tuple(float(r) for r in self.returns(state))
 
     def check_state(self, state: Any) -> None:
-        """Raise :class:`InvalidStateError` if ``state`` cannot occur under these rules."""
+        """Raise :class:`InvalidStateError` if ``state`` cannot occur under these rules.
+
+        A state found valid is remembered (a few thousand, the newest): states are frozen
+        and the rules fixed, so it stays valid, and the seat and the solvers check the same
+        state several times per request (read from JSON, then ranked)."""
         if not isinstance(state, self.STATE):
             raise InvalidStateError(f"{self.NAME}: expected a {self.STATE.__name__}, got {type(state).__name__}")
         if getattr(state, "rules", self.rules) != self.rules:
             raise InvalidStateError(f"{self.NAME}: state was made under other rules ({state.rules.describe()})")
+        checked = self.__dict__.setdefault("_checked_states", {})
+        try:
+            if state in checked:
+                return
+        except TypeError:  # an unhashable state (a mutable field): checked every time
+            self._check_state(state)
+            return
         self._check_state(state)
+        if len(checked) >= CHECKED_STATES:
+            checked.clear()
+        checked[state] = None
 
     def describe_state(self, state: Any) -> str:
         return repr(state)
@@ -270,7 +287,9 @@ class Game(ABC):
             raise InvalidStateError(f"state schema must be {STATE_SCHEMA!r}, got {doc.get('schema')!r}")
         if doc.get("game") != self.NAME:
             raise InvalidStateError(f"state is for game {doc.get('game')!r}, not {self.NAME!r}")
-        if "rules" in doc and self.RULES.from_options(doc["rules"]) != self.rules:
+        # the document's own rules, as state_to_json writes them, are these rules: known
+        # without building a Rules object (a seat reads one state per request)
+        if "rules" in doc and doc["rules"] != self._rules_options() and self.RULES.from_options(doc["rules"]) != self.rules:
             raise InvalidStateError(f"state was made under other {self.NAME} rules: {doc['rules']!r}")
         body = doc.get("state")
         if not isinstance(body, Mapping):
@@ -283,6 +302,14 @@ class Game(ABC):
             raise InvalidStateError(f"malformed {self.NAME} state: {exc!s}") from None
         self.check_state(state)
         return state
+
+    def _rules_options(self) -> dict[str, Any]:
+        """``self.rules.options()`` as a state document holds it after JSON (tuples are
+        lists there), made once: the rules of a game are fixed."""
+        known = self.__dict__.get("_rules_options_json")
+        if known is None:
+            known = self.__dict__["_rules_options_json"] = json.loads(json.dumps(self.rules.options()))
+        return known
 
     def action_to_json(self, action: Any) -> dict:
         return {"type": type(action).__name__, **_jsonable(action)}
