@@ -36,6 +36,8 @@ import tempfile
 import time
 from typing import Any
 
+from seat_tools import mutate, percentile, rss_kib
+
 HANG_SECONDS = 1.0
 GIVE_UP_SECONDS = 30.0  # a request unanswered this long counts as a crash: the seat is restarted
 MAX_LINE = 1 << 20
@@ -48,16 +50,6 @@ RULES = {"kockapoker": {"boxes": ["sixes", "chance", "pair"]}, "yatzy": {"boxes"
          "bidding-bluff": {"start_chips": 3}, "liars-poker": {"start_chips": 3}, "kocka": {"target": 1000}}
 SCORED = ["kockapoker", "slovak", "yahtzee", "yatzy", "polish", "polish-basic"]
 BOXES = ["ones", "sixes", "chance", "pair", "two_pairs", "three_kind", "full_house", "poker", "yatzy", "five_kind", "x"]
-
-
-def rss_kib(pid: int) -> int | None:
-    try:
-        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 class Seat:
@@ -119,35 +111,6 @@ def random_json(rng: random.Random, depth: int = 0) -> Any:
         return [random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
     return {rng.choice(["type", "dice", "box", "game", "state", "x", "players", ""]): random_json(rng, depth + 1)
             for _ in range(rng.randint(0, 4))}
-
-
-def mutate(value: Any, rng: random.Random, replacement: Any) -> Any:
-    """``value`` with one node anywhere in it replaced, dropped or extended."""
-    if isinstance(value, dict) and value and rng.random() < 0.8:
-        key = rng.choice(sorted(value))
-        out = dict(value)
-        roll = rng.random()
-        if roll < 0.1:
-            del out[key]
-        elif roll < 0.2:
-            out["x" + key] = replacement
-        elif roll < 0.4:
-            out[key] = replacement
-        else:
-            out[key] = mutate(value[key], rng, replacement)
-        return out
-    if isinstance(value, list) and value and rng.random() < 0.8:
-        i = rng.randrange(len(value))
-        out = list(value)
-        roll = rng.random()
-        if roll < 0.15:
-            del out[i]
-        elif roll < 0.3:
-            out.append(replacement)
-        else:
-            out[i] = mutate(value[i], rng, replacement)
-        return out
-    return replacement
 
 
 def deep(rng: random.Random) -> str:
@@ -260,11 +223,6 @@ class Games:
 # ----------------------------------------------------------------------------------------
 # The run
 # ----------------------------------------------------------------------------------------
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=50_000)

@@ -33,12 +33,13 @@ import http.client
 import json
 import multiprocessing
 import os
-import pathlib
 import random
 import subprocess
 import sys
 import time
 from typing import Any
+
+from seat_tools import percentile, rss_kib
 
 HOST = "127.0.0.1"  # loopback only, by design
 HU_RULES = None  # the full card
@@ -139,21 +140,6 @@ def probe_hello(port: int, seconds: float, slow_in_flight: Any, send: Any) -> No
             samples.append(took)
     conn.close()
     send.send((samples, errors))
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def rss_kib(pid: int) -> int | None:
-    try:
-        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 class Load:

@@ -26,6 +26,7 @@ import time
 from collections import defaultdict
 
 from seat_client import SeatClient, SeatError
+from seat_tools import percentile, rss_kib
 
 MALFORMED = [  # (raw line, expected error code)
     ('{"id": "bad", "method": "hello"', "parse_error"),
@@ -34,17 +35,6 @@ MALFORMED = [  # (raw line, expected error code)
     ('{"id": "bad", "method": "legal", "state": {"schema": "kocka.state/1", "game": "kockapoker", "state": {}}}', "illegal_state"),
     ('[1, 2, 3]', "invalid_request"),
 ]
-
-
-def rss_kib(pid: int) -> int | None:
-    """Resident memory of process ``pid`` in KiB (Linux /proc), None elsewhere."""
-    try:
-        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 class PipeSeat:
@@ -158,12 +148,6 @@ def soak(client: TimedClient, args: argparse.Namespace, rules: dict, players: in
             position = client.timed("apply", "apply", state=state, action=choice["action"])
     rss_samples.append(rss_kib(client.seat.pid))
     return games, rss_samples
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    """The q-quantile by the nearest-rank method."""
-    index = min(len(sorted_values) - 1, max(0, int(round(q * len(sorted_values) + 0.5)) - 1))
-    return sorted_values[index]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ cited by number), from counting by hand, or from a brute-force enumeration in th
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import pathlib
@@ -31,6 +32,17 @@ from kocka.solver.rules import GAME_NAMES, get_game
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "agents" / "frontends" / "seat_schema.json").read_text())
 PROTOCOL_MD = (ROOT / "docs" / "PROTOCOL.md").read_text()
+
+
+def _script_module(name: str) -> Any:
+    """A module of ``scripts/`` (not a package: loaded from its file)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mutate = _script_module("seat_tools").mutate  # the request mutator scripts/seat_fuzz.py uses
 
 
 # ----------------------------------------------------------------------------------------
@@ -736,42 +748,12 @@ def _valid_requests(rng_seed: int) -> list[dict]:
     ]
 
 
-def _mutate(value: Any, rng: random.Random, replacement: Any) -> Any:
-    """``value`` with one randomly chosen node (anywhere in it) replaced, dropped or
-    extended."""
-    if isinstance(value, dict) and value and rng.random() < 0.8:
-        key = rng.choice(sorted(value))
-        out = dict(value)
-        roll = rng.random()
-        if roll < 0.1:
-            del out[key]
-        elif roll < 0.2:
-            out["x" + key] = replacement
-        elif roll < 0.4:
-            out[key] = replacement
-        else:
-            out[key] = _mutate(value[key], rng, replacement)
-        return out
-    if isinstance(value, list) and value and rng.random() < 0.8:
-        i = rng.randrange(len(value))
-        out = list(value)
-        roll = rng.random()
-        if roll < 0.15:
-            del out[i]
-        elif roll < 0.3:
-            out.append(replacement)
-        else:
-            out[i] = _mutate(value[i], rng, replacement)
-        return out
-    return replacement
-
-
 def _broken(request: dict, rng: random.Random, replacement: Any) -> dict:
     """One field of ``request`` broken: mostly deep inside its state document (where the
     engines' state checks are tested), else at the top."""
     if "state" in request and rng.random() < 0.6:
-        return {**request, "state": _mutate(request["state"], rng, replacement)}
-    return _mutate(request, rng, replacement)
+        return {**request, "state": mutate(request["state"], rng, replacement)}
+    return mutate(request, rng, replacement)
 
 
 def _assert_survives(request: Any, line: str | bytes | None = None) -> None:
