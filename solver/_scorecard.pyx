@@ -165,9 +165,6 @@ cdef extern from *:
     void kocka_release_free_memory() noexcept nogil
     void kocka_keep_stage_lanes(const double* top, double* K, double* proper, const int* child,
                                 int B) noexcept nogil
-    void kocka_lane_max_add(double* dst, const double* src, double x, int n) noexcept nogil
-    void kocka_lane_add(double* dst, const double* src, double x, int n) noexcept nogil
-    void kocka_lane_max(double* dst, const double* src, int n) noexcept nogil
     void kocka_max_of(double* dst, const double* a, const double* b, int n) noexcept nogil
     void kocka_box_fills_lanes(double* G0, double* G1, const double* x0, const double* x1,
                                const signed char* eg, const double* vg, int vg_stride,

@@ -614,10 +614,6 @@ class _Ranker:
         self._cards: dict[Card, tuple] = {}
         self.declares = bool(getattr(game, "declares", False))  # SK-3: a face box declared after throw 1
 
-    def check(self, state: ScorecardState) -> None:
-        """The engine's ``check_state`` (which remembers the states it found valid)."""
-        self.game.check_state(state)
-
     @cached_property
     def model(self) -> ScorecardModel:
         if _has_kernel_arrays(self.table):
@@ -762,8 +758,8 @@ def rank(game: ScorecardGame, table: Table, state: ScorecardState) -> Sequence[D
     is a :class:`Ranking`. Ties keep the order fills (by box), declarations, keeps (larger
     first, then in keep order), as the forward distribution does.
     """
+    game.check_state(state)  # (the engine remembers the states it found valid)
     ranker = _ranker(game, table)
-    ranker.check(state)
     if state.dice is None:  # a chance node, or the end (a finished game shows no dice)
         return []
     mask, cls, flag, shift, groups = ranker.card(state.cards[state.player])
@@ -798,8 +794,8 @@ def turn_shares(game: ScorecardGame, table: Table, state: ScorecardState, action
     """Where the turn ends after ``action`` when the rest of it follows :func:`rank`'s best
     actions: box id -> probability (exact; the kernel's forward turn, the tie rules of
     :func:`rank`). A fill ends the turn in its box."""
+    game.check_state(state)  # (the engine remembers the states it found valid)
     ranker = _ranker(game, table)
-    ranker.check(state)
     if state.dice is None:
         raise IllegalActionError(f"{game.NAME}: no decision here: {game.describe_state(state)}")
     if isinstance(action, Fill):
