@@ -42,10 +42,12 @@ if os.environ.get("KOCKA_KERNELS"):
 # -ffp-contract=off: no multiply-add is fused, so every version of a vector loop (the AVX2
 # ones the kernels also carry, or any wider one a compiler may pick) gives the same bits as
 # the plain one: a table does not depend on the CPU that built it
+KERNEL_DIR = HERE / "solver" / "kernels"
+
 extensions = [
     Extension(
-        f"kocka.solver.{name}",
-        [f"solver/{name}.pyx"],
+        f"kocka.solver.kernels.{name}",
+        [f"solver/kernels/{name}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", "-ffp-contract=off"] + (["-fopenmp"] if name in OPENMP_KERNELS else []),
@@ -58,7 +60,7 @@ def build_stamp(ext: Extension) -> str:
     """What a kernel's binary depends on: every kernel source (a ``.pxd`` can be shared),
     the Cython, numpy and Python versions, directives and compiler flags."""
     h = hashlib.sha256()
-    for source in sorted((HERE / "solver").glob("*.p[yx][xdi]")):
+    for source in sorted(KERNEL_DIR.glob("*.p[yx][xdi]")):
         h.update(source.name.encode() + b"\0" + source.read_bytes())
     h.update(repr((ext.name, Cython.__version__, np.__version__, sys.version, sorted(CYTHON_DIRECTIVES.items()),
                    ext.extra_compile_args, ext.extra_link_args, ext.define_macros)).encode())
@@ -66,14 +68,14 @@ def build_stamp(ext: Extension) -> str:
 
 
 class ReusingBuildExt(build_ext):
-    """build_ext that copies a kernel built in place before (``solver/_x.*.so`` with a
-    matching ``solver/_x.build-stamp``) instead of cythonizing and compiling it again."""
+    """build_ext that copies a kernel built in place before (``solver/kernels/_x.*.so`` with a
+    matching ``solver/kernels/_x.build-stamp``) instead of cythonizing and compiling it again."""
 
     def build_extension(self, ext: Extension) -> None:
         name = ext.name.rsplit(".", 1)[-1]
         suffix = pathlib.Path(self.get_ext_filename(ext.name)).name.split(".", 1)[1]
-        in_place = HERE / "solver" / f"{name}.{suffix}"
-        stamp_file = HERE / "solver" / f"{name}.build-stamp"
+        in_place = KERNEL_DIR / f"{name}.{suffix}"
+        stamp_file = KERNEL_DIR / f"{name}.build-stamp"
         stamp = build_stamp(ext)
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         if in_place.is_file() and stamp_file.is_file() and stamp_file.read_text().strip() == stamp:
@@ -82,7 +84,7 @@ class ReusingBuildExt(build_ext):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(in_place, target)
             return
-        (compiled,) = cythonize([ext], compiler_directives=CYTHON_DIRECTIVES, force=True, quiet=True)
+        (compiled,) = cythonize([ext], compiler_directives=CYTHON_DIRECTIVES, force=True)
         ext.sources = compiled.sources  # the generated C file; ``ext`` keeps setuptools' own attributes
         super().build_extension(ext)
         if target.resolve() != in_place.resolve():
@@ -93,11 +95,22 @@ class ReusingBuildExt(build_ext):
         stamp_file.write_text(stamp + "\n")
 
 
+def floor_packages() -> list[str]:
+    """Every package under the two source folders: one folder per floor of the layers
+    contract (pyproject.toml), each with its own ``__init__.py``."""
+    found = []
+    for top in ("solver", "agents"):
+        for init in sorted((HERE / top).rglob("__init__.py")):
+            found.append(".".join(("kocka", *init.parent.relative_to(HERE).parts)))
+    return found
+
+
 setup(
     # ``kocka`` itself is an implicit namespace package: only its two subpackages exist.
-    packages=["kocka.solver", "kocka.solver.rules", "kocka.agents", "kocka.agents.frontends"],
+    packages=floor_packages(),
     package_dir={"kocka.solver": "solver", "kocka.agents": "agents"},
-    package_data={"kocka.solver": ["*.pyx", "*.pxd", "data/*.json"], "kocka.agents.frontends": ["*.json", "static/*"]},
+    package_data={"kocka.solver.kernels": ["*.pyx", "*.pxd"],
+                  "kocka.agents.frontends.seat.protocol": ["*.json", "static/*"]},
     ext_modules=extensions,
     cmdclass={"build_ext": ReusingBuildExt},
     zip_safe=False,

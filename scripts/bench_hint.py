@@ -4,9 +4,9 @@
 For every variant, each figure of the "first" kind runs in a fresh subprocess (imports
 done, the table loaded, then one call timed), so nothing of an earlier call is cached:
 
-* ``first rank`` -- the first :func:`~kocka.solver.scorecard_solver.rank` after
-  :func:`~kocka.solver.registry.get_table`, on an empty card and on a card with entries;
-* ``first hint`` -- the first ``kocka hint`` answer (:func:`~kocka.agents.frontends.hint.hint`
+* ``first rank`` -- the first :func:`~kocka.solver.solvers.scorecard.values.rank` after
+  :func:`~kocka.solver.store.table_store.get_table`, on an empty card and on a card with entries;
+* ``first hint`` -- the first ``kocka hint`` answer (:func:`~kocka.agents.advice.hint.hint`
   and its report) in the same situations.
 
 Warm figures (one process, positions met in seeded optimal play; the minimum over repeats
@@ -48,11 +48,11 @@ def _one_first(variant: str, what: str, card: str, cache_dir: str) -> float:
     import gc
     import time
 
-    from kocka.agents.frontends.hint import HintParams, hint
-    from kocka.solver.registry import get_table
+    from kocka.agents.advice.hint import HintParams, hint
+    from kocka.solver.store.table_store import get_table
     from kocka.solver.rules import get_game, resolve
     from kocka.solver.rules.scorecard import ScorecardState
-    from kocka.solver.scorecard_solver import rank
+    from kocka.solver.solvers.scorecard.values import rank
 
     name, options = VARIANTS[variant]
     game = get_game(name, options)
@@ -73,8 +73,8 @@ def _positions(game, table, count: int, seed: int = 3):
     """Decision positions of seeded games played with the table's best actions."""
     import random
 
-    from kocka.agents.base import positions_with_rng
-    from kocka.solver.scorecard_solver import rank
+    from kocka.agents.bots.base import positions_with_rng
+    from kocka.solver.solvers.scorecard.values import rank
 
     return positions_with_rng(game, lambda s: rank(game, table, s)[0].action, random.Random(seed), count)
 
@@ -85,11 +85,11 @@ def _per_call_us(fn, calls: int, repeat: int = 25) -> float:
 
 def _warm(variant: str, cache_dir: str) -> dict:
     """(runs in a fresh process) warm per-call figures over 60 positions."""
-    from kocka.agents.frontends.hint import HintParams, hint
-    from kocka.solver import scorecard_solver
-    from kocka.solver.registry import get_table
+    from kocka.agents.advice.hint import HintParams, hint
+    from kocka.solver.solvers.scorecard import values as scorecard_solver
+    from kocka.solver.store.table_store import get_table
     from kocka.solver.rules import get_game
-    from kocka.solver.scorecard_solver import rank
+    from kocka.solver.solvers.scorecard.values import rank
 
     name, options = VARIANTS[variant]
     game = get_game(name, options)
@@ -141,7 +141,7 @@ def main() -> None:
     results = {}
     for variant in args.only or VARIANTS:
         name, options = VARIANTS[variant]
-        subprocess.run([sys.executable, "-c", "import sys; from kocka.solver.registry import get_table; "
+        subprocess.run([sys.executable, "-c", "import sys; from kocka.solver.store.table_store import get_table; "
                         "from kocka.solver.rules import get_game; "
                         f"get_table(get_game({name!r}, {options!r}), cache_dir=sys.argv[1], build_missing=True)",
                         cache_dir], check=True, capture_output=True)

@@ -22,17 +22,17 @@ import time
 
 import numpy as np
 
-from kocka.solver.kocka_solver import (
+from kocka.solver.solvers.kocka.kocka_solver import (
     LEAD_UNITS, UNIT, DaskClassRunner, kocka_model, rank, series_odds, solve_race, solve_race_ends, solve_three,
     turn_ev_values, turn_reach_values,
 )
-from kocka.agents.base import play_with_rng
-from kocka.agents.registry import make_agent
-from kocka.solver.pig import pig_win_probabilities
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table
+from kocka.agents.bots.base import play_with_rng
+from kocka.agents.bots.catalogue import make_agent
+from kocka.solver.solvers.kocka.pig import pig_win_probabilities
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import KockaGame, KockaRules, KockaState
-from kocka.solver.kocka_solver import KOCKA_TURN_EV, KOCKA_WINPROB
+from kocka.solver.solvers.kocka.kocka_solver import KOCKA_TURN_EV, KOCKA_WINPROB
 
 TELLING_ROLLS = [
     (1, 1, 1, 2, 5, 5),   # RULES.md 1.6 example 3: bank 1100, series of 1s, or 1000 and roll on

@@ -12,7 +12,7 @@ solvers alternating (ours, theirs, ours, theirs; the better of the two runs coun
 * first hint: the first query answered after the table is loaded;
 * warm hint: every option of a position valued, per position, over 60 positions met in
   seeded optimal play (the same positions for both, converted to their notation); ours as
-  :func:`~kocka.solver.scorecard_solver.rank` returns it (values computed and sorted, the
+  :func:`~kocka.solver.solvers.scorecard.values.rank` returns it (values computed and sorted, the
   Decision objects made when read) and with every Decision made;
 * agreement: the largest difference between the two solvers' values of every option at
   those positions (theirs are remaining scores: ours less the points written, with the
@@ -72,8 +72,8 @@ def child_build(side: str, name: str, folder: str) -> dict:
     start = time.perf_counter()
     before = _usage()
     if side == "ours":
-        from kocka.solver.decision import BuildOptions
-        from kocka.solver.registry import build_table, solver_for
+        from kocka.solver.base.decision import BuildOptions
+        from kocka.solver.store.table_store import build_table, solver_for
         from kocka.solver.rules import get_game
 
         (game, options), _, _ = PAIRS[name]
@@ -96,7 +96,7 @@ def child_build(side: str, name: str, folder: str) -> dict:
 
 
 def _our_solver(name: str, folder: str):
-    from kocka.solver.registry import get_table
+    from kocka.solver.store.table_store import get_table
     from kocka.solver.rules import get_game
 
     (game, options), _, _ = PAIRS[name]
@@ -110,7 +110,7 @@ def child_first(side: str, name: str, folder: str, positions: str) -> dict:
 
     pos = json.loads(pathlib.Path(positions).read_text())[0]
     if side == "ours":
-        from kocka.solver.scorecard_solver import rank
+        from kocka.solver.solvers.scorecard.values import rank
 
         g, table = _our_solver(name, folder)
         state = g.state_from_json(pos["state"])
@@ -135,7 +135,7 @@ def _per_call_us(fn, calls: int) -> float:
 def child_warm(side: str, name: str, folder: str, positions: str) -> dict:
     pos = json.loads(pathlib.Path(positions).read_text())
     if side == "ours":
-        from kocka.solver.scorecard_solver import rank
+        from kocka.solver.solvers.scorecard.values import rank
 
         g, table = _our_solver(name, folder)
         states = [g.state_from_json(p["state"]) for p in pos]
@@ -156,7 +156,7 @@ def child_warm(side: str, name: str, folder: str, positions: str) -> dict:
 def child_variant(side: str, game: str, options: str, peer: str) -> dict:
     if side == "ours":
         from kocka.solver.rules import get_game
-        from kocka.solver.scorecard_solver import build_model, solve_values
+        from kocka.solver.solvers.scorecard.values import build_model, solve_values
 
         g = get_game(game, json.loads(options))
         model = build_model(g)
@@ -187,8 +187,8 @@ def make_positions(name: str, folder: str, path: pathlib.Path, count: int = 60, 
     """Decision positions of seeded games played with our table's best actions."""
     import random
 
-    from kocka.agents.base import positions_with_rng
-    from kocka.solver.scorecard_solver import rank
+    from kocka.agents.bots.base import positions_with_rng
+    from kocka.solver.solvers.scorecard.values import rank
 
     g, table = _our_solver(name, folder)
     ids = PAIRS[name][2]
@@ -201,7 +201,7 @@ def agreement(name: str, folder: str, positions: pathlib.Path) -> tuple[float, i
     position, and the number of options compared."""
     import yatzy_solver as ys
 
-    from kocka.solver.scorecard_solver import rank
+    from kocka.solver.solvers.scorecard.values import rank
 
     g, table = _our_solver(name, folder)
     ids = PAIRS[name][2]

@@ -17,8 +17,8 @@ import json
 import resource
 import time
 
-from kocka.solver.polish_solver import build_arrays, build_basic_arrays
-from kocka.solver.decision import BuildOptions
+from kocka.solver.solvers.polish.values import build_arrays, build_basic_arrays
+from kocka.solver.base.decision import BuildOptions
 from kocka.solver.rules.polish import PolishBasicGame, PolishGame, PolishRules
 
 

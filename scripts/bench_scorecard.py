@@ -56,10 +56,10 @@ class Clock:
 
 def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
     """Build, store, reload and query one variant (runs in its own process)."""
-    from kocka.agents.frontends.hint import HintParams, hint
-    from kocka.solver import registry
-    from kocka.solver.decision import BuildOptions
-    from kocka.solver.registry import build_table, get_table, solver_for
+    from kocka.agents.advice.hint import HintParams, hint
+    from kocka.solver.store import table_store as registry
+    from kocka.solver.base.decision import BuildOptions
+    from kocka.solver.store.table_store import build_table, get_table, solver_for
     from kocka.solver.rules import get_game
 
     name, options = VARIANTS[variant]

@@ -5,7 +5,7 @@ For each table it times, warm (page cache hot; the fastest of ``--repeat`` inter
 
 * ``unchecked``: reading every array and the metadata record, nothing checked (the load
   before issue 12);
-* ``recorded``: :func:`kocka.solver.registry.open_table` as every load runs it: format,
+* ``recorded``: :func:`kocka.solver.store.table_store.open_table` as every load runs it: format,
   variant, the recorded rules through the Rules class, the layout, and the checksum
   vouched for by the verified record of the unchanged file;
 * ``full``: the same with the full sha256 (``kocka-solve verify``, and the first load of a
@@ -15,7 +15,7 @@ and prints each as a ratio to ``unchecked``. Tables: kockapoker/ev (the largest 
 builds in seconds) and kocka/winprob, built into ``--cache-dir`` when missing; polish/ev
 when it is already there (it takes minutes to build); ``--synthetic-mb N`` adds a table of
 one float64 array of N MB (the full Polish table is 723 MB) read with
-:func:`kocka.solver.tables.read_table`.
+:func:`kocka.solver.base.table_file.read_table`.
 
     python scripts/bench_table_load.py
     python scripts/bench_table_load.py --cache-dir cache --synthetic-mb 723
@@ -32,11 +32,11 @@ import time
 
 import numpy as np
 
-from kocka.solver import tables
-from kocka.solver.registry import build_table, open_table, path_for, solver_for
+from kocka.solver.base import table_file as tables
+from kocka.solver.store.table_store import build_table, open_table, path_for, solver_for
 from kocka.solver.rules import get_game
-from kocka.solver.decision import BuildOptions
-from kocka.solver.errors import KockaError, TableError
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.errors import KockaError, TableError
 
 TABLES = [("kockapoker", {}, None, 1, True), ("kocka", {}, "winprob", 2, True), ("polish", {}, None, 1, False)]
 

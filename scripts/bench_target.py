@@ -28,8 +28,8 @@ import time
 
 CHILD = r"""
 import json, os, resource, sys, time
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table, game_from_cli, solver_for
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table, game_from_cli, solver_for
 name, rules, jobs, backend, cache = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 game = game_from_cli(name, rules)
 if backend == "dask":
@@ -53,9 +53,9 @@ print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak, "peak_worker_mb": p
 
 HINT = r"""
 import json, statistics, sys, time
-from kocka.solver.registry import game_from_cli, get_table
+from kocka.solver.store.table_store import game_from_cli, get_table
 from kocka.solver.rules.scorecard import ScorecardState
-from kocka.solver.target_solver import rank_target
+from kocka.solver.solvers.scorecard.target import rank_target
 name, rules, cache, target = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 game = game_from_cli(name, rules)
 t = time.perf_counter(); table = get_table(game, "target", cache); load = time.perf_counter() - t
@@ -83,9 +83,9 @@ def arena(args: argparse.Namespace) -> None:
 
     import numpy as np
 
-    from kocka.agents.frontends.arena import run_arena
-    from kocka.agents.registry import AgentOptions
-    from kocka.solver.registry import game_from_cli
+    from kocka.agents.frontends.games.arena import run_arena
+    from kocka.agents.bots.catalogue import AgentOptions
+    from kocka.solver.store.table_store import game_from_cli
 
     names = args.arena.split(",")
     k = len(names)

@@ -38,11 +38,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from kocka.agents.frontends.seat import Seat, SeatOptions
-from kocka.agents.frontends.web import make_web_server
-from kocka.agents.registry import AgentOptions, make_agent
+from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+from kocka.agents.frontends.seat.web import make_web_server
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.rules import get_game
-from kocka.solver.registry import game_from_cli, get_table
+from kocka.solver.store.table_store import game_from_cli, get_table
 
 LINK = "/?game=kockapoker&dice=11346&roll=1"
 SHOT_PLAYERS = ("Anna", "Béla", "me")

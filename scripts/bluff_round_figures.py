@@ -1,7 +1,7 @@
 """The figures of docs/BLUFF.md section 7 (the betting games' exact two-player round and
 match): the exploitability of the stored plans and of the bots, and what the bots lose
 against the equilibrium, all by the independent best response of
-:mod:`kocka.solver.bluff_round` (exact walks of the engine's game, in floats).
+:mod:`kocka.solver.solvers.bluff.rounds` (exact walks of the engine's game, in floats).
 
     python scripts/bluff_round_figures.py bidding-bluff [ranking=pro] [chips=10] [policies=...]
     python scripts/bluff_round_figures.py liars-poker [chips=10] [public=6,6,6 | public=all] [policies=...] [jobs=1]
@@ -27,11 +27,11 @@ import time
 
 from joblib import Parallel, delayed
 
-from kocka.agents.bluff_bots import BayesBot, ThresholdBot, TruthfulBot
-from kocka.solver import bluff_round as br
-from kocka.solver.decision import BuildOptions
-from kocka.solver.dice import outcome_distribution
-from kocka.solver.registry import get_table
+from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot
+from kocka.solver.solvers.bluff import rounds as br
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.dice import outcome_distribution
+from kocka.solver.store.table_store import get_table
 from kocka.solver.rules import get_game
 
 POLICIES = ("equilibrium", "bayes", "truthful", "threshold")

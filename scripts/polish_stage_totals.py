@@ -15,8 +15,8 @@ import math
 
 from joblib import Parallel, delayed
 
-from kocka.agents.base import ChanceSampler
-from kocka.agents.registry import AgentOptions, make_agent
+from kocka.agents.bots.base import ChanceSampler
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.rules import get_game
 
 

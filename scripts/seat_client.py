@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agent", default="heuristic")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hints", action="store_true", help="show the agent's top three actions before each move")
-    parser.add_argument("--seat-command", default=f"{shlex.quote(sys.executable)} -m kocka.agents.frontends.seat",
+    parser.add_argument("--seat-command", default=f"{shlex.quote(sys.executable)} -m kocka.agents.frontends.commands seat",
                         help="how to start the seat (default: this Python's kocka)")
     args = parser.parse_args(argv)
     client = SeatClient(shlex.split(args.seat_command))

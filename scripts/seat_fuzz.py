@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--failures", type=pathlib.Path, default=None,
                         help="write each failing request line in full to this file (one per line)")
-    parser.add_argument("--seat", default=f"{shlex.quote(sys.executable)} -m kocka.agents.frontends.seat",
+    parser.add_argument("--seat", default=f"{shlex.quote(sys.executable)} -m kocka.agents.frontends.commands seat",
                         help="the command that starts the seat (default: this Python's kocka seat)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)

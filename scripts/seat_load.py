@@ -49,8 +49,8 @@ HU_RULES = None  # the full card
 # The server (child process)
 # ----------------------------------------------------------------------------------------
 def serve(args: argparse.Namespace) -> int:
-    from kocka.agents.frontends.seat import Seat, SeatOptions
-    from kocka.agents.frontends.seat_http import SeatHTTPServer, http_options, run_server
+    from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+    from kocka.agents.frontends.seat.http import SeatHTTPServer, http_options, run_server
 
     seat = Seat(SeatOptions(cache_dir=args.cache_dir))
 

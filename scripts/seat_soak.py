@@ -60,7 +60,7 @@ class InProcessSeat:
     def __init__(self, cache_dir: str | None, build_missing: bool) -> None:
         import os
 
-        from kocka.agents.frontends.seat import Seat, SeatOptions
+        from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
 
         self.seat = Seat(SeatOptions(cache_dir=cache_dir, build_missing=build_missing))
         self.pid = os.getpid()
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-process", action="store_true",
                         help="call the seat in this process instead of through a kocka seat process (the seat's own cost)")
     parser.add_argument("--json", dest="json_out", default=None, help="also write the figures to this JSON file")
-    parser.add_argument("--seat-command", default=f"{shlex.quote(sys.executable)} -m kocka.agents.frontends.seat")
+    parser.add_argument("--seat-command", default=f"{shlex.quote(sys.executable)} -m kocka.agents.frontends.commands seat")
     args = parser.parse_args(argv)
     rules = json.loads(args.rules)
     command = shlex.split(args.seat_command)

@@ -4,7 +4,7 @@ Rules engines live in :mod:`kocka.solver.rules`; they are the single source of t
 for legality and scoring. Solvers turn them into numpy score tables and hand those to
 small Cython kernels.
 """
-from kocka.solver.errors import (
+from kocka.solver.base.errors import (
     DiceError,
     IllegalActionError,
     InvalidStateError,

@@ -30,9 +30,9 @@ def _isolated_table_cache(tmp_path_factory):
 def liars_match_table():
     """The liar's poker match table from 1 chip each (2 in play), built and measured once
     into the session's table cache (tests/test_bluff_round.py, tests/test_bluff_hint.py)."""
-    from kocka.solver import bluff_round as br
-    from kocka.solver.decision import BuildOptions
-    from kocka.solver.registry import build_table
+    from kocka.solver.solvers.bluff import rounds as br
+    from kocka.solver.base.decision import BuildOptions
+    from kocka.solver.store.table_store import build_table
     from kocka.solver.rules.bluff import LiarsPokerGame, LiarsPokerRules
 
     return build_table(LiarsPokerGame(LiarsPokerRules(start_chips=1), 2), br.LIARS_MATCH, BuildOptions(progress=False))

@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from kocka.solver.dice import outcome_distribution, sub_multisets
-from kocka.solver.errors import InvalidStateError
+from kocka.solver.base.dice import outcome_distribution, sub_multisets
+from kocka.solver.base.errors import InvalidStateError
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
 
 FIVE = outcome_distribution(5)

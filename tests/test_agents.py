@@ -12,11 +12,11 @@ from itertools import product
 
 import pytest
 
-from kocka.agents.base import AgentUnavailable, ChanceSampler, UnknownAgentError, derive_seed
-from kocka.agents.heuristic import FENCE_VALUE, BoxTargets, KockaBold, KockaCautious, KockaHeuristic
-from kocka.agents.registry import AgentOptions, agent_names, describe_agents, make_agent
-from kocka.solver.dice import outcome_distribution
-from kocka.solver.errors import IllegalActionError
+from kocka.agents.bots.base import AgentUnavailable, ChanceSampler, UnknownAgentError, derive_seed
+from kocka.agents.bots.heuristic import FENCE_VALUE, BoxTargets, KockaBold, KockaCautious, KockaHeuristic
+from kocka.agents.bots.catalogue import AgentOptions, agent_names, describe_agents, make_agent
+from kocka.solver.base.dice import outcome_distribution
+from kocka.solver.base.errors import IllegalActionError
 from kocka.solver.rules import CHANCE, GAME_NAMES, get_game
 from kocka.solver.rules.base import pick_outcome
 
@@ -470,7 +470,7 @@ TINY_KOCKA = {"target": 1000, "series_threshold": 500}
 def tiny_kocka_options(tmp_path_factory):
     """Kocka to 1000 with series from 500: the winprob and turn_ev tables build in well
     under a second."""
-    from kocka.solver.registry import get_table
+    from kocka.solver.store.table_store import get_table
 
     cache = tmp_path_factory.mktemp("tables")
     game = get_game("kocka", TINY_KOCKA, num_players=2)
@@ -502,8 +502,8 @@ def test_kocka_optimal_self_play_matches_the_table(tiny_kocka_options):
     lie within the 99.9 % Wilson interval (z = 3.2905) of the table's P(first player wins)."""
     import numpy as np
 
-    from kocka.agents.frontends.arena import run_arena, wilson_interval
-    from kocka.solver.registry import get_table
+    from kocka.agents.frontends.games.arena import run_arena, wilson_interval
+    from kocka.solver.store.table_store import get_table
 
     game = get_game("kocka", TINY_KOCKA, num_players=2)
     exact = float(get_table(game, "winprob", tiny_kocka_options.cache_dir)["win"][0, 0])
@@ -526,7 +526,7 @@ TINY_YAHTZEE = {"boxes": ("chance", "yahtzee")}
 def tiny_yahtzee_options(tmp_path_factory):
     """Yahtzee reduced to chance and yahtzee: its exact table builds in a fraction of a
     second."""
-    from kocka.solver.registry import get_table
+    from kocka.solver.store.table_store import get_table
 
     cache = tmp_path_factory.mktemp("tables")
     try:
@@ -552,8 +552,8 @@ def test_scorecard_optimal_simulated_mean_matches_the_table(tiny_yahtzee_options
     table's expected score (the README's strength table makes the same check at scale)."""
     import math
 
-    from kocka.agents.frontends.arena import run_arena
-    from kocka.solver.registry import get_table, solver_for
+    from kocka.agents.frontends.games.arena import run_arena
+    from kocka.solver.store.table_store import get_table, solver_for
 
     game = get_game("yahtzee", TINY_YAHTZEE)
     table = get_table(game, None, tiny_yahtzee_options.cache_dir)

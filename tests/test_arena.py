@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.frontends.arena import (
+from kocka.agents.frontends.games.arena import (
     ArenaError, histogram, mean_interval, run_arena, wilson_interval, win_shares,
 )
-from kocka.agents.frontends.cli import main
+from kocka.agents.frontends.commands.kocka_cli import main
 from kocka.solver.rules import get_game
 
 CHANCE_ONLY = {"boxes": ("chance",)}
@@ -176,9 +176,9 @@ def test_arena_plot(tmp_path):
 def test_memory_agents_observe_every_event():
     """An agent that declares memory sees one event per applied action or roll, in order;
     rolls carry no action (they may be private) and every event holds the state after it."""
-    from kocka.agents.frontends.arena import play_match
-    from kocka.agents.base import ChanceSampler, Event
-    from kocka.agents.registry import RandomAgent
+    from kocka.agents.frontends.games.arena import play_match
+    from kocka.agents.bots.base import ChanceSampler, Event
+    from kocka.agents.bots.catalogue import RandomAgent
     from kocka.solver.rules import CHANCE
 
     class Recorder(RandomAgent):

@@ -1,4 +1,4 @@
-"""The kernel ranking of a loaded scorecard table (kocka.solver.scorecard_solver.rank), its
+"""The kernel ranking of a loaded scorecard table (kocka.solver.solvers.scorecard.values.rank), its
 batch form (rank_positions), the export of labelled positions, where a turn ends
 (turn_shares), the dice facts behind them (card_model.five_dice), and the Yatzy house rules
 (YatzyRules: +fh5, +tp4, +tp1, +forced).
@@ -22,18 +22,18 @@ import pytest
 from click.testing import CliRunner
 
 from test_scorecard_solver import NaiveExpectimax, _options_key, _tiny_table
-from kocka.agents.base import positions_with_rng
-from kocka.agents.frontends.hint_cards import turn_targets
-from kocka.solver import scorecard_solver as solver
-from kocka.solver.card_model import five_dice
-from kocka.solver.cli import main as solve_main
-from kocka.solver.decision import BuildOptions, Decision
-from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import IllegalActionError, InvalidStateError, TableError
-from kocka.solver.registry import build_table, get_table, solver_for
+from kocka.agents.bots.base import positions_with_rng
+from kocka.agents.advice.cards import turn_targets
+from kocka.solver.solvers.scorecard import values as solver
+from kocka.solver.models.card_model import five_dice
+from kocka.agents.frontends.commands.solve_cli import main as solve_main
+from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.kernels.dice_transitions import dice_tables
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, TableError
+from kocka.solver.store.table_store import build_table, get_table, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
-from kocka.solver.tables import save_table
+from kocka.solver.base.table_file import save_table
 
 VARIANTS = [
     # (id, game, options): every kind of card the kernel ranks

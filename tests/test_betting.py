@@ -1,4 +1,4 @@
-"""Chip-bidding kockapóker agents (agents/betting.py, RULES.md HU-10..HU-19): who finishes
+"""Chip-bidding kockapóker agents (agents/bots/betting.py, RULES.md HU-10..HU-19): who finishes
 top, the expected settlement, and decisions in positions whose right answer the rules
 make clear."""
 from __future__ import annotations
@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kocka.agents.frontends.arena import run_arena
-from kocka.agents.base import AgentUnavailable
-from kocka.agents.betting import BettingAgent, FinalTotals, expected_net, top_set_probabilities
-from kocka.agents.registry import AgentOptions, make_agent
+from kocka.agents.frontends.games.arena import run_arena
+from kocka.agents.bots.base import AgentUnavailable
+from kocka.agents.bots.betting import BettingAgent, FinalTotals, expected_net, top_set_probabilities
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.rules import get_game
 from kocka.solver.rules.chip_bidding import (
     RAISE, RESPOND, ChipBiddingGame, ChipBiddingRules, ChipBiddingState, Decline, Hold, Pass, Raise,
 )
 from kocka.solver.rules.scorecard import Card, ScorecardState
-from kocka.solver.scorecard_solver import value_of_card
+from kocka.solver.solvers.scorecard.values import value_of_card
 
 A, B, C = 0, 1, 2
 

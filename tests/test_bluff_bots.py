@@ -1,4 +1,4 @@
-"""Bluff bots (agents/bluff_bots.py): the Bayesian posterior in a case small enough to
+"""Bluff bots (agents/bots/bluff_bots.py): the Bayesian posterior in a case small enough to
 compute by hand, what it learns from reveals, its betting values, the baselines' rules,
 and the equilibrium bot (RULES.md BLUFF-3..BLUFF-21)."""
 from __future__ import annotations
@@ -11,14 +11,14 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from kocka.agents.frontends.arena import run_arena, wilson_interval
-from kocka.agents.frontends.seat import Seat, SeatOptions
-from kocka.agents.base import AgentUnavailable, Event
-from kocka.agents.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
-from kocka.agents.registry import AgentOptions, agent_names, make_agent
-from kocka.solver import bluff_equilibrium as be
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table, solver_for
+from kocka.agents.frontends.games.arena import run_arena, wilson_interval
+from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+from kocka.agents.bots.base import AgentUnavailable, Event
+from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
+from kocka.agents.bots.catalogue import AgentOptions, agent_names, make_agent
+from kocka.solver.solvers.bluff import equilibrium as be
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table, solver_for
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, Challenge, Claim, Hand, Pass, TwoDiceClaim, single_round_game,
@@ -383,5 +383,5 @@ def test_equilibrium_bot_unavailable(tmp_path, players, options, message):
 def test_bots_are_registered_for_the_bluff_games():
     for name in BLUFF_GAMES:
         assert {"bayes", "truthful", "threshold", "random"} <= set(agent_names(name))
-    # two-player equilibria exist for all three (solver/bluff_equilibrium.py, solver/bluff_round.py)
+    # two-player equilibria exist for all three (solver/solvers/bluff/equilibrium.py, solver/solvers/bluff/rounds.py)
     assert all("equilibrium" in agent_names(name) for name in BLUFF_GAMES)

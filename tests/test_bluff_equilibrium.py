@@ -1,4 +1,4 @@
-"""The Abázs equilibrium (solver/bluff_equilibrium.py): exact LP, hand-solved stages,
+"""The Abázs equilibrium (solver/solvers/bluff/equilibrium.py): exact LP, hand-solved stages,
 exploitability from the independent best response, the table solver (BLUFF-3, BLUFF-5,
 BLUFF-7..BLUFF-10)."""
 from __future__ import annotations
@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from kocka.solver import bluff_equilibrium as be
-from kocka.solver.errors import RulesError
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table, solver_for
+from kocka.solver.solvers.bluff import equilibrium as be
+from kocka.solver.base.errors import RulesError
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table, solver_for
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, BiddingBluffGame, Challenge, Claim, Pass, TwoDiceClaim, actual_result,
     single_round_game,

@@ -1,5 +1,5 @@
-"""Hints in the bluff games (agents/frontends/hint_bluff.py) and the two-player
-equilibrium agent of the betting games (agents/bluff_bots.py), RULES.md BLUFF-3..BLUFF-21.
+"""Hints in the bluff games (agents/advice/bluff.py) and the two-player
+equilibrium agent of the betting games (agents/bots/bluff_bots.py), RULES.md BLUFF-3..BLUFF-21.
 
 Expected values come from the rules (what a claim pays, BLUFF-13..BLUFF-15), from the
 hand-solved stages of tests/test_bluff_round.py, and from the solver's own table read
@@ -11,14 +11,14 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.base import AgentUnavailable
-from kocka.agents.frontends.arena import run_arena
-from kocka.agents.frontends.cli import main
-from kocka.agents.frontends.hint import HintParams, hint
-from kocka.agents.registry import AgentOptions, make_agent
-from kocka.solver import bluff_round as br
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table
+from kocka.agents.bots.base import AgentUnavailable
+from kocka.agents.frontends.games.arena import run_arena
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.advice.hint import HintParams, hint
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.solver.solvers.bluff import rounds as br
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules import get_game
 from kocka.solver.rules.bluff import BiddingBluffGame, BiddingBluffRules, TwoDiceClaim
 
@@ -145,7 +145,7 @@ def test_equilibrium_agent_refuses_what_its_table_does_not_hold(bidding_table):
 
 def test_the_seat_answers_with_the_equilibrium(bidding_table):
     # the seat (docs/PROTOCOL.md) plays the agent by name: same ranking as the agent itself
-    from kocka.agents.frontends.seat import Seat
+    from kocka.agents.frontends.seat.protocol import Seat
 
     game = get_game("bidding-bluff", {"start_chips": 2})
     state = game.apply(game.apply(game.new_round_state((2, 2)), (3, 4)), game.legal_actions(

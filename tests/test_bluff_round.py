@@ -1,4 +1,4 @@
-"""The exact two-player round of the betting bluff games (solver/bluff_round.py):
+"""The exact two-player round of the betting bluff games (solver/solvers/bluff/rounds.py):
 stages solved by hand, the decomposition against a whole-tree LP of the engine's game,
 exact best responses at every stage, the independent best response through the engine,
 a Monte-Carlo check, liar's poker's public-roll symmetry and re-throws, and the tables
@@ -14,18 +14,18 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from kocka.solver import bluff_equilibrium as be
-from kocka.solver import bluff_round as br
-from kocka.solver.decision import BuildOptions
-from kocka.solver.dice import all_outcomes
-from kocka.solver.errors import RulesError
-from kocka.solver.registry import build_table
+from kocka.solver.solvers.bluff import equilibrium as be
+from kocka.solver.solvers.bluff import rounds as br
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.dice import all_outcomes
+from kocka.solver.base.errors import RulesError
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.base import CHANCE
 from kocka.solver.rules.bluff import (
     BiddingBluffGame, BiddingBluffRules, LiarsPokerGame, LiarsPokerRules, Reroll, TwoDiceClaim, claim_rank, hand_of,
     single_round_game,
 )
-from kocka.solver.tables import check_layout
+from kocka.solver.base.table_file import check_layout
 
 F = Fraction
 
@@ -204,7 +204,7 @@ def test_every_stage_is_certified_by_exact_best_replies():
 
 
 def stage_policy(game, stages):
-    """An in-memory solution as a :data:`~kocka.solver.bluff_round.TurnPolicy`."""
+    """An in-memory solution as a :data:`~kocka.solver.solvers.bluff.rounds.TurnPolicy`."""
     index = {(st.standing, st.chips): st for st in stages}
 
     def policy(state):

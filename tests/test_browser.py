@@ -4,7 +4,7 @@ Needs Debian's ``chromium`` and ``chromium-driver`` and pip's ``selenium`` (the
 ``browser`` extra); ``.ci/run`` installs them. Without them every test here is skipped
 with one line saying what to install.
 
-The page is served by :func:`kocka.agents.frontends.web.make_web_server` in a thread of
+The page is served by :func:`kocka.agents.frontends.seat.web.make_web_server` in a thread of
 this process, on the seat of this test session (its tables in the session's isolated
 cache, tests/conftest.py, built once here before the server starts). Small rule variants
 keep the tables quick: a three-box kockapóker card, a Kocka race to 1000; the one figure
@@ -33,9 +33,9 @@ except ImportError:  # pragma: no cover - the skip says what to install
     webdriver = None
 
 from conftest import serving_in_thread
-from kocka.agents.frontends.seat import Seat, SeatOptions
-from kocka.agents.frontends.web import make_web_server
-from kocka.solver.registry import game_from_cli, get_table
+from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+from kocka.agents.frontends.seat.web import make_web_server
+from kocka.solver.store.table_store import game_from_cli, get_table
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")

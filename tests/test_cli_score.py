@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.frontends.cli import main
+from kocka.agents.frontends.commands.kocka_cli import main
 
 
 def run(*args):

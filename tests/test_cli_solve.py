@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kocka.solver.cli import main
+from kocka.agents.frontends.commands.solve_cli import main
 
 # a two-box Yahtzee card solves in milliseconds
 TINY = ["yahtzee", "-r", "boxes=sixes,chance"]

@@ -7,9 +7,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from kocka.solver.dice import all_outcomes, outcome_probability, sub_multisets, validate_dice
-from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import DiceError
+from kocka.solver.base.dice import all_outcomes, outcome_probability, sub_multisets, validate_dice
+from kocka.solver.kernels.dice_transitions import dice_tables
+from kocka.solver.base.errors import DiceError
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])

@@ -10,8 +10,8 @@ from itertools import combinations, permutations
 
 import pytest
 
-from kocka.solver.dice import all_outcomes, counts
-from kocka.solver.errors import DiceError
+from kocka.solver.base.dice import all_outcomes, counts
+from kocka.solver.base.errors import DiceError
 from kocka.solver.rules import five_dice, polish, scorecard
 from kocka.solver.rules.five_dice import (
     Keep,

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from kocka.solver.errors import IllegalActionError, InvalidStateError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError
 from kocka.solver.rules import GAME_NAMES, get_game
 from kocka.solver.rules.words import normalize
 

@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from kocka_reference import BatchTurn, value_iteration
-from kocka.agents.base import play_with_rng
-from kocka.solver.decision import BuildOptions
-from kocka.solver.errors import TableError
-from kocka.solver.kocka_solver import (
+from kocka.agents.bots.base import play_with_rng
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.errors import TableError
+from kocka.solver.solvers.kocka.kocka_solver import (
     KOCKA_WINPROB, LEAD_UNITS, UNIT, end_race_turn_values, final_turn_table, final_turn_values, kocka_model, rank,
     solve_race_ends, turn_reach_values, win_turn_values,
 )
-from kocka.solver.registry import build_table
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, KockaState, SetAside
 
 SMALL = {"target": 600, "series_threshold": 300, "min_bank_points": 150}
@@ -177,7 +177,7 @@ def _table(rules, sol):
     arrays = {"win": sol.win, "final": sol.final}
     if rules.end == "finish_round":
         arrays["win_second"] = sol.win_second
-    from kocka.solver.tables import Table, TableMeta  # noqa: PLC0415 (test helper)
+    from kocka.solver.base.table_file import Table, TableMeta  # noqa: PLC0415 (test helper)
     return Table(arrays=arrays, meta=TableMeta(game="kocka", kind="winprob", variant_id=rules.variant_id(),
                                                rules=rules.options(), extra={"players": 2, "lead_units": sol.lead}))
 
@@ -258,7 +258,7 @@ def test_monte_carlo_of_the_exact_policies_through_the_engine():
 
 
 def test_a_table_for_other_players_is_refused():
-    from kocka.solver.kocka_solver import KOCKA_WINPROB3  # noqa: PLC0415 (the test's second solver)
+    from kocka.solver.solvers.kocka.kocka_solver import KOCKA_WINPROB3  # noqa: PLC0415 (the test's second solver)
     rules = KockaRules.from_options(SMALL)
     table = build_table(KockaGame(rules, num_players=2), KOCKA_WINPROB, BuildOptions(progress=False), save=False)
     with pytest.raises(TableError, match="the winprob3 table is for 2 players, this one is for 3"):

@@ -26,17 +26,17 @@ import numpy as np
 import pytest
 
 from kocka_reference import bank_chance, options_of_roll, series_completion
-from kocka.agents.frontends.hint import HintParams, render
-from kocka.agents.frontends.hint import hint as make_hint
-from kocka.solver.dice import outcome_distribution
-from kocka.solver.errors import DiceError, InvalidStateError, RulesError, TableError
-from kocka.solver import registry
-from kocka.solver.kocka_solver import (
+from kocka.agents.advice.hint import HintParams, render
+from kocka.agents.advice.hint import hint as make_hint
+from kocka.solver.base.dice import outcome_distribution
+from kocka.solver.base.errors import DiceError, InvalidStateError, RulesError, TableError
+from kocka.solver.store import table_store as registry
+from kocka.solver.solvers.kocka.kocka_solver import (
     KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB, UNIT, action_prospects, kocka_model, race_turn_values,
     rank, rank_by_turn_ev, rank_with_details, series_odds, solve_race, turn_ev_values, turn_reach_values,
 )
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import (
     NUM_DICE, Bank, KockaGame, KockaRules, KockaState, Roll, SetAside, StartSeries, scores, series_value,
     valid_set_asides,

@@ -26,18 +26,18 @@ import pytest
 from click.testing import CliRunner
 
 from kocka_reference import BatchTurn, value_iteration
-from kocka.agents.base import play_with_rng
-from kocka.agents.frontends.hint import HintParams
-from kocka.agents.frontends.hint_kocka import hint as kocka_hint
-from kocka.agents.registry import AgentOptions, make_agent
-from kocka.solver.cli import main as solve_cli
-from kocka.solver.decision import BuildOptions
-from kocka.solver.errors import RulesError, TableError
-from kocka.solver.kocka_solver import (
+from kocka.agents.bots.base import play_with_rng
+from kocka.agents.advice.hint import HintParams
+from kocka.agents.advice.kocka import hint as kocka_hint
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.agents.frontends.commands.solve_cli import main as solve_cli
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.errors import RulesError, TableError
+from kocka.solver.solvers.kocka.kocka_solver import (
     KOCKA_WINPROB3, UNIT, DaskClassRunner, class_gain, classes_with_total, kocka_model, leading_opponents, rank,
     solve_three, three_player_kernel, three_turn_values,
 )
-from kocka.solver.registry import build_table
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, KockaState
 
 SMALL = KockaRules(target=600, series_threshold=300, min_bank_points=150)
@@ -264,7 +264,7 @@ def test_winprob3_refuses_other_end_rules():
 
 
 def _table(sol):
-    from kocka.solver.tables import Table, TableMeta  # noqa: PLC0415 (test helper)
+    from kocka.solver.base.table_file import Table, TableMeta  # noqa: PLC0415 (test helper)
     rules = SMALL if sol.win.shape[0] == SMALL.target // UNIT else MIXED
     return Table(arrays={"win": sol.win}, meta=TableMeta(game="kocka", kind="winprob3", variant_id=rules.variant_id(),
                                                          rules=rules.options(), extra={"players": 3}))

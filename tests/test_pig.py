@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from kocka.solver.errors import RulesError
-from kocka.solver.pig import PigRules, pig_model, pig_win_probabilities
+from kocka.solver.base.errors import RulesError
+from kocka.solver.solvers.kocka.pig import PigRules, pig_model, pig_win_probabilities
 
 from conftest import published
 

@@ -12,10 +12,10 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.base import ChanceSampler, derive_seed
-from kocka.agents.frontends.cli import main
-from kocka.agents.frontends.play import PlaySession, draw_dice, format_action, normalize, parse_input
-from kocka.agents.registry import AgentOptions, make_agent
+from kocka.agents.bots.base import ChanceSampler, derive_seed
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.frontends.games.play import PlaySession, draw_dice, format_action, normalize, parse_input
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.scorecard import Fill, Keep
 
@@ -306,9 +306,9 @@ def test_hint_table_and_the_cost_of_a_mistake(tmp_path):
     """Chance + yahtzee card, solo, with its exact table: '?' prints the optimal agent's
     ranking; the human then plays the worst first move and the best moves after it, so the
     summary's cost is exactly best - worst of the first decision (from the same ranking)."""
-    from kocka.agents.base import ChanceSampler, derive_seed
-    from kocka.agents.registry import make_agent
-    from kocka.solver.registry import get_table
+    from kocka.agents.bots.base import ChanceSampler, derive_seed
+    from kocka.agents.bots.catalogue import make_agent
+    from kocka.solver.store.table_store import get_table
 
     game = get_game("yahtzee", {"boxes": ("chance", "yahtzee")})
     try:

@@ -1,4 +1,4 @@
-"""The two-player race of the Polish basic game (kocka.solver.polish_race) against an exact
+"""The two-player race of the Polish basic game (kocka.solver.solvers.polish.race) against an exact
 enumeration written here, over the rules engine's own states.
 
 The enumeration shares no code with the solver: it lists every turn-start position of a
@@ -19,20 +19,20 @@ import pytest
 from click.testing import CliRunner
 
 from polish_reference import EngineThrows
-from kocka.agents.frontends.arena import run_arena
-from kocka.agents.frontends.cli import main as kocka_main
-from kocka.agents.frontends.hint import HintParams
-from kocka.agents.frontends.hint_cards import polish_hint
-from kocka.agents.registry import AgentOptions, make_agent
-from kocka.agents.base import AgentUnavailable
-from kocka.solver.decision import BuildOptions
-from kocka.solver.errors import InvalidStateError
-from kocka.solver.polish_race import (
+from kocka.agents.frontends.games.arena import run_arena
+from kocka.agents.frontends.commands.kocka_cli import main as kocka_main
+from kocka.agents.advice.hint import HintParams
+from kocka.agents.advice.cards import polish_hint
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.agents.bots.base import AgentUnavailable
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.errors import InvalidStateError
+from kocka.solver.solvers.polish.race import (
     POLISH_BASIC_RACE, build_race_arrays, last_turn_value, mover_value, race_model, rank,
 )
-from kocka.solver.polish_solver import POLISH_BASIC_EV
-from kocka.solver.cli import main as solve_main
-from kocka.solver.registry import build_table
+from kocka.solver.solvers.polish.values import POLISH_BASIC_EV
+from kocka.agents.frontends.commands.solve_cli import main as solve_main
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.base import TERMINAL
 from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, Record
 

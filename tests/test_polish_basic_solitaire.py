@@ -1,4 +1,4 @@
-"""The solitaire table of the Polish basic game (kocka.solver.polish_solver, ``ev``) against
+"""The solitaire table of the Polish basic game (kocka.solver.solvers.polish.values, ``ev``) against
 an expectimax over the rules engine's own turns, written here.
 
 The expectimax shares no code with the solver: every legal action, every record's points
@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from polish_reference import EngineThrows
-from kocka.agents.frontends.hint import HintParams
-from kocka.agents.frontends.hint_cards import polish_hint
-from kocka.solver.decision import BuildOptions
-from kocka.solver.errors import InvalidStateError, RulesError
-from kocka.solver.polish_solver import POLISH_BASIC_EV, rank, rank_basic
-from kocka.solver.registry import build_table, get_game
+from kocka.agents.advice.hint import HintParams
+from kocka.agents.advice.cards import polish_hint
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.errors import InvalidStateError, RulesError
+from kocka.solver.solvers.polish.values import POLISH_BASIC_EV, rank, rank_basic
+from kocka.solver.store.table_store import build_table, get_game
 from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, Record
 
 QUIET = BuildOptions(progress=False)

@@ -1,4 +1,4 @@
-"""Exact Polish poker dice solver (kocka.solver.polish_solver): tiny variants against an
+"""Exact Polish poker dice solver (kocka.solver.solvers.polish.values): tiny variants against an
 independent expectimax over the rules engine, Monte-Carlo play through the engine, the
 fence cap, the basic game and the hint.
 
@@ -15,16 +15,16 @@ import sys
 import numpy as np
 import pytest
 
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.base import CHANCE, TERMINAL
 from kocka.solver.rules.polish import (
     COMBINATIONS, Declare, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, PolishGame,
     PolishRules, PolishState, Scratch,
 )
-from kocka.agents.frontends.hint import HintParams
-from kocka.agents.frontends.hint_cards import polish_hint as hint
-from kocka.solver.polish_solver import (
+from kocka.agents.advice.hint import HintParams
+from kocka.agents.advice.cards import polish_hint as hint
+from kocka.solver.solvers.polish.values import (
     POLISH_BASIC_EV, POLISH_EV, build_arrays, rank,
 )
 

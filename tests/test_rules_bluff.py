@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import CHANCE, TERMINAL, get_game
 from kocka.solver.rules.bluff import (
     AbazsGame,

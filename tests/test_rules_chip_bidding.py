@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.chip_bidding import (
     ChipBiddingGame,

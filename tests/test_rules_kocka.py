@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kocka.solver.dice import all_outcomes, outcome_distribution, sub_multisets
-from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.dice import all_outcomes, outcome_distribution, sub_multisets
+from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import get_game
 from kocka.solver.rules.kocka import (
     STRAIGHT, Bank, KockaGame, KockaRules, KockaState, NameJoker, Roll, SetAside, StartSeries,

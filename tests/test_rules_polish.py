@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kocka.solver.dice import sub_multisets
-from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.dice import sub_multisets
+from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import CHANCE, get_game, polish
 from kocka.solver.rules.polish import (
     BOXES,

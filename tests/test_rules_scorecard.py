@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kocka.solver.dice import all_outcomes
-from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.dice import all_outcomes
+from kocka.solver.kernels.dice_transitions import dice_tables
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import CHANCE, TERMINAL, get_game, play_random_game
 from kocka.solver.rules.scorecard import (
     Card,

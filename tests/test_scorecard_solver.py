@@ -1,4 +1,4 @@
-"""Exact scorecard solver (kocka.solver.scorecard_solver): published optima, a naive
+"""Exact scorecard solver (kocka.solver.solvers.scorecard.values): published optima, a naive
 expectimax on tiny cards, the score distribution, Monte-Carlo play through the rules
 engine, tables on disk and hints.
 
@@ -17,21 +17,21 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import kocka.solver.scorecard_solver as solver
+import kocka.solver.solvers.scorecard.values as solver
 from conftest import published
 from scorecard_reference import one_box_cards, turn_value
-from kocka.agents.base import play_with_rng
-from kocka.agents.frontends.cli import main
-from kocka.agents.frontends.hint import HintParams, hint
-from kocka.solver.errors import DiceError, InvalidStateError, TableError
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table, get_table, path_for, solver_for
+from kocka.agents.bots.base import play_with_rng
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.advice.hint import HintParams, hint
+from kocka.solver.base.errors import DiceError, InvalidStateError, TableError
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table, get_table, path_for, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, ScorecardState
-from kocka.solver.scorecard_solver import (
+from kocka.solver.solvers.scorecard.values import (
     SCORECARD_EV, build_model, rank, score_distribution, solve_values, value_of_card,
 )
-from kocka.solver.tables import Table
+from kocka.solver.base.table_file import Table
 
 # ----------------------------------------------------------------------------------------
 # Published optimal expected scores (PUBLISHED.md via tests/data/published.json)

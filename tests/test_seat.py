@@ -1,7 +1,7 @@
 """The AI seat (agents/seat.py): the kocka.seat/1 protocol of docs/PROTOCOL.md.
 
 Every request and response that passes through :func:`exchange` is checked against
-agents/frontends/seat_schema.json with a small validator of the JSON Schema keywords the schema uses
+agents/frontends/seat/seat_schema.json with a small validator of the JSON Schema keywords the schema uses
 (:func:`schema_errors`; it refuses any other keyword, so the schema cannot silently use
 one it does not check). Expected values come from RULES.md section 7 (reference cases,
 cited by number), from counting by hand, or from a brute-force enumeration in the test.
@@ -25,12 +25,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kocka.agents.frontends import seat as seat_module
-from kocka.agents.frontends.seat import ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION, REQUEST_FIELDS, Seat, SeatOptions
+from kocka.agents.frontends.seat import protocol as seat_module
+from kocka.agents.frontends.seat.protocol import ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION, REQUEST_FIELDS, Seat, SeatOptions
 from kocka.solver.rules import GAME_NAMES, get_game
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "agents" / "frontends" / "seat_schema.json").read_text())
+SCHEMA = json.loads((ROOT / "agents" / "frontends" / "seat" / "seat_schema.json").read_text())
 PROTOCOL_MD = (ROOT / "docs" / "PROTOCOL.md").read_text()
 
 
@@ -536,7 +536,7 @@ def test_agents_and_tables_are_built_once_and_shared(tmp_path, monkeypatch):
     assert built == ["optimal"]
     tables = list(tmp_path.iterdir())
     assert len(tables) == 1  # built once (--build-missing), into the given cache
-    # a second seat in the same process shares the loaded table (kocka.solver.registry.get_table)
+    # a second seat in the same process shares the loaded table (kocka.solver.store.table_store.get_table)
     other = Seat(SeatOptions(cache_dir=tmp_path))
     result({"id": 9, "method": "choose", "state": game.state_to_json(state), "agent": "optimal"}, other)
     assert seat.agent("optimal", seat.game("yahtzee", TINY_RULES, None)).table is \
@@ -829,7 +829,7 @@ def test_stdio_process_answers_line_by_line_and_survives_garbage():
         json.dumps({"id": 4, "method": "quit"}),
         json.dumps({"id": 5, "method": "hello"}),  # after quit: never read
     ]
-    proc = subprocess.run([sys.executable, "-m", "kocka.agents.frontends.seat"], input=("\n".join(requests) + "\n").encode(),
+    proc = subprocess.run([sys.executable, "-m", "kocka.agents.frontends.commands", "seat"], input=("\n".join(requests) + "\n").encode(),
                           capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr.decode()
     lines = proc.stdout.decode("ascii").splitlines()
@@ -847,7 +847,7 @@ def test_stdio_process_answers_line_by_line_and_survives_garbage():
 
 
 def test_stdio_process_ends_at_end_of_input():
-    proc = subprocess.run([sys.executable, "-m", "kocka.agents.frontends.seat"], input=b'{"id": 1, "method": "new", "game": "yatzy"}\n',
+    proc = subprocess.run([sys.executable, "-m", "kocka.agents.frontends.commands", "seat"], input=b'{"id": 1, "method": "new", "game": "yatzy"}\n',
                           capture_output=True, timeout=60)
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["result"]["node"] == "chance"
@@ -887,7 +887,7 @@ def test_http_serves_the_same_methods():
 
 
 def test_cli_http_mode_serves_until_quit():
-    proc = subprocess.Popen([sys.executable, "-m", "kocka.agents.frontends.seat", "--http", "127.0.0.1:0", "--allow-quit"],
+    proc = subprocess.Popen([sys.executable, "-m", "kocka.agents.frontends.commands", "seat", "--http", "127.0.0.1:0", "--allow-quit"],
                             stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()  # "kocka seat: serving kocka.seat/1 on http://127.0.0.1:PORT/"
@@ -907,7 +907,7 @@ def test_cli_http_mode_serves_until_quit():
 def test_cli_rejects_a_bad_http_address():
     from click.testing import CliRunner
 
-    from kocka.agents.frontends.cli import main
+    from kocka.agents.frontends.commands.kocka_cli import main
 
     outcome = CliRunner().invoke(main, ["seat", "--http", "localhost"])
     assert outcome.exit_code == 2 and "HOST:PORT" in outcome.output

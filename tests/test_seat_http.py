@@ -1,5 +1,5 @@
-"""The seat's HTTP transport (agents/frontends/seat_http.py), its time budget and limits,
-the front ends' safe JSON loader (agents/frontends/jsonio.py), and the CLI's one-line
+"""The seat's HTTP transport (agents/frontends/seat/http.py), its time budget and limits,
+the front ends' safe JSON loader (solver/base/jsonio.py), and the CLI's one-line
 errors for hostile JSON. docs/PROTOCOL.md ("HTTP") is the contract checked here.
 
 Servers run in-process: uvicorn on an ephemeral loopback port in a thread. A slow request
@@ -21,10 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import serving_in_thread
-from kocka.agents.frontends import jsonio
-from kocka.agents.frontends import seat as seat_module
-from kocka.agents.frontends.cli import main
-from kocka.agents.frontends.seat import Seat, serve_stdio
+from kocka.solver.base import jsonio
+from kocka.agents.frontends.seat import protocol as seat_module
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.frontends.seat.protocol import Seat, serve_stdio
 
 HU_DOC = None  # a kockapoker decision state, built once below
 
@@ -230,7 +230,7 @@ def test_quit_is_refused_without_allow_quit(url):
 
 
 def test_non_loopback_addresses_need_a_token():
-    from kocka.agents.frontends.seat_http import http_options, normalise_origin
+    from kocka.agents.frontends.seat.http import http_options, normalise_origin
 
     with pytest.raises(ValueError, match="--token"):
         http_options("0.0.0.0:8765")
@@ -362,7 +362,7 @@ def test_stdio_answers_timeout_and_goes_on():
 
 
 def test_stdio_mode_imports_no_http_stack():
-    code = ("import sys, io; from kocka.agents.frontends import cli, seat; "
+    code = ("import sys, io; from kocka.agents.frontends.commands import kocka_cli; from kocka.agents.frontends.seat import protocol as seat; "
             "seat.serve_stdio(seat.Seat(), io.BytesIO(b'{\"id\": 1, \"method\": \"hello\"}\\n'), io.BytesIO()); "
             "print(sorted(m for m in ('starlette', 'uvicorn', 'h11', 'anyio') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from kocka.agents.frontends.cli import main as kocka_main
-from kocka.agents.frontends.seat import describe_server
-from kocka.agents.registry import agent_games, agent_names
+from kocka.agents.frontends.commands.kocka_cli import main as kocka_main
+from kocka.agents.frontends.seat.protocol import describe_server
+from kocka.agents.bots.catalogue import agent_games, agent_names
 from kocka.solver.rules import game_names, game_specs, get_game, resolve, spec_for
 from kocka.solver.rules.words import Words
 

@@ -1,4 +1,4 @@
-"""``kocka table``: the companion for real dice (agents/frontends/table.py), and ``--card``
+"""``kocka table``: the companion for real dice (agents/frontends/games/companion.py), and ``--card``
 key=value entry for ``kocka hint``.
 
 The games here are small variants of the real ones (a three-box kockapóker card, a
@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.frontends.cli import card_option, main
-from kocka.agents.frontends.table import (
+from kocka.agents.frontends.commands.kocka_cli import card_option, main
+from kocka.agents.frontends.games.companion import (
     FORMAT, TableFileError, TableSession, companion_games, finish_chances, first_place_shares,
 )
-from kocka.agents.registry import AgentOptions
-from kocka.agents.target_agents import WinnerAgent
-from kocka.solver.errors import KockaError
-from kocka.solver.registry import game_from_cli, get_table
+from kocka.agents.bots.catalogue import AgentOptions
+from kocka.agents.bots.target_agents import WinnerAgent
+from kocka.solver.base.errors import KockaError
+from kocka.solver.store.table_store import game_from_cli, get_table
 from kocka.solver.rules import game_specs
 
 THREE_BOXES = ("boxes=sixes,chance,pair",)

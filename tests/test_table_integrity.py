@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.solver import registry, tables
-from kocka.solver.errors import TableError
-from kocka.solver.registry import build_table, get_table, open_table, path_for, solver_for
+from kocka.solver.store import table_store as registry
+from kocka.solver.base import table_file as tables
+from kocka.solver.base.errors import TableError
+from kocka.solver.store.table_store import build_table, get_table, open_table, path_for, solver_for
 from kocka.solver.rules import get_game
-from kocka.solver.tables import TABLE_FORMAT_VERSION, check_layout, verified_path
+from kocka.solver.base.table_file import TABLE_FORMAT_VERSION, check_layout, verified_path
 
 TINY_RULES = {"boxes": ["sixes", "chance"]}
 TINY_CLI_RULES = ["-r", "boxes=sixes,chance"]
@@ -160,7 +161,7 @@ def via_get_table(path) -> str:
 
 
 def via_hint(path) -> str:
-    from kocka.agents.frontends.cli import main
+    from kocka.agents.frontends.commands.kocka_cli import main
 
     result = CliRunner().invoke(main, ["hint", "yahtzee", *TINY_CLI_RULES, "--state", json.dumps(mid_game_state()),
                                        "--cache-dir", str(path.parent)])
@@ -170,7 +171,7 @@ def via_hint(path) -> str:
 
 
 def via_info(path) -> str:
-    from kocka.solver.cli import main
+    from kocka.agents.frontends.commands.solve_cli import main
 
     result = CliRunner().invoke(main, ["info", "yahtzee", *TINY_CLI_RULES, "--cache-dir", str(path.parent)])
     assert result.exit_code == 2, result.output
@@ -179,7 +180,7 @@ def via_info(path) -> str:
 
 
 def via_seat_rank(path) -> str:
-    from kocka.agents.frontends.seat import Seat, SeatOptions
+    from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
 
     seat = Seat(SeatOptions(cache_dir=path.parent))
     line = seat.handle_line(json.dumps({"id": 1, "method": "rank", "state": mid_game_state(), "agent": "optimal"}))
@@ -201,9 +202,9 @@ def test_a_damaged_table_is_refused_in_one_line(damaged, way_in):
 
 def test_the_undamaged_table_serves_every_way_in(tmp_path):
     """The control: the same requests on the intact table give the hand-computed value."""
-    from kocka.agents.frontends.cli import main as kocka
-    from kocka.agents.frontends.seat import Seat, SeatOptions
-    from kocka.solver.cli import main as kocka_solve
+    from kocka.agents.frontends.commands.kocka_cli import main as kocka
+    from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+    from kocka.agents.frontends.commands.solve_cli import main as kocka_solve
 
     build_tiny(tmp_path)
     # the chance box with two throws left: keep the 6, a rerolled die is worth E2 = 4.25
@@ -335,7 +336,7 @@ def test_a_fresh_file_gets_no_record_until_it_is_old_enough(tmp_path, monkeypatc
 def test_verify_ignores_the_record(tmp_path, hashes):
     """``kocka-solve verify`` always hashes: a record that lies (forged here to match the
     halved file, as bit rot under an unchanged stat would) does not fool it."""
-    from kocka.solver.cli import main
+    from kocka.agents.frontends.commands.solve_cli import main
 
     path = _trusted_record(tmp_path, hashes)
     rewrite(path, halve_values)

@@ -1,4 +1,4 @@
-"""Target tables (kocka.solver.target_solver, kernel kocka.solver._target): the best chance of
+"""Target tables (kocka.solver.solvers.scorecard.target, kernel kocka.solver.kernels._target): the best chance of
 reaching every score from every card, and the expected-score player's distribution.
 
 Where each expected number comes from is said at each test: a naive threshold expectimax
@@ -17,17 +17,18 @@ import pytest
 from click.testing import CliRunner
 
 from scorecard_reference import FIVE, one_box_cards, turn_value
-from kocka.agents.base import AgentUnavailable, play_with_rng
-from kocka.agents.frontends.cli import main
-from kocka.agents.registry import AgentOptions, make_agent
-from kocka.agents.target_agents import TargetAgent
-from kocka.solver import parallel, target_solver as ts
-from kocka.solver.decision import BuildOptions
-from kocka.solver.registry import build_table, get_table, solver_for
+from kocka.agents.bots.base import AgentUnavailable, play_with_rng
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.agents.bots.target_agents import TargetAgent
+from kocka.solver.base import parallel
+from kocka.solver.solvers.scorecard import target as ts
+from kocka.solver.base.decision import BuildOptions
+from kocka.solver.store.table_store import build_table, get_table, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, ScorecardState
-from kocka.solver.scorecard_solver import distribution_from_start, score_distribution, solve_values
-from kocka.solver.tables import Table
+from kocka.solver.solvers.scorecard.values import distribution_from_start, score_distribution, solve_values
+from kocka.solver.base.table_file import Table
 
 Z_999 = 3.2905  # two-sided 99.9 % normal quantile
 
@@ -264,7 +265,7 @@ def test_reach_dominates_the_stored_distribution_of_expected_score_play(small_ta
 
 def test_expected_score_column_is_the_expected_score_tables_value(small_tables):
     # expected: scorecard_solver.rank's values (the expected-score table), action by action
-    from kocka.solver.scorecard_solver import rank
+    from kocka.solver.solvers.scorecard.values import rank
     game, table, ev_table, _ = small_tables
     card = game.card_from_entries({"twos": -2})
     state = ScorecardState(cards=(card,), throw=2, dice=(2, 2, 3, 6, 6))
@@ -371,7 +372,7 @@ def test_arena_table_mode_shares_each_seats_dice_across_rotations(small_tables):
     # expected: two copies of the same deterministic agent at one table: each seat's dice
     # are the same in both rotations of a group, so agent #1 scores in game 2k what agent
     # #2 scores in game 2k + 1 (the design of common random numbers, arena docstring)
-    from kocka.agents.frontends.arena import run_arena
+    from kocka.agents.frontends.games.arena import run_arena
     game, _, _, cache = small_tables
     result = run_arena(game, ["target", "target"], 8, seed=3, options=AgentOptions(cache_dir=cache), table=True)
     assert result.mode == "table"
@@ -447,7 +448,7 @@ def test_threads_and_a_dask_cluster_give_the_serial_vectors(monkeypatch):
 def test_seat_rank_offers_the_winner_and_its_win_probability(small_tables):
     # expected: the seat's answer (valid against seat_schema.json) carries the winner
     # agent's ranking and win_probability = its best action's win share
-    from kocka.agents.frontends.seat import Seat, SeatOptions
+    from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
     from test_seat import check_response
 
     game1, table, _, cache = small_tables

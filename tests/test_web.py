@@ -1,4 +1,4 @@
-"""``kocka web`` without a browser: what the server sends (agents/frontends/web.py), and the
+"""``kocka web`` without a browser: what the server sends (agents/frontends/seat/web.py), and the
 seat methods the page needs (``distribution``, ``advice``, ``lang``; docs/PROTOCOL.md).
 
 The positions are on a one-box card (szemét only: HU-6, the sum of the five dice), whose
@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import serving_in_thread
-from kocka.agents.frontends.cli import main
-from kocka.agents.frontends.seat import Seat, SeatOptions
-from kocka.agents.frontends.web import LANG_MARK, STATIC_FILES, make_web_server
-from kocka.agents.registry import AgentOptions
-from kocka.agents.target_agents import WinnerAgent
-from kocka.solver.registry import game_from_cli, get_table
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+from kocka.agents.frontends.seat.web import LANG_MARK, STATIC_FILES, make_web_server
+from kocka.agents.bots.catalogue import AgentOptions
+from kocka.agents.bots.target_agents import WinnerAgent
+from kocka.solver.store.table_store import game_from_cli, get_table
 from kocka.solver.rules import get_game
 
 ONE_BOX = {"boxes": ["chance"]}

@@ -7,8 +7,8 @@ roll is applied with :meth:`Game.apply` like any action.
 
 Public methods check legality in one place and then call the per-game hooks
 (``_legal_actions``, ``_apply``, ``_chance_outcomes``, ...). Every illegal action or
-impossible state raises :class:`~kocka.solver.errors.IllegalActionError` or
-:class:`~kocka.solver.errors.InvalidStateError` with a message naming the problem.
+impossible state raises :class:`~kocka.solver.base.errors.IllegalActionError` or
+:class:`~kocka.solver.base.errors.InvalidStateError` with a message naming the problem.
 
 JSON: ``game.state_to_json(state)`` / ``game.state_from_json(doc)`` and
 ``game.action_to_json(a)`` / ``game.action_from_json(doc)``; documents carry
@@ -22,7 +22,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
 
-from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import words as _words
 from kocka.solver.rules.spec import GameSpec, spec_for
 

@@ -60,8 +60,8 @@ from fractions import Fraction
 from functools import lru_cache, total_ordering
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
-from kocka.solver.dice import FACES, Dice, all_outcomes, counts, outcome_distribution, remove, validate_dice
-from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.base.dice import FACES, Dice, all_outcomes, counts, outcome_distribution, remove, validate_dice
+from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, _jsonable, _tuplify
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import Words
@@ -1526,39 +1526,39 @@ __all__ = [
 # Specs (kocka.solver.rules.spec)
 # ----------------------------------------------------------------------------------------
 _BLUFF_AGENTS = (
-    AgentEntry("bayes", "kocka.agents.bluff_bots:bayes_factory",
+    AgentEntry("bayes", "kocka.agents.bots.bluff_bots:bayes_factory",
                "Bayesian posterior over the claimant's dice, learns lie and call rates"),
-    AgentEntry("truthful", "kocka.agents.bluff_bots:truthful_factory",
+    AgentEntry("truthful", "kocka.agents.bots.bluff_bots:truthful_factory",
                "claims the truth (else the smallest lie), believes every claim"),
-    AgentEntry("threshold", "kocka.agents.bluff_bots:threshold_factory",
+    AgentEntry("threshold", "kocka.agents.bots.bluff_bots:threshold_factory",
                "claims like 'truthful', challenges every claim at or above a fixed claim"),
-    AgentEntry("heuristic", "kocka.agents.heuristic:bluff_heuristic",
-               "a human-like rule set, documented in kocka.agents.heuristic"),
+    AgentEntry("heuristic", "kocka.agents.bots.heuristic:bluff_heuristic",
+               "a human-like rule set, documented in kocka.agents.bots.heuristic"),
 )
 _BLUFF = dict(outcome="win", players=(2, 6), default_players=2, hides_information=True, words=Words("hu"))
 
-_HINT = "kocka.agents.frontends.hint_bluff:hint"
-_EQUILIBRIUM_AGENT = AgentEntry("equilibrium", "kocka.agents.bluff_bots:equilibrium_factory",
+_HINT = "kocka.agents.advice.bluff:hint"
+_EQUILIBRIUM_AGENT = AgentEntry("equilibrium", "kocka.agents.bots.bluff_bots:equilibrium_factory",
                                 "two players: the exact round equilibrium (table), mixed strategies")
 
 register_game(GameSpec(
     name="abazs", title="Abázs", engine=AbazsGame,
-    tables=(TableKind("equilibrium", "kocka.solver.bluff_equilibrium:ABAZS_EQUILIBRIUM"),),
+    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.equilibrium:ABAZS_EQUILIBRIUM"),),
     agents=_BLUFF_AGENTS + (
-        AgentEntry("equilibrium", "kocka.agents.bluff_bots:equilibrium_factory",
+        AgentEntry("equilibrium", "kocka.agents.bots.bluff_bots:equilibrium_factory",
                    "two-player Abázs: the exact match equilibrium (table), mixed strategies"),
     ),
     hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
 ))
 register_game(GameSpec(
     name="bidding-bluff", title="bidding bluff", engine=BiddingBluffGame,
-    tables=(TableKind("equilibrium", "kocka.solver.bluff_round:BIDDING_EQUILIBRIUM"),
-            TableKind("match", "kocka.solver.bluff_round:BIDDING_MATCH")),
+    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.rounds:BIDDING_EQUILIBRIUM"),
+            TableKind("match", "kocka.solver.solvers.bluff.rounds:BIDDING_MATCH")),
     agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
 ))
 register_game(GameSpec(
     name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
-    tables=(TableKind("equilibrium", "kocka.solver.bluff_round:LIARS_EQUILIBRIUM"),
-            TableKind("match", "kocka.solver.bluff_round:LIARS_MATCH")),
+    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.rounds:LIARS_EQUILIBRIUM"),
+            TableKind("match", "kocka.solver.solvers.bluff.rounds:LIARS_MATCH")),
     agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
 ))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Hashable, ClassVar, Iterable, Mapping, Sequence
 
-from kocka.solver.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import TERMINAL, Game, Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, register_game
 from kocka.solver.rules.scorecard import HUNGARIAN_WORDS, Fill, HungarianGame, HungarianRules, Keep, ScorecardState
@@ -447,16 +447,16 @@ __all__ = ["ChipBiddingGame", "ChipBiddingRules", "ChipBiddingState", "Decline",
 register_game(GameSpec(
     name="kockapoker-bid", title="chip-bidding kockapóker", engine=ChipBiddingGame, players=(2, 6),
     default_players=2, outcome="chips", words=HUNGARIAN_WORDS,
-    view="kocka.agents.frontends.play:render_chip_bidding",
+    view="kocka.agents.frontends.games.play:render_chip_bidding",
     agents=(
-        AgentEntry("bettor", "kocka.agents.betting:bettor_factory",
+        AgentEntry("bettor", "kocka.agents.bots.betting:bettor_factory",
                    "raises, holds or passes by P(finishing top) from the stored score distributions (target table)"),
-        AgentEntry("score-only", "kocka.agents.betting:score_only_factory",
+        AgentEntry("score-only", "kocka.agents.bots.betting:score_only_factory",
                    "optimal card play, never raises, holds every raise"),
-        AgentEntry("reckless", "kocka.agents.betting:reckless_factory",
+        AgentEntry("reckless", "kocka.agents.bots.betting:reckless_factory",
                    "optimal card play, raises at every chance (re-raises up to a stake of 10)"),
-        AgentEntry("heuristic", "kocka.agents.heuristic:chip_bidding_heuristic",
-                   "a human-like rule set, documented in kocka.agents.heuristic"),
+        AgentEntry("heuristic", "kocka.agents.bots.heuristic:chip_bidding_heuristic",
+                   "a human-like rule set, documented in kocka.agents.bots.heuristic"),
     ),
     judges=("bettor",),
 ))

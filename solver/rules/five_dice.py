@@ -3,7 +3,7 @@ Yatzy) and Polish poker dice (:mod:`.polish`): pattern values, the face boxes an
 :class:`Keep` action.
 
 Every pattern function takes the face counts ``c`` of five dice (``c[f - 1]`` = number of
-dice showing f, as :func:`kocka.solver.dice.counts` returns them) and is *best fit*: of all
+dice showing f, as :func:`kocka.solver.base.dice.counts` returns them) and is *best fit*: of all
 the ways the dice show the pattern, the highest value counts, and a pattern that is not
 shown scores 0 (HU-4, HU-6, PL-3, SK-6). Only the rules that really are common live here;
 what differs between the games is a parameter (``same_face`` for ``same_face_groups``,
@@ -11,7 +11,7 @@ what differs between the games is a parameter (``same_face`` for ``same_face_gro
 and its run-based straights, the 50 of HU nagy póker and Yatzy's yatzy, SK doubling and
 the Polish multipliers).
 
->>> from kocka.solver.dice import counts
+>>> from kocka.solver.base.dice import counts
 >>> c = counts((3, 3, 3, 5, 5))
 >>> of_a_kind(c, 2), two_pairs(c, same_face=False), full_house(c, same_face=False)
 (10, 16, 19)
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-from kocka.solver.dice import Dice, validate_dice
-from kocka.solver.errors import InvalidStateError, RulesError
+from kocka.solver.base.dice import Dice, validate_dice
+from kocka.solver.base.errors import InvalidStateError, RulesError
 from kocka.solver.rules.words import Words, normalize
 
 if TYPE_CHECKING:

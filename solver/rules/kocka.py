@@ -38,8 +38,8 @@ from functools import lru_cache
 from itertools import product
 from typing import Any, ClassVar, Mapping, Sequence
 
-from kocka.solver.dice import Dice, FACES, counts, is_sub_multiset, outcome_distribution, validate_dice
-from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.base.dice import Dice, FACES, counts, is_sub_multiset, outcome_distribution, validate_dice
+from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import Words
@@ -532,8 +532,8 @@ class KockaGame(Game):
         just left ``dice_left`` dice with a turn total of ``turn_total``, and the player
         banks or rolls on (stage ``"bank_or_roll"``, KOCKA-12).
 
-        Raises :class:`~kocka.solver.errors.DiceError` for a roll that is not 1..6 dice and
-        :class:`~kocka.solver.errors.InvalidStateError` for a position the rules cannot
+        Raises :class:`~kocka.solver.base.errors.DiceError` for a roll that is not 1..6 dice and
+        :class:`~kocka.solver.base.errors.InvalidStateError` for a position the rules cannot
         produce.
         """
         scores = tuple(scores)
@@ -925,25 +925,25 @@ register_game(GameSpec(
     name="kocka", title="Hungarian 10000 (Kocka)", engine=KockaGame, players=(1, 6), outcome="win",
     words=Words("hu"),
     tables=(
-        TableKind("winprob", "kocka.solver.kocka_solver:KOCKA_WINPROB"),
-        TableKind("turn_ev", "kocka.solver.kocka_solver:KOCKA_TURN_EV"),
-        TableKind("turn_reach", "kocka.solver.kocka_solver:KOCKA_TURN_REACH"),
-        TableKind("winprob3", "kocka.solver.kocka_solver:KOCKA_WINPROB3"),
+        TableKind("winprob", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_WINPROB"),
+        TableKind("turn_ev", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_TURN_EV"),
+        TableKind("turn_reach", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_TURN_REACH"),
+        TableKind("winprob3", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_WINPROB3"),
     ),
-    hint="kocka.agents.frontends.hint_kocka:hint", view="kocka.agents.frontends.play:render_kocka",
+    hint="kocka.agents.advice.kocka:hint", view="kocka.agents.frontends.games.play:render_kocka",
     agents=(
-        AgentEntry("optimal", "kocka.agents.registry:kocka_optimal",
+        AgentEntry("optimal", "kocka.agents.bots.catalogue:kocka_optimal",
                    "plays the best action by P(win): exact for two players under every end rule and for "
                    "three under kocka.end=immediate; otherwise the leading opponents stand for all"),
-        AgentEntry("leader", "kocka.agents.registry:kocka_leader",
+        AgentEntry("leader", "kocka.agents.bots.catalogue:kocka_leader",
                    "P(win) from the two-player table against the leading opponent (exact for two players; "
                    "the approximation measured against optimal for three and four)"),
-        AgentEntry("ev", "kocka.agents.registry:kocka_ev",
+        AgentEntry("ev", "kocka.agents.bots.catalogue:kocka_ev",
                    "maximises the expected points banked this turn (turn EV table)"),
-        AgentEntry("heuristic", "kocka.agents.heuristic:kocka_heuristic",
-                   "a human-like rule set, documented in kocka.agents.heuristic"),
-        AgentEntry("bold", "kocka.agents.heuristic:bold_factory", "chases series and big turns, banks late"),
-        AgentEntry("cautious", "kocka.agents.heuristic:cautious_factory",
+        AgentEntry("heuristic", "kocka.agents.bots.heuristic:kocka_heuristic",
+                   "a human-like rule set, documented in kocka.agents.bots.heuristic"),
+        AgentEntry("bold", "kocka.agents.bots.heuristic:bold_factory", "chases series and big turns, banks late"),
+        AgentEntry("cautious", "kocka.agents.bots.heuristic:cautious_factory",
                    "never starts a series and banks every allowed total"),
     ),
     judges=("optimal", "ev"),

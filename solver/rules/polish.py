@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Hashable, ClassVar, Iterable, Mapping, Sequence
 
-from kocka.solver.dice import (
+from kocka.solver.base.dice import (
     FACES,
     Dice,
     all_outcomes,
@@ -36,7 +36,7 @@ from kocka.solver.dice import (
     sub_multisets,
     validate_dice,
 )
-from kocka.solver.errors import DiceError, InvalidStateError, RulesError
+from kocka.solver.base.errors import DiceError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import Words, snake
@@ -255,7 +255,7 @@ class PolishBasicRules(Rules):
 
     ``solo_turns`` and ``solo_zero_entries`` are **solver-horizon readings, not rules**
     (RULES.md has no turn limit): they say what the solitaire ``ev`` table of
-    :mod:`kocka.solver.polish_solver` values, and the engine ignores them. Played alone
+    :mod:`kocka.solver.solvers.polish.values` values, and the engine ignores them. Played alone
     with unlimited turns the basic game has no useful optimum (recording is optional, so a
     player could wait for the best throw of every combination), so the table gives the
     player ``solo_turns`` turns (default 8, the fewest that fill the card) and totals what
@@ -954,32 +954,32 @@ POLISH_WORDS = Words("pl", {
 })  # fmt: skip
 """Polish names of the boxes (PL-3, PL-8), shown on the card and accepted as input."""
 
-_POLISH_COMMON = dict(players=(1, 6), words=POLISH_WORDS, hint="kocka.agents.frontends.hint_cards:polish_hint",
+_POLISH_COMMON = dict(players=(1, 6), words=POLISH_WORDS, hint="kocka.agents.advice.cards:polish_hint",
                       judges=("optimal",))
 
 register_game(GameSpec(
     name="polish", title="Polish poker dice (full game)", engine=PolishGame,
-    tables=(TableKind("ev", "kocka.solver.polish_solver:POLISH_EV"),), view="kocka.agents.frontends.play:render_polish",
+    tables=(TableKind("ev", "kocka.solver.solvers.polish.values:POLISH_EV"),), view="kocka.agents.frontends.games.play:render_polish",
     agents=(
-        AgentEntry("optimal", "kocka.agents.registry:polish_optimal",
+        AgentEntry("optimal", "kocka.agents.bots.catalogue:polish_optimal",
                    "plays the best action from the exact three-stage table (expected game total)"),
-        AgentEntry("heuristic", "kocka.agents.heuristic:polish_heuristic",
-                   "a human-like rule set: chases the most valuable open box (kocka.agents.heuristic)"),
+        AgentEntry("heuristic", "kocka.agents.bots.heuristic:polish_heuristic",
+                   "a human-like rule set: chases the most valuable open box (kocka.agents.bots.heuristic)"),
     ),
     **_POLISH_COMMON,
 ))
 register_game(GameSpec(
     name="polish-basic", title="Polish poker dice (basic game)", engine=PolishBasicGame,
-    tables=(TableKind("ev", "kocka.solver.polish_solver:POLISH_BASIC_EV"),
-            TableKind("race", "kocka.solver.polish_race:POLISH_BASIC_RACE")),
-    view="kocka.agents.frontends.play:render_polish_basic", outcome="race",
+    tables=(TableKind("ev", "kocka.solver.solvers.polish.values:POLISH_BASIC_EV"),
+            TableKind("race", "kocka.solver.solvers.polish.race:POLISH_BASIC_RACE")),
+    view="kocka.agents.frontends.games.play:render_polish_basic", outcome="race",
     agents=(
-        AgentEntry("optimal", "kocka.agents.registry:polish_optimal",
+        AgentEntry("optimal", "kocka.agents.bots.catalogue:polish_optimal",
                    "plays the best action from the exact solitaire table (expected total within solo_turns turns)"),
-        AgentEntry("winner", "kocka.agents.polish_race_agent:polish_basic_winner",
+        AgentEntry("winner", "kocka.agents.bots.polish_race_agent:polish_basic_winner",
                    "two players: plays the race to win, from the exact race table (P(win), PL-7)"),
-        AgentEntry("heuristic", "kocka.agents.heuristic:polish_basic_heuristic",
-                   "a human-like rule set: records the most valuable combination (kocka.agents.heuristic)"),
+        AgentEntry("heuristic", "kocka.agents.bots.heuristic:polish_basic_heuristic",
+                   "a human-like rule set: records the most valuable combination (kocka.agents.bots.heuristic)"),
     ),
     **{**_POLISH_COMMON, "judges": ("winner", "optimal")},
 ))

@@ -84,11 +84,11 @@ from typing import Any, Hashable, Callable, ClassVar, Iterable, Mapping, NamedTu
 
 import numpy as np
 
-from kocka.solver.dice import (
+from kocka.solver.base.dice import (
     Dice, all_outcomes, counts, is_sub_multiset, outcome_distribution, sub_multisets, validate_dice,
 )
-from kocka.solver.dice_tables import dice_tables
-from kocka.solver.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.kernels.dice_transitions import dice_tables
+from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import Words
@@ -1072,19 +1072,19 @@ __all__ = [
 # ----------------------------------------------------------------------------------------
 # The four scorecard games' specs (kocka.solver.rules.spec)
 # ----------------------------------------------------------------------------------------
-_SCORECARD_TABLES = (TableKind("ev", "kocka.solver.scorecard_solver:SCORECARD_EV"),
-                     TableKind("target", "kocka.solver.target_solver:SCORECARD_TARGET"))
+_SCORECARD_TABLES = (TableKind("ev", "kocka.solver.solvers.scorecard.values:SCORECARD_EV"),
+                     TableKind("target", "kocka.solver.solvers.scorecard.target:SCORECARD_TARGET"))
 _SCORECARD_AGENTS = (
-    AgentEntry("optimal", "kocka.agents.registry:scorecard_optimal",
+    AgentEntry("optimal", "kocka.agents.bots.catalogue:scorecard_optimal",
                "plays the best action from the game's exact table (expected final score)"),
-    AgentEntry("heuristic", "kocka.agents.heuristic:scorecard_heuristic",
-               "a human-like rule set: chases the most valuable open box (kocka.agents.heuristic)"),
-    AgentEntry("target", "kocka.agents.target_agents:target_factory",
+    AgentEntry("heuristic", "kocka.agents.bots.heuristic:scorecard_heuristic",
+               "a human-like rule set: chases the most valuable open box (kocka.agents.bots.heuristic)"),
+    AgentEntry("target", "kocka.agents.bots.target_agents:target_factory",
                "maximises P(final total >= T), T the optimal expected score rounded up (target table)"),
-    AgentEntry("winner", "kocka.agents.target_agents:winner_factory",
+    AgentEntry("winner", "kocka.agents.bots.target_agents:winner_factory",
                "maximises P(finishing first) against the other players' cards (target table; 2+ players)"),
 )
-_SCORECARD_FRONT = dict(hint="kocka.agents.frontends.hint_cards:scorecard_hint", view="kocka.agents.frontends.play:render_scorecard",
+_SCORECARD_FRONT = dict(hint="kocka.agents.advice.cards:scorecard_hint", view="kocka.agents.frontends.games.play:render_scorecard",
                         tables=_SCORECARD_TABLES, agents=_SCORECARD_AGENTS, judges=("optimal",))
 
 HUNGARIAN_WORDS = Words("hu", {

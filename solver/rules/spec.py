@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Iterator
 
-from kocka.solver.errors import RulesError
+from kocka.solver.base.errors import RulesError
 from kocka.solver.rules.words import Words
 
 if TYPE_CHECKING:  # the engine base class imports this module for spec lookups
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the engine base class imports this module for spec lookups
 @dataclass(frozen=True)
 class TableKind:
     """One kind of value table a game has: ``solver`` is a ``"module:attribute"``
-    reference to a table solver object (``kocka.solver.registry.TableSolver``)."""
+    reference to a table solver object (``kocka.solver.store.table_store.TableSolver``)."""
 
     kind: str
     solver: str

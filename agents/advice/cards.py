@@ -1,0 +1,386 @@
+"""``kocka hint`` for the card games: the scorecard games (kockapóker, Slovak yatzi,
+Yahtzee, Yatzy) and Polish poker dice (the full game and the basic game).
+
+Each function turns what a person types (:class:`~kocka.agents.advice.hint.HintParams`:
+the dice, the throws made, the card as JSON, or a whole state document) into a position,
+and lists every legal action there with its value from the game's exact table
+(:func:`kocka.solver.solvers.scorecard.values.rank`, :func:`kocka.solver.solvers.polish.values.rank`).
+The card is read by the engine (``card_from_entries``: box ids, or box names in any of the
+game's languages); the words come from the game (``describe_action``, ``box_label``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from kocka.agents.advice.hint import HintParams, HintReport
+from kocka.solver.base.jsonio import loads as load_json
+from kocka.solver.solvers.polish import race as polish_race
+from kocka.solver.solvers.polish import values as polish_solver
+from kocka.solver.solvers.scorecard import values as scorecard_solver
+from kocka.solver.solvers.scorecard import target as target_solver
+from kocka.solver.base.decision import Decision
+from kocka.solver.base.dice import validate_dice
+from kocka.solver.base.errors import DiceError, InvalidStateError
+from kocka.solver.store.table_store import get_table
+from kocka.solver.rules.polish import PolishBasicGame, PolishBasicState, PolishGame, PolishState
+from kocka.solver.rules.scorecard import MAX_THROWS, ScorecardGame, ScorecardState
+
+DICE_NEEDED = "give the five dice showing with --dice, e.g. --dice 1 1 3 4 6"
+
+
+def _polish_throw(params: HintParams) -> tuple[int, tuple[int, ...] | None]:
+    """The throws made (``--roll``, 1 when not given) and the five dice showing, for both
+    Polish hints (solitaire and race): before the first throw (roll 0) there are no dice;
+    after it ``--dice`` is needed."""
+    roll = 1 if params.roll is None else params.roll
+    if roll <= 0:
+        return roll, None
+    if params.dice is None:
+        raise DiceError(DICE_NEEDED)
+    return roll, validate_dice(params.dice, 5)
+
+
+def _card_document(doc: Any) -> Any:
+    """``--card`` as the engine takes it: a JSON object of box to entry (or nothing)."""
+    if doc is not None and not isinstance(doc, dict):
+        raise InvalidStateError(f"--card must be a JSON object of box: entry, got {doc!r}")
+    return doc
+
+
+# ----------------------------------------------------------------------------------------
+# The scorecard games
+# ----------------------------------------------------------------------------------------
+def scorecard_hint(game: ScorecardGame, params: HintParams) -> HintReport:
+    """Rank every action of a scorecard position: ``--dice`` after ``--roll`` throws
+    (1..3) on the ``--card`` given, or ``--state``."""
+    if params.state is not None:
+        state = game.state_from_json(params.state)
+    else:
+        if params.dice is None:
+            raise DiceError(DICE_NEEDED)
+        dice = validate_dice(params.dice, 5)
+        roll = 1 if params.roll is None else params.roll
+        if isinstance(roll, bool) or roll not in range(1, MAX_THROWS + 1):
+            raise InvalidStateError(f"--roll must be 1, 2 or 3 (throws made this turn), got {roll!r}")
+        card = game.card_from_entries(_card_document(params.card))
+        state = ScorecardState(cards=(card,) * game.num_players, throw=roll, dice=dice)
+        game.check_state(state)
+        if card.is_full:
+            raise InvalidStateError(f"{game.NAME}: the card is full; there is nothing to decide")
+    if "target" in params.extra or "opponents" in params.extra:
+        return play_to_win_hint(game, params, state)
+    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
+    decisions = scorecard_solver.rank(game, table, state)
+    notes = [f"values: {scorecard_solver.VALUE_NAME} of this card under optimal solitaire play "
+             f"(optimum from an empty card: {table.meta.extra['expected_score']:.4f})"]
+    notes += _plain_notes(game, state, decisions, scorecard_solver.VALUE_NAME, lambda s: scorecard_solver.rank(game, table, s),
+                          targets=lambda s, a: scorecard_solver.turn_shares(game, table, s, a))
+    return HintReport(position=describe_scorecard(game, state), value_name=scorecard_solver.VALUE_NAME,
+                      decisions=decisions, notes=notes)
+
+
+def play_to_win_hint(game: ScorecardGame, params: HintParams, state: ScorecardState) -> HintReport:
+    """``--target T``: every action with P(final >= T) under the play that maximises it
+    (:func:`~kocka.solver.solvers.scorecard.target.rank_target`); ``--opponents CARDS``: every action
+    with the win chance against those cards, each at the start of a turn, whose owners
+    play for expected points (:func:`~kocka.solver.solvers.scorecard.target.rank_winner`). Both show
+    the expected final score beside it (from the target table, ``--kind target``)."""
+    if "target" in params.extra and "opponents" in params.extra:
+        raise InvalidStateError("give --target or --opponents, not both")
+    table = get_table(game, "target", cache_dir=params.cache_dir, build_missing=params.build_missing)
+    expected = "expected final score"
+    if "target" in params.extra:
+        target = params.extra["target"]
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise InvalidStateError(f"--target must be a whole number of points, got {target!r}")
+        decisions = target_solver.rank_target(game, table, state, target)
+        value_name = f"P(final >= {target})"
+        notes = [f"values: the chance that the final total reaches {target}, playing for that from here on; "
+                 f"{expected}: playing for points instead"]
+    else:
+        opponents = [_opponent_card(game, doc, i) for i, doc in enumerate(opponent_documents(params.extra["opponents"]))]
+        decisions = target_solver.rank_winner(game, table, state, opponents)
+        value_name = "P(win)"
+        finished = all(c.is_full for c in opponents)
+        notes = [f"values: the chance of finishing first (ties shared) against {len(opponents)} opponent(s) "
+                 "who play for points, from their cards at the start of a turn; "
+                 + ("exact: every opponent has finished" if finished else
+                    "this turn exact, the later turns valued as played for points (a play you can follow)")]
+    return HintReport(position=describe_scorecard(game, state), value_name=value_name, decisions=decisions,
+                      notes=notes, columns=(expected,))
+
+
+def opponent_documents(value: Any) -> list[Any]:
+    """``--opponents`` as card documents: a JSON list of cards (or one card), or cards
+    written as ``box=points`` pairs separated by ``;`` (``pair=12,full=19; chance=20``;
+    ``{}`` or nothing between two ``;`` is an empty card)."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, dict):
+        return [value]
+    text = str(value).strip()
+    if text.startswith("[") or text.startswith("{"):
+        doc = load_json(text, "--opponents")
+        return doc if isinstance(doc, list) else [doc]
+    cards: list[Any] = []
+    for part in text.split(";"):
+        entries: dict[str, int] = {}
+        for pair in part.split(","):
+            if not pair.strip() or pair.strip() == "{}":
+                continue
+            name, sep, points = pair.rpartition("=")
+            try:
+                entries[name.strip()] = int(points)
+            except ValueError:
+                sep = ""
+            if not sep or not name.strip():
+                raise InvalidStateError(f"--opponents takes cards of box=points pairs separated by ';' (or a JSON list), "
+                                        f"got {pair.strip()!r}")
+        cards.append(entries)
+    return cards
+
+
+def _opponent_card(game: ScorecardGame, doc: Any, i: int) -> Any:
+    """One ``--opponents`` card, checked by the engine."""
+    if doc is not None and not isinstance(doc, dict):
+        raise InvalidStateError(f"--opponents: card {i + 1} must be an object of box: entry, got {doc!r}")
+    card = game.card_from_entries(doc)
+    solo = type(game)(game.rules, num_players=1)
+    try:
+        solo.check_state(ScorecardState(cards=(card,)))
+    except InvalidStateError as exc:
+        raise InvalidStateError(f"--opponents: card {i + 1}: {exc}") from None
+    return card
+
+
+def describe_scorecard(game: ScorecardGame, state: ScorecardState) -> str:
+    """The position as the hint prints it: throw, dice, declaration and the card so far."""
+    card = state.cards[state.player]
+    filled = [f"{game.box_label(b)} {e}" for b, e in zip(game.boxes, card.entries) if e is not None]
+    dice = " ".join(map(str, state.dice)) if state.dice else "-"
+    declared = f", declared {game.box_label(state.declared)}" if state.declared else ""
+    card_text = ", ".join(filled) if filled else "empty"
+    return (f"{game.NAME}: throw {state.throw} of {MAX_THROWS}, dice {dice}{declared}; card ({len(filled)} of "
+            f"{game.num_boxes} filled, {game.entries_total(card)} points so far): {card_text}")
+
+
+# ----------------------------------------------------------------------------------------
+# Polish poker dice
+# ----------------------------------------------------------------------------------------
+def polish_hint(game: PolishGame | PolishBasicGame, params: HintParams) -> HintReport:
+    """``kocka hint polish``: every action with its value, including spending a fence (a
+    throw beyond the third), scratching for fences and which box to declare; the full
+    game also takes ``stage``, ``fences`` and ``declare`` (extra parameters). The basic game
+    with ``--opponent`` (the other card, extra ``opponent``) or a two-seat ``--state`` is the
+    two-player race, valued by P(win) (:func:`polish_basic_race_hint`)."""
+    if isinstance(game, PolishBasicGame) and _race_wanted(params):
+        return polish_basic_race_hint(game, params)
+    if params.state is not None:
+        state = game.state_from_json(params.state)
+    else:
+        extra = dict(params.extra)
+        roll, dice = _polish_throw(params)
+        card = game.card_from_entries(_card_document(params.card))
+        if isinstance(game, PolishBasicGame):
+            state = PolishBasicState(player=0, records=(card,), throws=roll, dice=dice)
+        else:
+            fences = int(extra.get("fences") or 0)
+            stage = int(extra.get("stage") or 1)
+            # earlier stages count as zeros: the values are then the points from this stage on
+            empty, zeros = game.card_from_entries(None), (0,) * len(game.rules.boxes)
+            cards = tuple(((zeros if k < stage else card if k == stage else empty),)
+                          for k in range(1, game.rules.stages + 1))
+            declared = extra.get("declare") or None
+            state = PolishState(stage=stage, player=0, cards=cards, fences=(fences,), throws=roll, dice=dice,
+                                declared=declared)
+        game.check_state(state)
+    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
+    decisions = polish_solver.rank(game, table, state)
+    notes = [f"values: {polish_solver.VALUE_NAME} under optimal solitaire play (optimum from the start: "
+             f"{table.meta.extra['expected_score']:.4f})"]
+    notes += _plain_notes(game, state, decisions, polish_solver.VALUE_NAME, lambda s: polish_solver.rank(game, table, s))
+    if isinstance(game, PolishBasicGame) and decisions:
+        notes.append(f"solitaire reading: {table.meta.extra['reading']}; here {decisions[0].detail['turns_left']} turns "
+                     "are left (one per combination still open plus the spare turns); for the two-player race "
+                     "give the other card with --opponent")
+    if isinstance(game, PolishGame):
+        notes.append("a keep after the third throw spends a fence; writing after t throws leaves F + 3 - t fences (PL-12)")
+        if params.state is None and state.stage > 1:
+            notes.append(f"stage {state.stage}: earlier stages are entered as cards of zeros, so every value "
+                         "counts the points from this stage on (pass --state for a whole game)")
+    return HintReport(position=game.describe_state(state), value_name=polish_solver.VALUE_NAME,
+                      decisions=decisions, notes=notes)
+
+
+def _race_wanted(params: HintParams) -> bool:
+    """An opponent's card, or a state document of two seats: the race, not solitaire."""
+    if params.opponent is not None:
+        raise InvalidStateError("polish-basic: --opponent takes the other player's card as JSON, "
+                                "e.g. --opponent '{\"pair\": 8}', not a number")
+    if params.extra.get("opponent") is not None:
+        return True
+    body = params.state.get("state") if isinstance(params.state, dict) else None
+    return isinstance(body, dict) and isinstance(body.get("records"), list) and len(body["records"]) == 2
+
+
+def polish_basic_race_hint(game: PolishBasicGame, params: HintParams) -> HintReport:
+    """``kocka hint polish-basic ... --opponent CARD``: every action of the two-player race
+    with its P(win) (a tie counting one half) from the race table (PL-7). You move first
+    in the round (seat 1 of 2) unless the other card is complete: then this is your last
+    turn (``pl.basic_end = finish_round``). A two-seat ``--state`` gives any position."""
+    two = type(game)(game.rules, num_players=2)
+    if params.state is not None:
+        state = two.state_from_json(params.state)
+    else:
+        roll, dice = _polish_throw(params)
+        mine = two.card_from_entries(_card_document(params.card))
+        theirs = two.card_from_entries(_card_document(params.extra.get("opponent")))
+        if None not in theirs and game.rules.basic_end == "immediate":
+            raise InvalidStateError("polish-basic: the other card is complete, so the game is over "
+                                    "(pl.basic_end = immediate, PL-7)")
+        if None not in mine:
+            raise InvalidStateError("polish-basic: your card is complete; there is nothing to decide")
+        seat = 1 if None not in theirs else 0
+        records = (theirs, mine) if seat == 1 else (mine, theirs)
+        state = PolishBasicState(player=seat, records=records, throws=roll, dice=dice)
+        two.check_state(state)
+    table = get_table(two, "race", cache_dir=params.cache_dir, build_missing=params.build_missing)
+    decisions = polish_race.rank(two, table, state)
+    totals = two.totals(state)
+    me = state.player
+    last = me == 1 and None not in state.records[0]
+    dice = " ".join(map(str, state.dice)) if state.dice else "none yet"
+    position = (f"polish-basic race: you are seat {me + 1} of 2, throw {state.throws} of 3, dice {dice}; "
+                f"your total {totals[me]}, the other's {totals[1 - me]}" + ("; your last turn" if last else ""))
+    notes = [f"values: {polish_race.VALUE_NAME}, your chance of winning the two-player race with both playing to win "
+             "(a tie counts one half; PL-7: the game ends when a player has recorded all his combinations)"]
+    notes += _plain_notes(two, state, decisions, polish_race.VALUE_NAME, lambda s: polish_race.rank(two, table, s))
+    if last:
+        notes.append("this is your last turn: the other has completed his card, and the round ends with you (PL-7)")
+    notes.append(f"P(the first player wins) from the start: {table.meta.extra['p_first_player_wins']:.4f}")
+    return HintReport(position=position, value_name=polish_race.VALUE_NAME, decisions=decisions, notes=notes)
+
+
+# ----------------------------------------------------------------------------------------
+# The plain-words line: "keep 6 6 6: going for sixes (45%) or three of a kind (20%); ..."
+# ----------------------------------------------------------------------------------------
+PLAIN_SHARE = 0.1
+"""A box is named in "going for ..." when the turn ends in it with at least this chance."""
+PLAIN_BOXES = 3
+"""At most this many boxes are named."""
+
+
+def _box_of(action: Any) -> str | None:
+    """The box an action writes, records or scratches (None for keeps, declarations, rolls)."""
+    if type(action).__name__ == "Declare":
+        return None
+    return getattr(action, "box", None) or getattr(action, "combo", None)
+
+
+def turn_targets(game: Any, state: Any, action: Any, rank: Callable[[Any], Sequence[Decision]],
+                 memo: dict | None = None) -> dict[str, float]:
+    """Where the turn ends after ``action``: P(box) that the turn writes (records,
+    scratches) box ``box``, if the rest of the turn follows ``rank``'s best action.
+
+    Exact: every roll outcome of the throws left is followed, with its probability, and
+    the best action of ``rank`` taken there (a keep is followed further; a Polish basic
+    turn may end without a record, which counts for no box, so the shares may sum to less
+    than 1). ``memo`` (a dict, shared between calls for the same turn) keeps the targets
+    of every position reached, so ranking all keeps of a throw costs one walk of the turn.
+    """
+    memo = {} if memo is None else memo
+    box = _box_of(action)
+    if box is not None:
+        return {box: 1.0}
+    kind = type(action).__name__
+    if kind not in ("Keep", "Declare"):
+        return {}  # ending the turn without a box
+    player = game.current_player(state)
+    after = game.apply(state, action)
+    if kind == "Declare":
+        return _best_targets(game, after, player, rank, memo)
+    shares: dict[str, float] = {}
+    for outcome, p in game.chance_outcomes(after):
+        for name, q in _best_targets(game, game.apply(after, outcome), player, rank, memo).items():
+            shares[name] = shares.get(name, 0.0) + p * q
+    return shares
+
+
+def _best_targets(game: Any, state: Any, player: int, rank: Callable[[Any], Sequence[Decision]],
+                  memo: dict) -> dict[str, float]:
+    if state in memo:
+        return memo[state]
+    if game.current_player(state) != player:  # the turn is over (it cannot be, mid-turn, but be safe)
+        return {}
+    decisions = rank(state)
+    targets = turn_targets(game, state, decisions[0].action, rank, memo) if decisions else {}
+    memo[state] = targets
+    return targets
+
+
+def loss_words(loss: float, value_name: str) -> str:
+    """What giving up ``loss`` of a value called ``value_name`` means, in words."""
+    if loss <= 1e-9:
+        return "the best play"
+    if value_name.startswith("P("):
+        return f"you give up {100 * loss:.1f} percentage points of winning chance"
+    return f"you give up {loss:.2f} points on average"
+
+
+def plain_words(game: Any, state: Any, decision: Decision, best_value: float, value_name: str,
+                rank: Callable[[Any], Sequence[Decision]] | None = None, memo: dict | None = None,
+                lang: str | None = None, targets: Callable[[Any, Any], dict[str, float]] | None = None) -> str:
+    """One decision of a hint in a sentence: the move, what it is going for (the boxes
+    the turn ends in, from :func:`turn_targets`, when ``rank`` is given and the game has
+    boxes) or what it writes now, and what it gives up against the best.
+
+    ``"keep 6 6 6: going for 6-osok (45%) or drill (21%); you give up 0.50 points on
+    average"``; ``"write full: 19 points now; the best play"``. Box names are in the
+    game's language, or ``lang``; the move as :meth:`describe_action` words it (or, where
+    the solver labels it with more, its label: Kocka's "set aside 5 (+50, 5 dice left),
+    then roll on").
+    """
+    action = decision.action
+    plain = game.describe_action(action, state)
+    head = game.describe_action(action, state, lang) if decision.label in (None, "", plain) else decision.label
+    parts = []
+    box = _box_of(action)
+    if box is not None:
+        points = decision.detail.get("points") if decision.detail else None
+        if points is None and type(action).__name__ == "Scratch":
+            points = 0
+        if points is None and getattr(state, "dice", None) is not None:
+            first = getattr(state, "throw", getattr(state, "throws", 0)) == 1
+            points = game.box_points(box, state.dice, first)
+        if points is not None:
+            parts.append(f"{points} points now")
+    elif (rank is not None or targets is not None) and game.card_boxes() and type(action).__name__ in ("Keep", "Declare"):
+        # ``targets(state, action)``: the same shares from a solver in one call (scorecard games)
+        found = targets(state, action) if targets is not None else turn_targets(game, state, action, rank, memo)
+        shares = sorted(found.items(), key=lambda kv: -kv[1])
+        named = [(b, p) for b, p in shares if p >= PLAIN_SHARE][:PLAIN_BOXES] or shares[:1]
+        if named:
+            texts = [f"{game.box_label(b, lang)} ({100 * p:.0f}%)" for b, p in named]
+            parts.append("going for " + (texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]))
+    if value_name.startswith("P("):
+        parts.append(f"{value_name} {100 * decision.value:.1f}%")
+    parts.append(loss_words(best_value - decision.value, value_name))
+    return f"{head}: {parts[0]}" + "".join(f"; {p}" for p in parts[1:])
+
+
+def _plain_notes(game: Any, state: Any, decisions: Sequence[Decision], value_name: str,
+                 rank: Callable[[Any], Sequence[Decision]], targets: Callable[[Any, Any], dict] | None = None) -> list[str]:
+    """The hint's note on the best action in plain words (:func:`plain_words`)."""
+    return [f"in plain words: {line}" for line in advice_lines(game, state, decisions, value_name, rank, top=1, targets=targets)]
+
+
+def advice_lines(game: Any, state: Any, decisions: Sequence[Decision], value_name: str,
+                 rank: Callable[[Any], Sequence[Decision]] | None = None, top: int = 3,
+                 lang: str | None = None, targets: Callable[[Any, Any], dict] | None = None) -> list[str]:
+    """:func:`plain_words` for the first ``top`` of ``decisions`` (best first), sharing one
+    walk of the turn."""
+    if not decisions:
+        return []
+    memo: dict = {}
+    best = decisions[0].value
+    return [plain_words(game, state, d, best, value_name, rank, memo, lang, targets) for d in decisions[:top]]

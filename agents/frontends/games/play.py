@@ -1,0 +1,710 @@
+"""``kocka play``: a real game in the terminal, any mix of humans and agents (1..6 seats).
+
+What a human sees before each decision: the dice drawn as dice, the score card (with what
+the dice would score in each box that may be filled now), and the prompt. Moves are typed
+the way players say them (``keep 1 1 5``, ``box full`` / ``write full``, ``bank``,
+``roll``, ``take 1 5``, ``series 6 6``, ``joker 2``, ``claim 8 stake 2``, ``challenge``);
+``moves`` lists every legal move, ``#N`` picks the N-th of that list. Commands:
+
+* ``?`` / ``hint`` -- the optimal agent's ranking of every legal move, with the loss of
+  each versus the best (``? all`` for all of them);
+* ``undo`` -- take back the last human decision (the dice that follow are the same
+  again: rolls are keyed by position, see :class:`~kocka.agents.bots.base.ChanceSampler`);
+* ``help``, ``quit`` (also Ctrl-C or end of input: the game stops cleanly).
+
+Bad input is answered with the reason (the rules engine's own message for an illegal
+move) and the prompt comes back. At the end a summary says how much the humans'
+decisions cost versus optimal play: the sum over their decisions of the optimal agent's
+value of its best move minus the value of the move played (expected points, or win
+probability in Kocka).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from kocka.agents.bots.base import Agent, AgentUnavailable, ChanceSampler, Event, derive_seed
+from kocka.agents.frontends.games.arena import win_shares
+from kocka.agents.advice.hint import HintParams, HintReport, hint as make_hint, render
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.solver.base.decision import Decision
+from kocka.solver.base.errors import KockaError, TableError
+from kocka.solver.rules import CHANCE, Game, resolve
+from kocka.solver.rules.words import dice_text, normalize, snake
+
+HUMAN = "human"
+
+
+class PlayError(KockaError):
+    """A game that cannot be set up (bad seat list)."""
+
+
+# ----------------------------------------------------------------------------------------
+# Text <-> actions
+# ----------------------------------------------------------------------------------------
+def format_action(action: Any, game: Game, state: Any = None) -> str:
+    """What a player types for ``action`` (the engine's words)."""
+    return game.describe_action(action, state)
+
+
+def box_label(game: Game, box: str) -> str:
+    """The name printed on the card for box id ``box``."""
+    return game.box_label(box)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a line of input meant: a move, a command, or an error to show."""
+
+    action: Any = None
+    command: str | None = None
+    argument: str = ""
+    error: str | None = None
+
+
+COMMANDS = {
+    "?": "hint", "hint": "hint", "h": "hint", "undo": "undo", "u": "undo", "help": "help",
+    "moves": "moves", "m": "moves", "quit": "quit", "exit": "quit", "q": "quit", "card": "show", "show": "show",
+}
+
+
+def parse_input(text: str, game: Game, state: Any) -> Parsed:
+    """Turn a typed line into a legal action or a command; never raises."""
+    line = text.strip()
+    if not line:
+        return Parsed(error="type a move (e.g. 'keep 1 1 5'), '?' for a hint, or 'help'")
+    words = line.lower().split()
+    if words[0] in COMMANDS:
+        return Parsed(command=COMMANDS[words[0]], argument=" ".join(words[1:]))
+    if line.startswith("?"):
+        return Parsed(command="hint", argument=line[1:].strip())
+    legal = game.legal_actions(state)
+    if re.fullmatch(r"#\d+", line):
+        n = int(line[1:])
+        if 1 <= n <= len(legal):
+            return Parsed(action=legal[n - 1])
+        return Parsed(error=f"there are {len(legal)} moves; #{n} is not one of them (see 'moves')")
+    wanted = normalize(line)
+    table: dict[str, Any] = {}
+    for action in legal:
+        for phrase in game.action_phrases(action, state):
+            table.setdefault(phrase, action)
+    if wanted in table:
+        return Parsed(action=table[wanted])
+    staked = _with_typed_stake(wanted, table, game, state)
+    if staked is not None:
+        return staked
+    # a box may be abbreviated ("box sm" for small straight) when only one fits
+    named = {a for phrase, a in table.items() if _names_box(a) and phrase.startswith(wanted) and len(wanted) >= 3}
+    if len(named) == 1:
+        return Parsed(action=named.pop())
+    if len(named) > 1:
+        options = sorted({format_action(a, game, state) for a in named})
+        return Parsed(error=f"{line!r} could mean: {', '.join(options[:8])}" + (" ..." if len(options) > 8 else ""))
+    return Parsed(error=_explain(wanted, line, game, state, legal))
+
+
+def _with_typed_stake(wanted: str, table: dict[str, Any], game: Game, state: Any) -> Parsed | None:
+    """``claim 9 stake 37``: legal actions list a few stakes of each claim (the engine's
+    candidates), but any stake the rules allow may be typed. The claim is looked up with a
+    listed stake, and the engine checks the typed one."""
+    match = re.fullmatch(r"(.*) stake (\d+)", wanted)
+    if match is None:
+        return None
+    body, stake = match.group(1), int(match.group(2))
+    for phrase, action in table.items():
+        if phrase.startswith(body + " stake ") and hasattr(action, "stake"):
+            candidate = dataclasses.replace(action, stake=stake)
+            try:
+                game.apply(state, candidate)
+            except KockaError as exc:
+                return Parsed(error=f"not allowed: {exc}")
+            return Parsed(action=candidate)
+    return None
+
+
+def _names_box(action: Any) -> bool:
+    return getattr(action, "box", None) is not None or getattr(action, "combo", None) is not None
+
+
+def _explain(wanted: str, line: str, game: Game, state: Any, legal: list) -> str:
+    """Why ``line`` is not a legal move: the engine's own reason for the move it names,
+    or examples of what it understands."""
+    try:
+        attempt = _construct(wanted, game, state)
+        if attempt is not None:
+            game.apply(state, attempt)
+    except KockaError as exc:
+        return f"not allowed: {exc}"
+    examples = ", ".join(format_action(a, game, state) for a in legal[:3])
+    return f"I don't understand {line!r}. Moves here look like: {examples} ('moves' lists all, '?' hints)"
+
+
+def _construct(wanted: str, game: Game, state: Any) -> Any:
+    """The action ``wanted`` names, legal or not (so the engine can say why not), or None.
+    Impossible values (a die showing 9) raise the engine's error."""
+    tokens = wanted.split()
+    kinds = {cls.__name__: cls for cls in game.ACTIONS}
+    digits = [int(t) for t in tokens[1:] if t.isdigit()]
+    dice_ok = bool(digits) and len(digits) == len(tokens) - 1
+    verb = tokens[0] if tokens else ""
+    try:
+        if verb in ("keep", "hold", "k") and "Keep" in kinds and dice_ok:
+            return kinds["Keep"](tuple(digits))
+        if verb in ("take", "keep", "k", "aside") and "SetAside" in kinds and dice_ok:
+            if getattr(state, "series", None) is not None and "TakeSeries" in kinds:
+                return kinds["TakeSeries"](len(digits))
+            return kinds["SetAside"](tuple(digits))
+        if verb == "series" and "StartSeries" in kinds and dice_ok:
+            return kinds["StartSeries"](digits[0], len(digits))
+        if verb == "joker" and "NameJoker" in kinds and len(digits) == 1:
+            return kinds["NameJoker"](digits[0])
+        for name in ("Bank", "Roll", "EndTurn", "Accept", "Challenge", "Pass", "Bet", "Hold", "Raise", "Decline"):
+            if name in kinds and wanted in (name.lower(), snake(name).replace("_", " ")):
+                return kinds[name]()
+        box_kind = {"box": "Fill", "fill": "Fill", "write": "Write", "record": "Record",
+                    "scratch": "Scratch", "declare": "Declare"}.get(verb)
+        if box_kind == "Fill" and "Fill" not in kinds:
+            box_kind = "Write" if "Write" in kinds else "Record"
+        if box_kind == "Write" and "Write" not in kinds:
+            box_kind = "Fill" if "Fill" in kinds else "Record"
+        if box_kind in kinds and len(tokens) > 1:
+            rest = " ".join(tokens[1:])
+            for box in game.card_boxes():
+                if rest in game.words.box_aliases(box):
+                    field_name = dataclasses.fields(kinds[box_kind])[0].name
+                    return kinds[box_kind](**{field_name: box})
+            return kinds[box_kind](**{dataclasses.fields(kinds[box_kind])[0].name: rest})
+    except (TypeError, AttributeError, IndexError):
+        return None
+    return None
+
+
+# ----------------------------------------------------------------------------------------
+# Drawing
+# ----------------------------------------------------------------------------------------
+_PIPS = {
+    1: ("       ", "   o   ", "       "),
+    2: (" o     ", "       ", "     o "),
+    3: (" o     ", "   o   ", "     o "),
+    4: (" o   o ", "       ", " o   o "),
+    5: (" o   o ", "   o   ", " o   o "),
+    6: (" o   o ", " o   o ", " o   o "),
+}
+
+
+def draw_dice(dice: Sequence[int]) -> str:
+    """Dice as pictures with their values underneath (ASCII, any terminal)."""
+    if not dice:
+        return "(no dice)"
+    top = " ".join("+-------+" for _ in dice)
+    rows = [" ".join(f"|{_PIPS[d][r]}|" for d in dice) for r in range(3)]
+    values = " ".join(f"    {d}    " for d in dice)
+    return "\n".join([top, *rows, top, values.rstrip()])
+
+
+def hides_information(game: Game) -> bool:
+    """Does this game hide part of the state from some players (bluff dice)?"""
+    return game.spec().hides_information
+
+
+def render_state(game: Game, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    """What ``viewer`` sees before a decision."""
+    reference = game.spec().view
+    if reference is not None:
+        return resolve(reference)(game, state, seat_names, viewer)
+    return _render_observation(game, state, seat_names, viewer)
+
+
+def render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: int, show_turn: bool = True) -> str:
+    player = state.player
+    lines = []
+    if show_turn and not game.is_terminal(state):
+        lines.append(f"{seat_names[player]} to play, throw {state.throw} of 3")
+        if state.declared:
+            lines[0] += f", declared box: {box_label(game, state.declared)}"
+    if state.dice is not None:
+        lines += ["", draw_dice(state.dice), ""]
+    previews: dict[str, int] = {}
+    if state.dice is not None and game.current_player(state) == player:
+        card = state.cards[player]
+        yahtzee_box = getattr(game, "yahtzee_box", None)
+        yahtzee_entry = None if yahtzee_box is None else card.entries[yahtzee_box]
+        for action in game.legal_actions(state):
+            if type(action).__name__ == "Fill":
+                b = game.box_index(action.box)
+                score = game.fill_score(b, state.dice, state.throw == 1, card.filled_mask, yahtzee_entry)
+                previews[action.box] = score.entry + score.bonus
+    name_width = max(len(f"{box_label(game, b)} ({b})") for b in game.boxes)
+    col = max(8, *(len(n) for n in seat_names)) + 1
+    head = f"{'box':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else "")
+    lines.append(head)
+    for i, b in enumerate(game.boxes):
+        if i == len(game.upper_boxes) and game.upper_boxes:
+            lines.append(f"{'  upper section':<{name_width}}" + "".join(f"{_upper_summary(game, c):>{col}}" for c in state.cards))
+        row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
+        row += "".join(f"{'.' if c.entries[i] is None else c.entries[i]:>{col}}" for c in state.cards)
+        if b in previews:
+            row += f"{previews[b]:>{col}}"
+        lines.append(row)
+    bonus = [f"+{100 * c.yahtzee_bonuses}" if c.yahtzee_bonuses else "" for c in state.cards]
+    if any(bonus):
+        lines.append(f"{'yahtzee bonus':<{name_width}}" + "".join(f"{x:>{col}}" for x in bonus))
+    lines.append(f"{'total':<{name_width}}" + "".join(f"{game.card_total(c):>{col}}" for c in state.cards))
+    return "\n".join(lines)
+
+
+def render_chip_bidding(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    """The Hungarian card (HU-1..HU-8) and the betting (HU-10..HU-19)."""
+    lines = [render_scorecard(game.card_game, state.card, seat_names, viewer, show_turn=state.phase == "play"), ""]
+    lines.append(f"bank {state.bank}, stake {state.stake}; paid: " + ", ".join(
+        f"{n} {p}" + (" (passed)" if passed else "") for n, p, passed in zip(seat_names, state.paid, state.passed)))
+    if state.phase == "raise":
+        lines.append(f"{seat_names[state.actor]} may raise: pay {state.stake + 1} ('raise') or 'decline'")
+    elif state.phase == "respond":
+        lines.append(f"{seat_names[state.actor]} raised to {state.stake}: "
+                     f"{seat_names[state.pending[0]]} answers 'hold' ({state.stake}), 'raise' ({state.stake + 1}) or 'pass'")
+    return "\n".join(lines)
+
+
+def _upper_summary(game: Any, card: Any) -> str:
+    """Net upper score (HU, SK) or upper total (Yahtzee, Yatzy) so far."""
+    entries = [card.entries[i] or 0 for i in game.upper_boxes]
+    net = hasattr(game, "net_upper")
+    return f"{'net ' if net else 'sum '}{sum(entries):+d}" if net else f"sum {sum(entries)}"
+
+
+def render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    player = state.player
+    budget = game.budget(state)
+    head = f"stage {state.stage}: {seat_names[player]} to play, throw {state.throws} of {budget} (fences: " + \
+        ", ".join(f"{n} {f}" for n, f in zip(seat_names, state.fences)) + ")"
+    if state.declared:
+        head += f", declared box: {box_label(game, state.declared)}"
+    lines = [] if game.is_terminal(state) else [head]
+    if state.dice is not None:
+        lines += ["", draw_dice(state.dice), ""]
+    previews: dict[str, int] = {}
+    if state.dice is not None and game.current_player(state) == player:
+        for action in game.legal_actions(state):
+            if type(action).__name__ == "Write":
+                previews[action.box] = game.box_points(action.box, state.dice, state.throws == 1)
+    boxes = game.rules.boxes
+    name_width = max(len(f"{box_label(game, b)} ({b})") for b in boxes)
+    col = max(8, *(len(n) for n in seat_names)) + 1
+    lines.append(f"{'box':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else ""))
+    for i, b in enumerate(boxes):
+        row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
+        row += "".join(f"{'.' if card[i] is None else card[i]:>{col}}" for card in state.cards[state.stage - 1])
+        if b in previews:
+            row += f"{previews[b]:>{col}}"
+        lines.append(row)
+    totals = game.stage_totals(state)
+    lines.append(f"{'stage totals':<{name_width}}" + "".join(f"{'/'.join(map(str, t)):>{col}}" for t in totals))
+    lines.append(f"{'game total':<{name_width}}" + "".join(f"{sum(t):>{col}}" for t in totals))
+    return "\n".join(lines)
+
+
+def render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    player = state.player
+    lines = [] if game.is_terminal(state) else [f"{seat_names[player]} to play, throw {state.throws} of 3"]
+    if state.dice is not None:
+        lines += ["", draw_dice(state.dice), ""]
+    previews: dict[str, int] = {}
+    if state.dice is not None and game.current_player(state) == player:
+        for action in game.legal_actions(state):
+            if type(action).__name__ == "Record":
+                previews[action.combo] = game.box_points(action.combo, state.dice, state.throws == 1)
+    name_width = max(len(f"{box_label(game, b)} ({b})") for b in game.card_boxes())
+    col = max(8, *(len(n) for n in seat_names)) + 1
+    lines.append(f"{'combination':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else ""))
+    for i, b in enumerate(game.card_boxes()):
+        row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
+        row += "".join(f"{'.' if rec[i] is None else rec[i]:>{col}}" for rec in state.records)
+        if b in previews:
+            row += f"{previews[b]:>{col}}"
+        lines.append(row)
+    lines.append(f"{'total':<{name_width}}" + "".join(f"{t:>{col}}" for t in game.totals(state)))
+    return "\n".join(lines)
+
+
+def render_kocka(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    threshold = game.rules.series_threshold
+    scores = ", ".join(
+        f"{n} {s}" + (f" ({threshold}+)" if s >= threshold else "") for n, s in zip(seat_names, state.scores)
+    )
+    lines = [f"banked: {scores}   (target {game.rules.target})"]
+    whose = "your" if seat_names[state.player] == "you" else f"{seat_names[state.player]}'s"
+    turn = f"{whose} turn: turn total {state.turn_total}"
+    if state.series is not None:
+        face, collected = state.series
+        turn += f", series of {face}s: {collected} of 6 aside"
+        if state.joker is not None:
+            turn += f", joker {state.joker}"
+    lines.append(turn)
+    if state.roll is not None:
+        lines += ["", draw_dice(state.roll)]
+    elif state.stage == "bank_or_roll":
+        can_bank = "may bank" if game.may_bank(state) else f"must roll on (minimum bank {game.rules.min_bank_points})"
+        lines.append(f"{state.dice_in_play} dice left to roll; {can_bank}")
+    elif state.stage == "joker":
+        lines.append("five dice of the series aside: name a joker for the last die ('joker N') or 'roll'")
+    return "\n".join(lines)
+
+
+def _render_observation(game: Game, state: Any, seat_names: Sequence[str], viewer: int) -> str:
+    """Any game: the viewer's observation (hidden dice are null), dice drawn when visible."""
+    doc = game.observation(state, viewer)["state"] if hides_information(game) else game.state_to_json(state)["state"]
+    lines = [f"{seat_names[viewer]} to play"]
+    for key in ("public", "dice"):
+        dice = doc.get(key)
+        if dice and all(isinstance(d, int) for d in dice):
+            lines += [f"{key}:", draw_dice(dice)]
+    if "chips" in doc:
+        lines.append("chips: " + ", ".join(f"{n} {c}" for n, c in zip(seat_names, doc["chips"])) + f"; bank {doc.get('bank', 0)}")
+    if doc.get("standing") is not None and hasattr(state, "standing"):
+        lines.append(f"standing claim: {state.standing}" + (f", stake {state.stake}" if getattr(state, "stake", 0) else ""))
+    if getattr(state, "history", ()):
+        lines.append("claims this round: " + " < ".join(str(c) for c in state.history))
+    if doc.get("bets"):
+        lines.append("bets: " + ", ".join(f"{seat_names[p]} {k}" for p, k in doc["bets"]))
+    if doc.get("revealed"):
+        who, dice = doc["revealed"]
+        lines.append(f"last reveal: {seat_names[who]} showed {' '.join(map(str, dice))}")
+    if "active" in doc and doc["active"] >= 0:
+        lines.append(f"phase: {doc['phase']}, active: {seat_names[doc['active']]}, round {doc.get('rounds', 0) + 1}")
+    return "\n".join(lines)
+
+
+def final_scores_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
+    scores = game.final_scores(state)
+    shares = game.returns(state) if game.spec().outcome == "win" else tuple(win_shares(game.returns(state)))
+    winners = [n for n, s in zip(seat_names, shares) if s > 0]
+    lines = ["final scores: " + ", ".join(f"{n} {s:g}" for n, s in zip(seat_names, scores))]
+    if len(seat_names) > 1:
+        lines.append(("winner: " if len(winners) == 1 else "shared win: ") + ", ".join(winners))
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------
+# The session
+# ----------------------------------------------------------------------------------------
+@dataclass
+class Mistake:
+    """One human decision and its cost versus the optimal agent's best move."""
+
+    seat: int
+    played: str
+    best: str
+    loss: float
+
+
+@dataclass
+class _Snapshot:
+    """Everything a human decision may be undone to."""
+
+    state: Any
+    rolls: int
+    events: int
+    mistakes: int
+
+
+class _Quit(Exception):
+    """The human asked to stop (``quit`` or end of input)."""
+
+
+@dataclass
+class PlaySession:
+    """One terminal game. ``seats`` are ``"human"`` or agent names, in seat order.
+
+    ``read`` returns a line of input or None at end of input; ``write`` prints a block
+    of text. Build with :meth:`create`; run with :meth:`run`, which returns the exit code.
+    """
+
+    game: Game
+    seats: list[str]
+    seed: int
+    options: AgentOptions
+    read: Callable[[str], str | None]
+    write: Callable[[str], None]
+    agents: dict[int, Agent] = field(default_factory=dict)
+    judge: Agent | None = None
+    judge_error: str | None = None
+    mistakes: list[Mistake] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    snapshots: list[_Snapshot] = field(default_factory=list)
+    state: Any = None
+    rolls: int = 0
+
+    @classmethod
+    def create(cls, game: Game, seats: Sequence[str], seed: int, options: AgentOptions,
+               read: Callable[[str], str | None], write: Callable[[str], None]) -> "PlaySession":
+        seats = [s.strip().lower() for s in seats]
+        if not 1 <= len(seats) <= 6:
+            raise PlayError(f"a game has 1 to 6 seats, got {len(seats)}: {seats!r}")
+        lo, hi = game.player_range()
+        if not lo <= len(seats) <= hi:
+            raise PlayError(f"{game.NAME} seats {lo}..{hi} players, got {len(seats)}: {seats!r}")
+        if game.num_players != len(seats):
+            game = type(game)(game.rules, num_players=len(seats))
+        session = cls(game=game, seats=seats, seed=seed, options=options, read=read, write=write)
+        for seat, name in enumerate(seats):
+            if name != HUMAN:
+                session.agents[seat] = make_agent(name, game, derive_seed("play", seed, seat), options)
+        if HUMAN in seats:
+            session.judge, session.judge_error = judge_for(game, options)
+        return session
+
+    @property
+    def seat_names(self) -> list[str]:
+        humans = self.seats.count(HUMAN)
+        names = []
+        for seat, name in enumerate(self.seats):
+            if name == HUMAN:
+                names.append("you" if humans == 1 else f"human {seat + 1}")
+            else:
+                names.append(name if self.seats.count(name) == 1 else f"{name} {seat + 1}")
+        return names
+
+    def run(self) -> int:
+        """Play to the end; 0 when the game ends or the human quits, 130 on Ctrl-C."""
+        try:
+            self._play()
+        except _Quit:
+            self.write("the game is abandoned.")
+            self._summary(final=False)
+        except KeyboardInterrupt:
+            self.write("\ninterrupted; the game is abandoned.")
+            self._summary(final=False)
+            return 130
+        return 0
+
+    # ----- the game loop -----
+    def _play(self) -> None:
+        game, names = self.game, self.seat_names
+        sampler = ChanceSampler(derive_seed("play-chance", self.seed))
+        hidden = hides_information(game)
+        self.state, self.rolls = game.new_initial_state(), 0
+        self.write(f"{game.NAME}: {', '.join(names)} (seed {self.seed}). Type 'help' for the commands.")
+        while not game.is_terminal(self.state):
+            before = self.state
+            player = game.current_player(before)
+            if player == CHANCE:
+                outcome = sampler.sample(game, before, self.rolls)
+                self.rolls += 1
+                self._advance(CHANCE, outcome)
+                if not hidden:
+                    self._narrate_roll(before, outcome, self.state)
+            elif self.seats[player] != HUMAN:
+                action = self.agents[player].choose(before)
+                self.write(f"  {names[player]}: {format_action(action, game, before)}")
+                self._advance(player, action)
+                self._narrate_after(self.state)
+            else:
+                action = self._ask(player)
+                self.snapshots.append(_Snapshot(self.state, self.rolls, len(self.events), len(self.mistakes)))
+                self._judge(self.state, self.game.current_player(self.state), action)
+                self._advance(self.game.current_player(self.state), action)
+                self._narrate_after(self.state)
+        self.write("\ngame over.")
+        if game.spec().view is not None and game.spec().outcome != "win":  # the final card (Kocka has none)
+            self.write(render_state(game, self.state, names, 0))
+        self.write(final_scores_text(game, self.state, names))
+        self._summary(final=True)
+
+    def _advance(self, player: int, action: Any) -> None:
+        self.state = self.game.apply(self.state, action)
+        self._deliver(Event(player, None if player == CHANCE else action, self.state))
+
+    def _ask(self, player: int) -> Any:
+        """Read lines until one is a legal move of the human to play (``undo`` may move the
+        game back to an earlier human decision); raise :class:`_Quit` to stop."""
+        game, names = self.game, self.seat_names
+        self.write("\n" + render_state(game, self.state, names, player))
+        while True:
+            line = self.read(f"{names[player]}> ")
+            if line is None:
+                self.write("")
+                raise _Quit
+            parsed = parse_input(line, game, self.state)
+            if parsed.action is not None:
+                return parsed.action
+            if parsed.error:
+                self.write(parsed.error)
+            elif parsed.command == "quit":
+                raise _Quit
+            elif parsed.command == "help":
+                self.write(HELP)
+            elif parsed.command == "show":
+                self.write(render_state(game, self.state, names, player))
+            elif parsed.command == "moves":
+                for i, a in enumerate(game.legal_actions(self.state), start=1):
+                    self.write(f"  #{i:<3} {format_action(a, game, self.state)}")
+            elif parsed.command == "hint":
+                self.write(self._hint(self.state, parsed.argument))
+            elif parsed.command == "undo":
+                if not self.snapshots:
+                    self.write("nothing to undo yet.")
+                    continue
+                self._undo()
+                player = game.current_player(self.state)
+                self.write("undone: back to your last decision.")
+                self.write("\n" + render_state(game, self.state, names, player))
+
+    def _undo(self) -> None:
+        """Back to the state before the last human decision. The rolls after it are keyed
+        by position, so the same dice come again; memory agents forget what followed."""
+        snap = self.snapshots.pop()
+        self.state, self.rolls = snap.state, snap.rolls
+        del self.mistakes[snap.mistakes:]
+        del self.events[snap.events:]
+        for agent in self.agents.values():
+            if agent.has_memory:
+                agent.reset()
+                for event in self.events:
+                    agent.observe(event)
+
+    def _deliver(self, event: Event) -> None:
+        self.events.append(event)
+        for agent in self.agents.values():
+            if agent.has_memory:
+                agent.observe(event)
+
+    def _narrate_roll(self, before: Any, outcome: Any, after: Any) -> None:
+        """Rolls made for agents are printed; a human sees his in the next view."""
+        player = getattr(before, "player", None)
+        if player is None and hasattr(before, "card"):  # chip bidding: the card's roller
+            player = before.card.player
+        if player is None or self.seats[player] == HUMAN and self.game.current_player(after) == player:
+            return
+        name = self.seat_names[player]
+        text = f"  {name} {'roll' if name == 'you' else 'rolls'} {dice_text(outcome)}"
+        dice = getattr(after, "dice", None)
+        if isinstance(dice, tuple) and len(dice) > len(outcome):
+            text += f" (dice: {dice_text(dice)})"
+        self.write(text)
+        self._narrate_after(after)
+
+    def _narrate_after(self, state: Any) -> None:
+        event = getattr(state, "last_event", None)
+        if event == "bust":  # Kocka's transitions (other games' states have no last_event)
+            seat = (state.player - 1) % self.game.num_players if not self.game.is_terminal(state) else state.player
+            name = self.seat_names[seat]
+            self.write(f"  bust: {name} {'lose' if name == 'you' else 'loses'} the turn total")
+        elif event == "bank" and not self.game.is_terminal(state):
+            seat = (state.player - 1) % self.game.num_players
+            name = self.seat_names[seat]
+            self.write(f"  {name} {'bank' if name == 'you' else 'banks'}: now {state.scores[seat]}")
+
+    # ----- hints and the cost of mistakes -----
+    def _hint(self, state: Any, argument: str) -> str:
+        top = 0 if argument.strip() == "all" else 8
+        if hides_information(self.game) and self.game.spec().hint is not None:
+            # the bluff games' hint front end adds P(the claim is true) and the chance of a bet;
+            # it reads only what the player to act may see
+            params = HintParams(state=self.game.state_to_json(state), cache_dir=self.options.cache_dir,
+                                build_missing=self.options.build_missing)
+            try:
+                return render(make_hint(self.game, params), top=top)
+            except (AgentUnavailable, KockaError, TableError) as exc:
+                return f"no hint here: {exc}"
+        ranking = hint_ranking(self.judge, self.judge_error, state)
+        if isinstance(ranking, str):
+            return ranking
+        decisions = [Decision(d.action, d.value, _hint_label(d, self.game, state), d.detail) for d in ranking]
+        report = HintReport(position=self.game.describe_state(state), value_name=self.judge.value_name, decisions=decisions)
+        return render(report, top=top)
+
+    def _judge(self, state: Any, seat: int, action: Any) -> None:
+        if self.judge is None:
+            return
+        try:
+            ranked = self.judge.rank(state)
+        except (AgentUnavailable, KockaError, TableError) as exc:
+            self.judge, self.judge_error = None, str(exc)
+            return
+        best = ranked[0]
+        played = next((d for d in ranked if d.action == action), None)
+        if played is None:
+            return
+        self.mistakes.append(Mistake(seat, format_action(action, self.game, state),
+                                     format_action(best.action, self.game, state), best.value - played.value))
+
+    def _summary(self, final: bool) -> None:
+        humans = [s for s, n in enumerate(self.seats) if n == HUMAN]
+        if not humans:
+            return
+        names = self.seat_names
+        if self.judge is None:
+            self.write(f"cost of your decisions: not available ({self.judge_error})")
+            return
+        unit = self.judge.value_name
+        for seat in humans:
+            own = [m for m in self.mistakes if m.seat == seat]
+            total = sum(m.loss for m in own)
+            costly = sorted((m for m in own if m.loss > 1e-9), key=lambda m: -m.loss)
+            self.write(
+                f"{names[seat]}: {len(own)} decisions{'' if final else ' so far'}, {len(costly)} below "
+                f"{self.judge.name}'s best; total cost {total:.4f} ({unit}) versus {self.judge.name} play"
+            )
+            for m in costly[:3]:
+                self.write(f"    played '{m.played}' instead of '{m.best}': cost {m.loss:.4f}")
+
+
+def _hint_label(decision: Decision, game: Game, state: Any) -> str:
+    """The move as the player types it, plus the plan the solver attaches (Kocka: "then
+    bank" / "then roll on")."""
+    label = format_action(decision.action, game, state)
+    then = decision.detail.get("then") if decision.detail else None
+    return f"{label}, then {then}" if then else label
+
+
+def hint_ranking(judge: Agent | None, judge_error: str | None, state: Any) -> list[Decision] | str:
+    """The judge's ranking of ``state`` for a hint, best first, or the line that says why
+    there is none (``no hint here: ...``: no judge, with ``judge_error``, or the judge's
+    error). A failed hint keeps the judge: the next position may be one it can rank.
+
+    Why one function: the terminal game (:meth:`PlaySession._hint`) and the table
+    companion (:meth:`kocka.agents.frontends.games.companion.TableSession.hint_text`) ask the judge
+    for a hint the same way and say in the same words when they cannot give one."""
+    if judge is None:
+        return f"no hint here: {judge_error}"
+    try:
+        return judge.rank(state)
+    except (AgentUnavailable, KockaError, TableError) as exc:
+        return f"no hint here: {exc}"
+
+
+def judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:
+    """The first of the spec's judges (``GameSpec.judges``: exact tables first; in the
+    bluff and betting games, where no exact optimum exists for the whole match, the
+    strongest bot's own valuation) available for ``game``, or None and why not."""
+    reasons = []
+    for name in game.spec().judges:
+        try:
+            return make_agent(name, game, 0, options), None
+        except (AgentUnavailable, TableError) as exc:
+            reasons.append(str(exc))
+    return None, "; ".join(reasons) or f"no agent judges the moves of {game.spec().title}"
+
+
+HELP = """moves: keep 1 1 5 | box full (or: write full, full) | roll | bank | take 1 5 | series 6 6 |
+       joker 2 | declare fours | scratch poker | record pair | end turn | claim 8 stake 2 |
+       accept | challenge | pass | bet | reroll keep 6 | #N (the N-th of 'moves')
+commands: ? or hint (ranked moves; '? all' for every move), moves, undo, card, help, quit"""
+
+
+def play(game: Game, seats: Sequence[str], seed: int, options: AgentOptions = AgentOptions(),
+         read: Callable[[str], str | None] | None = None, write: Callable[[str], None] | None = None) -> int:
+    """Play one game in the terminal (stdin/stdout by default); returns the exit code."""
+    session = PlaySession.create(game, seats, seed, options, read or _read_stdin, write or print)
+    return session.run()
+
+
+def _read_stdin(prompt: str) -> str | None:
+    try:
+        return input(prompt)
+    except EOFError:
+        return None

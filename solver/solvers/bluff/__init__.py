@@ -1,0 +1,2 @@
+"""The two-dice bluffing games: exact equilibria by linear programming.
+"""

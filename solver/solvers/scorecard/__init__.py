@@ -1,0 +1,3 @@
+"""Scorecard games (Yahtzee, Yatzy, kockapóker, Slovak): expected-score values and the
+play-to-win (target) tables.
+"""

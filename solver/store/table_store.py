@@ -1,0 +1,184 @@
+"""Which table solvers exist, and the shared build / load / hint plumbing around them.
+
+A *table solver* computes one kind of value table for one game. Each solver module
+exposes an object satisfying :class:`TableSolver`; a game's spec names them
+(``GameSpec.tables``, resolved here on first use). The CLI, the agents and the seat
+all go through :func:`get_table`, which refuses stale tables and never builds silently.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import threading
+import time
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from kocka.solver.base.errors import RulesError, TableError
+from kocka.solver.rules import Game, game_specs, get_game, resolve, spec_for
+from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.base.table_file import (
+    Layout, Table, TableMeta, checksum, default_cache_dir, load_table, save_table, table_path,
+)
+
+
+class TableSolver(Protocol):
+    kind: str
+    description: str
+
+    def build(self, game: Game, options: BuildOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Compute the arrays and the summary facts to record (``extra`` metadata)."""
+
+    def summary(self, table: Table) -> dict[str, Any]:
+        """Facts for ``kocka-solve info`` (expected score, state count, ...)."""
+
+    def check(self, game: Game, table: Table) -> list[str]:
+        """Independent spot checks for ``kocka-solve verify``; problems found (empty = fine)."""
+
+    def layout(self, game: Game, meta: TableMeta) -> Layout:
+        """The arrays ``build`` writes for ``game`` (``meta``: the table's metadata, for
+        lengths it records): name -> (shape, dtype), None for a length only the data
+        decides. Checked on every load (:func:`open_table`)."""
+
+
+def games_with_tables() -> tuple[str, ...]:
+    """The games whose spec names at least one table kind."""
+    return tuple(spec.name for spec in game_specs() if spec.tables)
+
+
+def solvers_for(game: str) -> list[TableSolver]:
+    """The table solvers of ``game``, its default kind first (from its spec)."""
+    spec = spec_for(game)
+    if not spec.tables:
+        raise TableError(f"no table solver for game {game!r} yet; games with tables: {', '.join(games_with_tables())}")
+    return [resolve(t.solver) for t in spec.tables]
+
+
+def solver_for(game: str, kind: str | None = None) -> TableSolver:
+    options = solvers_for(game)
+    if kind is None:
+        return options[0]
+    for s in options:
+        if s.kind == kind:
+            return s
+    raise TableError(f"game {game!r} has no table kind {kind!r}; kinds: {[s.kind for s in options]!r}")
+
+
+def path_for(game: Game, solver: TableSolver, cache_dir: pathlib.Path | str | None = None) -> pathlib.Path:
+    return table_path(cache_dir or default_cache_dir(), game.NAME, solver.kind, game.rules.variant_id())
+
+
+def build_table(
+    game: Game, solver: TableSolver, options: BuildOptions = BuildOptions(),
+    cache_dir: pathlib.Path | str | None = None, *, save: bool = True,
+) -> Table:
+    """Build (and by default store, atomically) the table of ``solver`` for ``game``."""
+    start = time.perf_counter()
+    arrays, extra = solver.build(game, options)
+    meta = TableMeta(
+        game=game.NAME, kind=solver.kind, variant_id=game.rules.variant_id(),
+        rules=game.rules.options(), build_seconds=round(time.perf_counter() - start, 3), extra=extra,
+    )
+    if not save:
+        return Table(arrays=arrays, meta=TableMeta(**{**json.loads(meta.to_json()), "checksum": checksum(arrays, meta)}))
+    return save_table(path_for(game, solver, cache_dir), arrays, meta)
+
+
+_LOADED: dict[tuple[str, str, str, str], Table] = {}
+_LOADING = threading.Lock()  # the HTTP seat serves requests on threads: load (or build) each table once
+
+
+def get_table(
+    game: Game, kind: str | None = None, cache_dir: pathlib.Path | str | None = None, *,
+    build_missing: bool = False, options: BuildOptions = BuildOptions(), announce: Callable[[str], None] | None = None,
+) -> Table:
+    """The table for ``game`` (loaded once per process and shared).
+
+    A missing table raises :class:`TableError` naming the ``kocka-solve`` command that
+    builds it, unless ``build_missing``: then it is built with a message (``announce``,
+    default stderr), never silently.
+    """
+    solver = solver_for(game.NAME, kind)
+    path = path_for(game, solver, cache_dir)
+    key = (str(path), game.NAME, solver.kind, game.rules.variant_id())
+    table = _LOADED.get(key)
+    if table is not None:
+        return table
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED[key] = _load_or_build(game, solver, path, cache_dir, build_missing, options, announce)
+        return _LOADED[key]
+
+
+def _load_or_build(
+    game: Game, solver: TableSolver, path: pathlib.Path, cache_dir: pathlib.Path | str | None,
+    build_missing: bool, options: BuildOptions, announce: Callable[[str], None] | None,
+) -> Table:
+    if not path.is_file():
+        if not build_missing:
+            raise TableError(
+                f"no {game.NAME}/{solver.kind} table for these rules at {str(path)!r}; "
+                f"build it with: {build_command(game, solver, cache_dir)}"
+            )
+        (announce or (lambda m: print(m, file=sys.stderr)))(
+            f"building the missing {game.NAME}/{solver.kind} table ({path}) ..."
+        )
+        table = build_table(game, solver, options, cache_dir)
+    else:
+        table = open_table(game, solver, cache_dir)
+    return table
+
+
+def open_table(
+    game: Game, solver: TableSolver, cache_dir: pathlib.Path | str | None = None, *, verify: str = "recorded",
+) -> Table:
+    """Load the stored table of ``solver`` for ``game`` and refuse any mismatch: format,
+    game and kind, rules variant, the recorded rules against that variant (through the
+    game's Rules class), the arrays against ``solver.layout``, and the checksum over arrays
+    and metadata (``verify``: ``"recorded"`` trusts the verified record of an unchanged
+    file, ``"full"`` always hashes). A refusal is one TableError line naming the file,
+    what is wrong and the command that rebuilds it."""
+    variant_id = game.rules.variant_id()
+    path = table_path(cache_dir or default_cache_dir(), game.NAME, solver.kind, variant_id)
+    try:
+        return load_table(
+            path, game=game.NAME, kind=solver.kind, variant_id=variant_id,
+            variant_of=lambda rules: game.RULES.from_options(rules).variant_id(),
+            layout=lambda meta: solver.layout(game, meta), verify=verify,
+        )
+    except TableError as exc:
+        verb = "build" if not path.is_file() else "rebuild"
+        raise TableError(f"{exc}; {verb} it with: {build_command(game, solver, cache_dir)}") from None
+
+
+def build_command(game: Game, solver: TableSolver, cache_dir: pathlib.Path | str | None = None) -> str:
+    parts = ["kocka-solve", "build", game.NAME]
+    if solver.kind != solvers_for(game.NAME)[0].kind:
+        parts += ["--kind", solver.kind]
+    defaults = type(game.rules)().options()
+    for k, v in game.rules.options().items():
+        if v != defaults[k]:
+            parts += ["-r", f"{k}={_cli_value(v)}"]
+    if cache_dir is not None:
+        parts += ["--cache-dir", str(cache_dir)]
+    return " ".join(parts)
+
+
+def _cli_value(v: Any) -> str:
+    if isinstance(v, (tuple, list)):
+        return ",".join(str(x) for x in v)
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def game_from_cli(name: str, rule_pairs: Sequence[str], num_players: int | None = None) -> Game:
+    """``-r key=value`` pairs (comma lists become tuples) -> a Game (``num_players``
+    default: the spec's default seat count)."""
+    options: dict[str, Any] = {}
+    for pair in rule_pairs:
+        if "=" not in pair:
+            raise RulesError(f"rule option must look like key=value, got {pair!r}")
+        key, value = pair.split("=", 1)
+        options[key.strip()] = tuple(value.split(",")) if "," in value else value.strip()
+    return get_game(name, options, num_players=num_players)
