@@ -30,6 +30,10 @@ CYTHON_DIRECTIVES = {
     "wraparound": False,
     "cdivision": True,
     "initializedcheck": False,
+    # Cython's -Wextra: a kernel builds without a warning, so a new one shows
+    "warn.maybe_uninitialized": True,
+    "warn.unreachable": True,
+    "warn.unused": True,
 }
 
 KERNELS = ["_dicetables", "_scorecard", "_kocka", "_target", "_polish_race"]
@@ -84,7 +88,9 @@ class ReusingBuildExt(build_ext):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(in_place, target)
             return
-        (compiled,) = cythonize([ext], compiler_directives=CYTHON_DIRECTIVES, force=True)
+        # the kernels cimport their shared declarations (keep_lattice.pxd) by its bare name: the
+        # folder is not laid out as the package it installs into (solver/ -> kocka.solver)
+        (compiled,) = cythonize([ext], compiler_directives=CYTHON_DIRECTIVES, include_path=[str(KERNEL_DIR)], force=True)
         ext.sources = compiled.sources  # the generated C file; ``ext`` keeps setuptools' own attributes
         super().build_extension(ext)
         if target.resolve() != in_place.resolve():
@@ -110,7 +116,7 @@ setup(
     packages=floor_packages(),
     package_dir={"kocka.solver": "solver", "kocka.agents": "agents"},
     package_data={"kocka.solver.kernels": ["*.pyx", "*.pxd"],
-                  "kocka.agents.frontends.seat.protocol": ["*.json", "static/*"]},
+                  "kocka.agents.frontends.seat": ["*.json", "static/*"]},
     ext_modules=extensions,
     cmdclass={"build_ext": ReusingBuildExt},
     zip_safe=False,

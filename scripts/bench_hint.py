@@ -48,7 +48,8 @@ def _one_first(variant: str, what: str, card: str, cache_dir: str) -> float:
     import gc
     import time
 
-    from kocka.agents.advice.hint import HintParams, hint
+    from kocka.agents.advice.cards import ScorecardHintParams
+    from kocka.agents.advice.hint import hint
     from kocka.solver.store.table_store import get_table
     from kocka.solver.rules import get_game, resolve
     from kocka.solver.rules.scorecard import ScorecardState
@@ -65,7 +66,7 @@ def _one_first(variant: str, what: str, card: str, cache_dir: str) -> float:
         state = ScorecardState(cards=(game.card_from_entries(entries),), throw=1, dice=(1, 1, 3, 4, 6))
         rank(game, get_table(game, cache_dir=cache_dir), state)[0]
     else:
-        hint(game, HintParams(dice=(1, 1, 3, 4, 6), roll=1, card=entries, cache_dir=cache_dir)).to_json()
+        hint(game, ScorecardHintParams(dice=(1, 1, 3, 4, 6), roll=1, card=entries, cache_dir=cache_dir)).to_json()
     return (time.perf_counter() - start) * 1000
 
 

@@ -22,17 +22,20 @@ import time
 
 import numpy as np
 
-from kocka.solver.solvers.kocka.kocka_solver import (
-    LEAD_UNITS, UNIT, DaskClassRunner, kocka_model, rank, series_odds, solve_race, solve_race_ends, solve_three,
-    turn_ev_values, turn_reach_values,
-)
+from kocka.solver.solvers.kocka.dask_runner import DaskClassRunner
+from kocka.solver.solvers.kocka.end_race import LEAD_UNITS, solve_race_ends
+from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model, series_odds
+from kocka.solver.solvers.kocka.race import solve_race
+from kocka.solver.solvers.kocka.ranking import rank
+from kocka.solver.solvers.kocka.single_turn import turn_ev_values, turn_reach_values
+from kocka.solver.solvers.kocka.three_players import solve_three
 from kocka.agents.bots.base import play_with_rng
 from kocka.agents.bots.catalogue import make_agent
 from kocka.solver.solvers.kocka.pig import pig_win_probabilities
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import KockaGame, KockaRules, KockaState
-from kocka.solver.solvers.kocka.kocka_solver import KOCKA_TURN_EV, KOCKA_WINPROB
+from kocka.solver.solvers.kocka.tables import KOCKA_TURN_EV, KOCKA_WINPROB
 
 TELLING_ROLLS = [
     (1, 1, 1, 2, 5, 5),   # RULES.md 1.6 example 3: bank 1100, series of 1s, or 1000 and roll on

@@ -56,7 +56,8 @@ class Clock:
 
 def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
     """Build, store, reload and query one variant (runs in its own process)."""
-    from kocka.agents.advice.hint import HintParams, hint
+    from kocka.agents.advice.cards import ScorecardHintParams
+    from kocka.agents.advice.hint import hint
     from kocka.solver.store import table_store as registry
     from kocka.solver.base.decision import BuildOptions
     from kocka.solver.store.table_store import build_table, get_table, solver_for
@@ -71,7 +72,7 @@ def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
     registry._LOADED.clear()
     with Clock() as load_clock:
         get_table(game, cache_dir=cache_dir)
-    params = [HintParams(dice=d, roll=r, cache_dir=cache_dir) for d, r in HINT_POSITIONS]
+    params = [ScorecardHintParams(dice=d, roll=r, cache_dir=cache_dir) for d, r in HINT_POSITIONS]
     with Clock() as first_hint:
         hint(game, params[0])
     latencies = []

@@ -1,7 +1,7 @@
 """The figures of docs/BLUFF.md section 7 (the betting games' exact two-player round and
 match): the exploitability of the stored plans and of the bots, and what the bots lose
 against the equilibrium, all by the independent best response of
-:mod:`kocka.solver.solvers.bluff.rounds` (exact walks of the engine's game, in floats).
+:mod:`kocka.solver.solvers.bluff.best_response` (exact walks of the engine's game, in floats).
 
     python scripts/bluff_round_figures.py bidding-bluff [ranking=pro] [chips=10] [policies=...]
     python scripts/bluff_round_figures.py liars-poker [chips=10] [public=6,6,6 | public=all] [policies=...] [jobs=1]
@@ -28,11 +28,20 @@ import time
 from joblib import Parallel, delayed
 
 from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot
-from kocka.solver.solvers.bluff import rounds as br
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.base.dice import outcome_distribution
-from kocka.solver.store.table_store import get_table
 from kocka.solver.rules import get_game
+from kocka.solver.rules.bluff import BiddingBluffGame, LiarsPokerGame
+from kocka.solver.solvers.bluff.best_response import round_value
+from kocka.solver.solvers.bluff.betting import orbits, unstored_table
+from kocka.solver.solvers.bluff.bidding import solve_two_dice_orbit, stages_policy
+from kocka.solver.solvers.bluff.liars import LiarsPlan, liars_arrays
+from kocka.solver.solvers.bluff.match import (
+    liars_match_step, match_exploitability, solve_bidding_match, stationary_match_values, two_dice_match_values,
+)
+from kocka.solver.solvers.bluff.plans import canonical_betting_game, canonical_match_game, plan_for
+from kocka.solver.solvers.bluff.two_player import EQUILIBRIUM_KIND, MATCH_KIND
+from kocka.solver.store.table_store import get_table
 
 POLICIES = ("equilibrium", "bayes", "truthful", "threshold")
 BOTS = {"bayes": BayesBot, "truthful": TruthfulBot, "threshold": ThresholdBot}
@@ -59,8 +68,8 @@ def _labels(options: dict) -> list[str]:
 def _setup(name: str, rules: str, chips: int):
     """The game, its round plan and the policies (the table is loaded once per process)."""
     game = get_game(name, {**json.loads(rules), "start_chips": chips}, num_players=2)
-    canonical = br.canonical_game(game)
-    plan = br.plan_for(canonical, get_table(canonical, br.KIND))
+    canonical = canonical_betting_game(game)
+    plan = plan_for(canonical, get_table(canonical, EQUILIBRIUM_KIND))
     policies = {"equilibrium": plan.policy()}
     policies.update({label: bot_policy(bot(game, 0)) for label, bot in BOTS.items()})
     return game, plan, policies
@@ -76,8 +85,8 @@ def measure(name: str, rules: str, chips: int, public: tuple | None, labels: lis
 
     def value(seats, player=0):
         if public is not None:
-            return br.public_round_value(game, start, public, seats, player)
-        return br.round_value(game, start, seats, player)
+            return round_value(game, start, seats, player, public)
+        return round_value(game, start, seats, player)
 
     eq = policies["equilibrium"]
     v = value([eq, eq])
@@ -113,7 +122,7 @@ def rounds(name: str, options: dict) -> None:
     chips = int(options.pop("chips", 10))
     jobs = int(options.pop("jobs", 1))
     labels = _labels(options)
-    liar = name == br.LiarsPokerGame.NAME
+    liar = name == LiarsPokerGame.NAME
     public_text = options.pop("public", "6,6,6") if liar else None
     rules = json.dumps(options, sort_keys=True)
     if public_text != "all":
@@ -151,26 +160,26 @@ def rounds(name: str, options: dict) -> None:
 def match_plans(game, chips: int, jobs: int, wanted: list[str]):
     """(label, policy, W) of the match plan and of the round plan played in the match."""
     total = 2 * chips
-    if isinstance(game, br.LiarsPokerGame):
-        canonical, match_game = br.canonical_game(game), br.canonical_match_game(game)
+    if isinstance(game, LiarsPokerGame):
+        canonical, match_game = canonical_betting_game(game), canonical_match_game(game)
         if "match" in wanted:
-            table = get_table(match_game, br.MATCH_KIND)
-            yield "match plan", br.plan_for(canonical, table).policy(), {x: float(table["win"][x]) for x in range(1, total)}
+            table = get_table(match_game, MATCH_KIND)
+            yield "match plan", plan_for(canonical, table).policy(), {x: float(table["win"][x]) for x in range(1, total)}
         if "round" in wanted:
-            step = br.liars_match_step(match_game.rules, total, BuildOptions(jobs=jobs))
+            step = liars_match_step(match_game.rules, total, BuildOptions(jobs=jobs))
             _, affine, rows = step(None)
-            arrays = br.liars_arrays(rows, len(canonical.claims()), total)
-            plan = br.LiarsPlan(canonical, br._loose_table(arrays, {"total": total}))
-            yield "round plan", plan.policy(), br._fixed_point(affine, total)
+            arrays = liars_arrays(rows, len(canonical.claims()), total)
+            plan = LiarsPlan(canonical, unstored_table(arrays, {"total": total}))
+            yield "round plan", plan.policy(), stationary_match_values(affine, total)
         return
     if "match" in wanted:
-        solved = br.solve_bidding_match(game.rules, total)
-        yield "match plan", br.stages_policy(game, solved.stages), solved.win
+        solved = solve_bidding_match(game.rules, total)
+        yield "match plan", stages_policy(game, solved.stages), solved.win
     if "round" in wanted:
         pairs = [(x, total - x) for x in range(1, total)]
-        stages = [st for group in br.orbits(total) if sum(group[0]) == total
-                  for st in br.solve_two_dice_orbit(game.rules, group) if st.chips in pairs]
-        yield "round plan", br.stages_policy(game, stages), br._evaluate_match(stages, game, total)
+        stages = [st for group in orbits(total) if sum(group[0]) == total
+                  for st in solve_two_dice_orbit(game.rules, group) if st.chips in pairs]
+        yield "round plan", stages_policy(game, stages), two_dice_match_values(stages, game, total)
 
 
 def match(options: dict) -> None:
@@ -179,7 +188,7 @@ def match(options: dict) -> None:
     iteration from the plan's own match values, ``steps`` steps: a lower bound that is
     exact once a step changes nothing; with ``public`` one step, the first round after
     that public roll)."""
-    name = options.pop("game", br.BiddingBluffGame.NAME)
+    name = options.pop("game", BiddingBluffGame.NAME)
     chips, steps = int(options.pop("chips", 10)), int(options.pop("steps", 3))
     jobs = int(options.pop("jobs", 1))
     wanted = options.pop("plans", "match,round").split(",")
@@ -190,10 +199,10 @@ def match(options: dict) -> None:
     game = get_game(name, {**options, "start_chips": chips}, num_players=2)
     for label, policy, win in match_plans(game, chips, jobs, wanted):
         t = time.perf_counter()
-        result = br.match_exploitability(game, policy, win, chips, steps, public=public, jobs=jobs)
+        result = match_exploitability(game, policy, win, chips, steps, public=public, jobs=jobs)
         print(json.dumps({"game": name, "plan": label, "rules": options, "chips": chips, "P(starter wins)": win[chips],
                           **({"first round after": list(public) if public else "any public roll"}
-                             if isinstance(game, br.LiarsPokerGame) else {}),
+                             if isinstance(game, LiarsPokerGame) else {}),
                           "gain of a best responder (P(win), mean over who starts)": result.gain,
                           "best_response": result.best_response, "steps": result.steps, "last change": result.change,
                           "seconds": round(time.perf_counter() - t, 1)}), flush=True)
@@ -204,7 +213,7 @@ def main(argv: list[str]) -> None:
     if name == "match":
         return match(options)
     if name == "liars-all":
-        return rounds(br.LiarsPokerGame.NAME, {"public": "all", "policies": "equilibrium", **options})
+        return rounds(LiarsPokerGame.NAME, {"public": "all", "policies": "equilibrium", **options})
     return rounds(name, options)
 
 

@@ -29,13 +29,15 @@ def _isolated_table_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def liars_match_table():
     """The liar's poker match table from 1 chip each (2 in play), built and measured once
-    into the session's table cache (tests/test_bluff_round.py, tests/test_bluff_hint.py)."""
-    from kocka.solver.solvers.bluff import rounds as br
+    into the session's table cache (tests/test_bluff_round.py, tests/test_bluff_hint.py).
+    The smallest match there is (every round ends it) and one process: under ``-n auto``
+    each xdist worker already has a core of its own."""
+    from kocka.solver.solvers.bluff.match import LIARS_MATCH
     from kocka.solver.base.decision import BuildOptions
     from kocka.solver.store.table_store import build_table
     from kocka.solver.rules.bluff import LiarsPokerGame, LiarsPokerRules
 
-    return build_table(LiarsPokerGame(LiarsPokerRules(start_chips=1), 2), br.LIARS_MATCH, BuildOptions(progress=False))
+    return build_table(LiarsPokerGame(LiarsPokerRules(start_chips=1), 2), LIARS_MATCH, BuildOptions(jobs=1, progress=False))
 
 
 @pytest.fixture

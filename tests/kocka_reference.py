@@ -5,7 +5,7 @@ and :func:`bank_chance`, the one-turn recursion of tests/test_kocka_solver.py.
 Written from RULES.md section 1 on top of the engine's scoring functions only
 (``valid_set_asides``, ``is_full``, ``scores``, ``series_starts``, ``series_value``) and a
 series expectimax through the engine's own series states; nothing of
-``kocka.solver.solvers.kocka.kocka_solver`` is used. Every set-aside is its own option (no pruning:
+the solver (``kocka.solver.solvers.kocka``) is used. Every set-aside is its own option (no pruning:
 under ``last_turn`` and with three players more points can be worse). Outcomes with the
 same list of options are merged, which changes no value.
 

@@ -16,7 +16,8 @@ from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
 from kocka.agents.bots.base import AgentUnavailable, Event
 from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
 from kocka.agents.bots.catalogue import AgentOptions, agent_names, make_agent
-from kocka.solver.solvers.bluff import equilibrium as be
+import betting_round_abstraction as abstraction
+from kocka.solver.solvers.bluff import abazs as be
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.store.table_store import build_table, solver_for
 from kocka.solver.rules import CHANCE, get_game
@@ -316,20 +317,21 @@ def test_bayes_best_stake_among_the_candidates_is_its_best_over_every_stake():
 def test_truthful_is_heavily_exploitable_threshold_less():
     rules = AbazsRules()
     game = be.walk_game(rules)
-    truthful = be.exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability
-    threshold = be.exploitability(game, round_policy(ThresholdBot(game, 0))).exploitability
+    truthful = be.abazs_exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability
+    threshold = be.abazs_exploitability(game, round_policy(ThresholdBot(game, 0))).exploitability
     # a best responder facing a player who never challenges claims 12 as starter and is
     # never challenged: the never-challenger loses most rounds (0.87 chips measured)
     assert truthful > 0.8 and 0 < threshold < truthful
 
 
 def test_bots_as_betting_round_policies_reproduce_the_documented_exploitability():
-    # docs/BLUFF.md section 7, bidding bluff (simple), stake cap 3: bayes 1/18 (its best
-    # responses 7/6 as claimant, -19/18 as answerer), truthful 1/36
-    game = be.betting_round_game("bidding-bluff", 3)
-    bayes = be.betting_exploitability(game, round_policy(BayesBot(game, 0)))
+    # docs/BLUFF.md section 7 (the abstraction's figures the exact round replaced), bidding
+    # bluff (simple), stake cap 3: bayes 1/18 (its best responses 7/6 as claimant, -19/18
+    # as answerer), truthful 1/36 (tests/betting_round_abstraction.py)
+    game = abstraction.betting_round_game(3)
+    bayes = abstraction.betting_exploitability(game, round_policy(BayesBot(game, 0)))
     assert (bayes.exploitability, bayes.best_response) == (Fraction(1, 18), (Fraction(7, 6), Fraction(-19, 18)))
-    assert be.betting_exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability == Fraction(1, 36)
+    assert abstraction.betting_exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability == Fraction(1, 36)
 
 
 # ----------------------------------------------------------------------------------------
@@ -361,11 +363,11 @@ def test_equilibrium_bot_answers_a_state_document_as_in_a_match(table_dir):
     state = feed(game, bot, game.new_round_state((10, 10)), [(4, 6), Claim(s(10)), Accept(), (1, 2), Claim(s(11))])
     in_match = [(d.action, d.value, d.detail["P(claim true)"]) for d in bot.rank(state)]
     table = bot.table
-    expected = be.rank(game, table, state, previous=s(10))
+    expected = be.rank_abazs(game, table, state, previous=s(10))
     assert [(d.action, d.value, d.detail["P(claim true)"]) for d in expected] == in_match
     seat = Seat(SeatOptions(cache_dir=table_dir))
     assert seat_rank(game, state, "equilibrium", seat) == [(a, pytest.approx(v)) for a, v, _ in in_match]
-    opening = be.rank(game, table, state, previous=None)
+    opening = be.rank_abazs(game, table, state, previous=None)
     assert [d.detail["P(claim true)"] for d in opening] != [p for _, _, p in in_match]
 
 
@@ -383,5 +385,5 @@ def test_equilibrium_bot_unavailable(tmp_path, players, options, message):
 def test_bots_are_registered_for_the_bluff_games():
     for name in BLUFF_GAMES:
         assert {"bayes", "truthful", "threshold", "random"} <= set(agent_names(name))
-    # two-player equilibria exist for all three (solver/solvers/bluff/equilibrium.py, solver/solvers/bluff/rounds.py)
+    # two-player equilibria exist for all three (solver/solvers/bluff/abazs.py, bidding.py, liars.py)
     assert all("equilibrium" in agent_names(name) for name in BLUFF_GAMES)

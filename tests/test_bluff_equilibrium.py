@@ -1,13 +1,17 @@
-"""The Abázs equilibrium (solver/solvers/bluff/equilibrium.py): exact LP, hand-solved stages,
-exploitability from the independent best response, the table solver (BLUFF-3, BLUFF-5,
-BLUFF-7..BLUFF-10)."""
+"""The Abázs equilibrium (solver/solvers/bluff/abazs.py) and the exact LP under it
+(solver/solvers/bluff/lp.py): hand-solved stages, exploitability from the independent best
+response (solver/solvers/bluff/best_response.py, also checked in the one-betting-round
+abstraction of tests/betting_round_abstraction.py), the table solver (BLUFF-3, BLUFF-5,
+BLUFF-7..BLUFF-10, BLUFF-11..BLUFF-15)."""
 from __future__ import annotations
 
 from fractions import Fraction
 
 import pytest
 
-from kocka.solver.solvers.bluff import equilibrium as be
+import betting_round_abstraction as abstraction
+from kocka.solver.solvers.bluff import abazs as be
+from kocka.solver.solvers.bluff import lp
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.store.table_store import build_table, solver_for
@@ -50,13 +54,13 @@ LP_CASES = [
 
 @pytest.mark.parametrize("objective, a_ub, b_ub, a_eq, b_eq, value, x", LP_CASES)
 def test_lp_solves_hand_examples_exactly(objective, a_ub, b_ub, a_eq, b_eq, value, x):
-    solution = be.solve_lp(objective, a_ub, b_ub, a_eq, b_eq)
+    solution = lp.solve_lp(objective, a_ub, b_ub, a_eq, b_eq)
     assert solution.value == value and solution.x == x
 
 
 def test_lp_duals_price_the_bounds():
     # the first case's duals by hand: y = c B^-1 with B = [[1,2],[3,1]]: (2/5, 1/5)
-    assert be.solve_lp([1, 1], [[1, 2], [3, 1]], [4, 6]).duals == [Fraction(2, 5), Fraction(1, 5)]
+    assert lp.solve_lp([1, 1], [[1, 2], [3, 1]], [4, 6]).duals == [Fraction(2, 5), Fraction(1, 5)]
 
 
 @pytest.mark.parametrize("objective, a_ub, b_ub, problem", [
@@ -64,8 +68,20 @@ def test_lp_duals_price_the_bounds():
     ([1], [[1], [-1]], [1, -2], "infeasible"),  # x <= 1 and x >= 2
 ])
 def test_lp_reports_bad_programs(objective, a_ub, b_ub, problem):
-    with pytest.raises(be.LPError, match=problem):
-        be.solve_lp(objective, a_ub, b_ub)
+    with pytest.raises(lp.LPError, match=problem):
+        lp.solve_lp(objective, a_ub, b_ub)
+
+
+def test_signalling_solver_on_a_toy_poker():
+    # a good or bad hand (1/2 each); "check" goes to showdown (+-1); "bet" is folded to (+1)
+    # or called (+-2). By hand: the bad hand bets b with the caller indifferent,
+    # 2(b - 1)/(1 + b) = -1, so b = 1/3; the caller calls c with the bad hand indifferent,
+    # 1 - 3c = -1, so c = 2/3; value (1 + c)/2 - 1/2 = 1/3
+    bet = [[1, 2], [1, -2]]  # per type: (fold, call)
+    sol = lp.solve_signalling([Fraction(1, 2)] * 2, [[bet[0], [1]], [bet[1], [-1]]])
+    assert sol.value == Fraction(1, 3)
+    assert sol.receiver[0] == (Fraction(1, 3), Fraction(2, 3))
+    assert sol.sender == ((1, 0), (Fraction(1, 3), Fraction(2, 3)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -135,7 +151,7 @@ def test_best_response_against_an_honest_doubter_by_hand():
 
 def test_round_equilibrium_is_exactly_unexploitable(simple_round):
     game = be.walk_game(SIMPLE)
-    measured = be.exploitability(game, be.exact_policy(simple_round))
+    measured = be.abazs_exploitability(game, be.exact_policy(simple_round))
     assert measured.exploitability == 0  # exact rational arithmetic throughout
     assert measured.best_response == (simple_round.value, -simple_round.value)
 
@@ -151,7 +167,7 @@ def test_seat_values_sum_to_zero_and_match_the_lp(simple_round):
 def test_pro_round_equilibrium_below_target():
     rules = AbazsRules(ranking="pro", truth="at_least")
     eq = be.solve_abazs(rules)
-    assert be.exploitability(be.walk_game(rules), be.exact_policy(eq)).exploitability == 0
+    assert be.abazs_exploitability(be.walk_game(rules), be.exact_policy(eq)).exploitability == 0
 
 
 # ----------------------------------------------------------------------------------------
@@ -171,10 +187,10 @@ def test_match_start_value_is_a_fixed_point(simple_match):
 
 def test_match_equilibrium_is_unexploitable_in_the_match_but_not_the_round(simple_round, simple_match):
     game = be.walk_game(SIMPLE)
-    assert abs(be.match_exploitability(game, be.exact_policy(simple_match)).gain) < 1e-9
+    assert abs(be.abazs_match_exploitability(game, be.exact_policy(simple_match)).gain) < 1e-9
     # the +-1 round equilibrium ignores who starts next: a best responder in the match
     # gains chips off it (0.199 per round with these rules, by this measurement)
-    assert be.match_exploitability(game, be.exact_policy(simple_round)).gain > 0.1
+    assert be.abazs_match_exploitability(game, be.exact_policy(simple_round)).gain > 0.1
 
 
 def test_match_value_of_a_policy_against_itself_is_zero(simple_match):
@@ -190,7 +206,7 @@ def test_loser_starts_rule_scales_the_challenge_payoffs():
     rules = AbazsRules(next_starter="loser")
     assert be.challenge_payoffs(rules, Fraction(1, 2)) == (Fraction(3, 4), Fraction(-3, 4))
     game = be.walk_game(rules)
-    assert abs(be.match_exploitability(game, be.exact_policy(be.solve_abazs(rules))).gain) < 1e-9
+    assert abs(be.abazs_match_exploitability(game, be.exact_policy(be.solve_abazs(rules))).gain) < 1e-9
 
 
 # ----------------------------------------------------------------------------------------
@@ -203,12 +219,12 @@ def test_loser_starts_rule_scales_the_challenge_payoffs():
 ])
 def test_unsupported_games_are_refused(game, message):
     with pytest.raises(RulesError, match=message):
-        be.check_rules(game)
+        be.check_abazs_rules(game)
 
 
 def test_canonical_game_ignores_chips_and_seating():
     game = AbazsGame(AbazsRules(start_chips=3, seating="roll", ranking="pro"), 2)
-    assert be.canonical_game(game).rules == AbazsRules(ranking="pro")
+    assert be.canonical_abazs_game(game).rules == AbazsRules(ranking="pro")
 
 
 # ----------------------------------------------------------------------------------------
@@ -229,31 +245,20 @@ def test_table_rank_gives_posterior_and_values(simple_table):
     state = game.apply(state, Claim(s(12)))
     # previous claim 11: every roller must claim 12, so P(true) = P(a 12) = 1/36; the
     # round plan pays the challenger 1 - 2/36
-    ranked = be.rank(game, simple_table, state, previous=s(11), plan="round")
+    ranked = be.rank_abazs(game, simple_table, state, previous=s(11), plan="round")
     assert [d.action for d in ranked] == [Challenge()]
     assert ranked[0].detail["P(claim true)"] == pytest.approx(1 / 36)
     assert ranked[0].value == pytest.approx(34 / 36)
     opening = game.apply(game.apply(game.new_round_state((10, 10)), (3, 4)), Claim(s(7)))
-    answers = be.rank(game, simple_table, opening)
+    answers = be.rank_abazs(game, simple_table, opening)
     assert {type(d.action) for d in answers} == {Challenge, Accept}
     assert sum(d.detail["P(chosen)"] for d in answers) == pytest.approx(1.0)
 
 
 # ----------------------------------------------------------------------------------------
-# The betting-round abstraction of the bidding bluff and liar's poker (BLUFF-11..BLUFF-21)
+# The best response in the one-betting-round abstraction of the bidding bluff
+# (tests/betting_round_abstraction.py; BLUFF-11..BLUFF-15)
 # ----------------------------------------------------------------------------------------
-def test_signalling_solver_on_a_toy_poker():
-    # a good or bad hand (1/2 each); "check" goes to showdown (+-1); "bet" is folded to (+1)
-    # or called (+-2). By hand: the bad hand bets b with the caller indifferent,
-    # 2(b - 1)/(1 + b) = -1, so b = 1/3; the caller calls c with the bad hand indifferent,
-    # 1 - 3c = -1, so c = 2/3; value (1 + c)/2 - 1/2 = 1/3
-    bet = [[1, 2], [1, -2]]  # per type: (fold, call)
-    sol = be.solve_signalling([Fraction(1, 2)] * 2, [[bet[0], [1]], [bet[1], [-1]]])
-    assert sol.value == Fraction(1, 3)
-    assert sol.receiver[0] == (Fraction(1, 3), Fraction(2, 3))
-    assert sol.sender == ((1, 0), (Fraction(1, 3), Fraction(2, 3)))
-
-
 def _fixed(claim_value: int, stake: int, answer):
     """Claims ``sum claim_value`` with ``stake`` whatever the dice; answers ``answer``
     unless BLUFF-5 forces a bet on the top claim, 12."""
@@ -283,8 +288,8 @@ def _truthful_stake_one(state):
     (2, _truthful_stake_one, (Fraction(2), Fraction(-1))),
 ])  # fmt: skip
 def test_betting_best_response_by_hand(cap, policy, best_responses):
-    game = be.betting_round_game("bidding-bluff", cap)
-    result = be.betting_exploitability(game, policy)
+    game = abstraction.betting_round_game(cap)
+    result = abstraction.betting_exploitability(game, policy)
     assert result.best_response == best_responses
     assert result.exploitability == sum(best_responses) / 2
 
@@ -292,10 +297,10 @@ def test_betting_best_response_by_hand(cap, policy, best_responses):
 def test_betting_round_equilibrium_is_unexploitable():
     # stake cap 1: the truth is always allowed and pays +1 whether passed or bet on, and no
     # claim pays more than 1 chip: the value is exactly 1 (by hand)
-    assert be.solve_betting_round(be.betting_round_game("bidding-bluff", 1)).value == 1
+    assert abstraction.solve_betting_round(abstraction.betting_round_game(1)).value == 1
     # stake cap 2: the LP's equilibrium, checked by the independent best response (exact)
-    game = be.betting_round_game("bidding-bluff", 2)
-    eq = be.solve_betting_round(game)
+    game = abstraction.betting_round_game(2)
+    eq = abstraction.solve_betting_round(game)
     policy = eq.policy()
-    assert be.betting_policy_value(game, policy, policy) == eq.value
-    assert be.betting_exploitability(game, policy).best_response == (eq.value, -eq.value)
+    assert abstraction.betting_policy_value(game, policy, policy) == eq.value
+    assert abstraction.betting_exploitability(game, policy).best_response == (eq.value, -eq.value)

@@ -16,7 +16,9 @@ from kocka.agents.frontends.games.arena import run_arena
 from kocka.agents.frontends.commands.kocka_cli import main
 from kocka.agents.advice.hint import HintParams, hint
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
-from kocka.solver.solvers.bluff import rounds as br
+from kocka.solver.solvers.bluff.bidding import BiddingEquilibriumSolver, BiddingPlan
+from kocka.solver.solvers.bluff.match import LiarsMatchPlan
+from kocka.solver.solvers.bluff.plans import canonical_match_game
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules import get_game
@@ -57,12 +59,23 @@ def test_claim_hint_says_whether_each_claim_is_true_and_its_chance_of_a_challeng
     (("abazs", "--claim", "13"), "is not a claim"),
     (("abazs", "--dice", "3", "5", "--claim", "9"), "not both"),
     (("liars-poker", "--dice", "3", "5"), "public dice"),
-    (("bidding-bluff", "--dice", "3", "5", "--shown", "3"), "no re-throws"),
+    (("liars-poker", "--public", "2", "5", "5", "--dice", "3", "5", "--shown", "4"), "must be one of your dice"),
     (("bidding-bluff",), "--dice"),
 ])
 def test_bad_positions_get_one_line(args, message):
     result = run(*args)
     assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, option", [
+    (("bidding-bluff", "--dice", "3", "5", "--shown", "3"), "--shown"),  # no re-throws
+    (("abazs", "--claim", "9", "--stake", "2"), "--stake"),  # Abázs claims carry no stake
+])
+def test_each_bluff_game_takes_only_its_own_options(args, option):
+    result = run(*args)
+    assert result.exit_code == 2 and "No such option" in result.output and option in result.output
+    assert option in run(args[0].replace("bidding-bluff", "liars-poker").replace("abazs", "bidding-bluff"),
+                         "--help").output
 
 
 # ----------------------------------------------------------------------------------------
@@ -72,7 +85,7 @@ def test_bad_positions_get_one_line(args, message):
 def bidding_table():
     """A small table of the canonical game in the tests' cache (chips adding up to 6)."""
     game = BiddingBluffGame(BiddingBluffRules(), 2)
-    return build_table(game, br.BiddingEquilibriumSolver(max_total=6, measured=()), BuildOptions(progress=False))
+    return build_table(game, BiddingEquilibriumSolver(max_total=6, measured=()), BuildOptions(progress=False))
 
 
 def test_answer_hint_shows_the_tables_values(bidding_table):
@@ -86,7 +99,7 @@ def test_answer_hint_shows_the_tables_values(bidding_table):
     assert values["pass"] == pytest.approx(-35 / 18, abs=1e-12)
     q = report["actions"][0]["detail"]["P(claim true)"]
     assert values["bet"] == pytest.approx(2 * (1 - q) - 2 * q, abs=1e-12)
-    plan = br.BiddingPlan(BiddingBluffGame(BiddingBluffRules(), 2), bidding_table)
+    plan = BiddingPlan(BiddingBluffGame(BiddingBluffRules(), 2), bidding_table)
     assert q == pytest.approx(plan.truth_chance(TwoDiceClaim("sum", 10), 2, 2, TwoDiceClaim("sum", 11), 2)[0])
     assert "exact two-player round equilibrium" in " ".join(report["notes"])
 
@@ -127,9 +140,9 @@ def test_equilibrium_agent_plays_the_liars_match_plan(liars_match_table):
     # session's cache, tests/conftest.py): the agent plays the match plan (kocka-solve
     # build liars-poker --kind match), its values the chance to win the match
     game = get_game("liars-poker", {"start_chips": 1})
-    assert liars_match_table.meta.variant_id == br.canonical_match_game(game).rules.variant_id()
+    assert liars_match_table.meta.variant_id == canonical_match_game(game).rules.variant_id()
     agent = make_agent("equilibrium", game, 0, AgentOptions())
-    assert isinstance(agent.plan, br.LiarsMatchPlan) and agent.value_name == "P(win the match) vs equilibrium"
+    assert isinstance(agent.plan, LiarsMatchPlan) and agent.value_name == "P(win the match) vs equilibrium"
     state = game.apply(game.apply(game.new_round_state((1, 1)), (2, 5, 5)), (3, 6))
     ranked = agent.rank(state)
     assert ranked[0].value == pytest.approx(1.0)  # [2,5,5] with [3,6]: claiming the pair of 5s wins the match

@@ -1,4 +1,5 @@
-"""The exact two-player round of the betting bluff games (solver/solvers/bluff/rounds.py):
+"""The exact two-player round of the betting bluff games (solver/solvers/bluff/: stage.py,
+betting.py, bidding.py, liars.py, match.py, plans.py; the walk of best_response.py):
 stages solved by hand, the decomposition against a whole-tree LP of the engine's game,
 exact best responses at every stage, the independent best response through the engine,
 a Monte-Carlo check, liar's poker's public-roll symmetry and re-throws, and the tables
@@ -14,18 +15,21 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from kocka.solver.solvers.bluff import equilibrium as be
-from kocka.solver.solvers.bluff import rounds as br
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.base.dice import all_outcomes
 from kocka.solver.base.errors import RulesError
-from kocka.solver.store.table_store import build_table
+from kocka.solver.base.table_file import Table, check_layout
 from kocka.solver.rules.base import CHANCE
 from kocka.solver.rules.bluff import (
-    BiddingBluffGame, BiddingBluffRules, LiarsPokerGame, LiarsPokerRules, Reroll, TwoDiceClaim, claim_rank, hand_of,
-    single_round_game,
+    Bet, BiddingBluffGame, BiddingBluffRules, Claim, LiarsPokerGame, LiarsPokerRules, Pass, Reroll, TwoDiceClaim,
+    actual_result, claim_rank, hand_of, single_round_game, top_claim,
 )
-from kocka.solver.base.table_file import check_layout
+from kocka.solver.solvers.bluff import best_response, betting, bidding, liars, match, plans, two_player
+from kocka.solver.solvers.bluff.lp import solve_lp
+from kocka.solver.solvers.bluff.stage import (
+    Message, StageClaim, StageGame, _lp_sender, answerer_best_reply, bet_probability, sender_best_reply, solve_stage,
+)
+from kocka.solver.store.table_store import build_table
 
 F = Fraction
 
@@ -37,14 +41,14 @@ def s(value: int) -> TwoDiceClaim:
 # ----------------------------------------------------------------------------------------
 # Stages solved by hand
 # ----------------------------------------------------------------------------------------
-def toy_stage(x: int, y: int) -> br.StageGame:
+def toy_stage(x: int, y: int) -> StageGame:
     """A ranking with three results r1 < r2 < r3 (chances 1/2, 1/3, 1/6) and no claim
     standing but r1: the claims are r2 and r3 (the top claim, which must be bet on,
     BLUFF-5); r1 is false for both, r2 and r3 each true of itself (BLUFF-4)."""
-    return br.StageGame(
+    return StageGame(
         weights=(F(1, 2), F(1, 3), F(1, 6)),
         truth=((False, False), (True, False), (False, True)),
-        claims=(br.StageClaim(toy_pass_value(x, y)), br.StageClaim(F(0), forced=True)),
+        claims=(StageClaim(toy_pass_value(x, y)), StageClaim(F(0), forced=True)),
         active_chips=x, responder_chips=y,
     )
 
@@ -63,7 +67,7 @@ def test_one_chip_each_the_truth_always_earns_one():
     # (1, 1): a pass costs the answerer his last chip (BLUFF-6), so every claim earns its
     # claimant 1 if passed; r2 is true for itself (+1 if bet on), r3 must be bet on (+1
     # true); r1 lies: the answerer bets on r2 (the lie loses 1). V = 1/3 + 1/6 - 1/2 = 0.
-    solved = br.solve_stage(toy_stage(1, 1))
+    solved = solve_stage(toy_stage(1, 1))
     assert solved.value == 0 and solved.lie_value == -1
 
 
@@ -74,30 +78,30 @@ def test_three_chips_each_by_hand():
     # most lambda costs the truth least at k = 3: T(lambda) = 3/2 + (1/3)(3/2 - lambda).
     # F(lambda) = lambda/2 + (1/3) T(lambda) + (1/6) 3 grows with lambda, so lambda = -1
     # (the least a lie can be made to earn: stake 1, bet on), T = 7/3, V = 7/9.
-    solved = br.solve_stage(toy_stage(3, 3))
+    solved = solve_stage(toy_stage(3, 3))
     assert solved.value == F(7, 9) and solved.lie_value == -1
     # beta at (r2, 3) = (3/2 + 1)/(3 + 3/2) = 5/9; the truth claims r2 with stake 3
-    assert br.bet_probability(F(3, 2), F(-1), 3, 3, False) == F(5, 9)
-    assert solved.sender[1] == {br.Message(0, 3): 1}
+    assert bet_probability(F(3, 2), F(-1), 3, 3, False) == F(5, 9)
+    assert solved.sender[1] == {Message(0, 3): 1}
     # indifference at (r2, 3): lie mass = (3 - 3/2)/(3 + 3/2) x truth mass = 1/9, i.e.
     # r1 lies there with 2/9: P(r2 with stake 3 is true) = (1/3)/(1/3 + 1/9) = 3/4
-    assert solved.sender[0][br.Message(0, 3)] == F(2, 9)
+    assert solved.sender[0][Message(0, 3)] == F(2, 9)
 
 
 def test_stake_above_the_answerers_chips_cannot_be_bet_on():
     # (2, 1): stake 2 cannot be bet on (BLUFF-13), so any claim with it earns the pass
     # value, 1 (the answerer's last chip, BLUFF-6); r3 forced: +1 true, -1 lie. V = 1.
-    solved = br.solve_stage(toy_stage(2, 1))
+    solved = solve_stage(toy_stage(2, 1))
     assert solved.value == 1
-    assert br.bet_probability(F(1), solved.lie_value, 2, 1, False) == 0
+    assert bet_probability(F(1), solved.lie_value, 2, 1, False) == 0
 
 
 @pytest.mark.parametrize("chips", [(1, 1), (2, 2), (3, 3), (4, 2), (2, 5)])
 def test_lp_agrees_with_the_closed_form(chips):
     stage = toy_stage(*chips)
-    solved = br.solve_stage(stage)
-    sender = br._lp_sender(stage, solved.value)
-    assert br.answerer_best_reply(stage, sender) == solved.value == br.sender_best_reply(stage, solved.lie_value)
+    solved = solve_stage(stage)
+    sender = _lp_sender(stage, solved.value)
+    assert answerer_best_reply(stage, sender) == solved.value == sender_best_reply(stage, solved.lie_value)
 
 
 def test_bidding_bluff_stages_by_hand():
@@ -107,10 +111,10 @@ def test_bidding_bluff_stages_by_hand():
     # must be bet on (BLUFF-5): 1/36 - 35/36 = -17/18.
     game = BiddingBluffGame(BiddingBluffRules(), 2)
     solved = {(st.standing, st.chips): st.solution.value
-              for st in br.solve_two_dice_orbit(game.rules, [(2, 2), (1, 3)], exact=True)}
+              for st in bidding.solve_two_dice_orbit(game.rules, [(2, 2), (1, 3)], exact=True)}
     assert solved[(s(11), (1, 3))] == F(-17, 18)
-    stage, claims, _ = br.two_dice_stage(game, s(10), 1, 1, lambda c, x, y: None)
-    assert claims == (s(11), s(12)) and br.solve_stage(stage).value == F(-5, 6)
+    stage, claims, _ = bidding.two_dice_stage(game, s(10), 1, 1, lambda c, x, y: None)
+    assert claims == (s(11), s(12)) and solve_stage(stage).value == F(-5, 6)
 
 
 # ----------------------------------------------------------------------------------------
@@ -174,7 +178,7 @@ def whole_tree_value(game, start) -> Fraction:
             row[n0 + nq + q] -= f_matrix[q][tau]
         a_ub.append(row)
     objective = [0] * n0 + [1] + [0] * (nq - 1) + [-1] + [0] * (nq - 1)
-    return be.solve_lp(objective, a_ub, [0] * n1, a_eq, b_eq).value
+    return solve_lp(objective, a_ub, [0] * n1, a_eq, b_eq).value
 
 
 @pytest.mark.parametrize("standing, chips", [(9, (1, 1)), (10, (1, 2)), (10, (2, 1))])
@@ -184,8 +188,8 @@ def test_stages_equal_the_whole_tree_lp(standing, chips):
     game = single_round_game("bidding-bluff", 2)
     claim = s(standing)
     start = replace(game.new_round_state(chips), standing=claim, history=(claim,))
-    group = next(g for g in br.orbits(sum(chips)) if chips in g)
-    stages = br.solve_two_dice_orbit(game.rules, group, exact=True)
+    group = next(g for g in betting.orbits(sum(chips)) if chips in g)
+    stages = bidding.solve_two_dice_orbit(game.rules, group, exact=True)
     chain = next(st.solution.value for st in stages if st.standing == claim and st.chips == chips)
     assert chain == whole_tree_value(game, start)
 
@@ -195,29 +199,29 @@ def test_stages_equal_the_whole_tree_lp(standing, chips):
 # ----------------------------------------------------------------------------------------
 def test_every_stage_is_certified_by_exact_best_replies():
     rules = BiddingBluffRules(ranking="pro")
-    for stage in br.solve_two_dice_orbit(rules, next(g for g in br.orbits(5) if (3, 2) in g)):
+    for stage in bidding.solve_two_dice_orbit(rules, next(g for g in betting.orbits(5) if (3, 2) in g)):
         solved = stage.solution
-        assert br.sender_best_reply(stage.game, solved.lie_value) == solved.value
-        assert br.answerer_best_reply(stage.game, solved.sender) == solved.value
+        assert sender_best_reply(stage.game, solved.lie_value) == solved.value
+        assert answerer_best_reply(stage.game, solved.sender) == solved.value
         for probs in solved.sender:
             assert sum(probs.values()) == 1 and min(probs.values()) > 0
 
 
 def stage_policy(game, stages):
-    """An in-memory solution as a :data:`~kocka.solver.solvers.bluff.rounds.TurnPolicy`."""
+    """An in-memory solution as a :data:`~kocka.solver.solvers.bluff.best_response.TurnPolicy`."""
     index = {(st.standing, st.chips): st for st in stages}
 
     def policy(state):
         a, o = state.active, 1 - state.active
         if state.phase == "claim":
             st = index[(state.standing, (state.chips[a], state.chips[o]))]
-            result = br.actual_result(state.dice, game.rules.ranking)
+            result = actual_result(state.dice, game.rules.ranking)
             t = next(i for i, results in enumerate(st.types) if result in results)
-            return {br.Claim(st.claims[m.claim], m.stake): float(p) for m, p in st.solution.sender[t].items()}
+            return {Claim(st.claims[m.claim], m.stake): float(p) for m, p in st.solution.sender[t].items()}
         st = index[(state.previous, (state.chips[a], state.chips[o]))]
         claim = st.game.claims[st.claims.index(state.standing)]
-        beta = float(br.bet_probability(claim.pass_value, st.solution.lie_value, state.stake, st.chips[1], claim.forced))
-        return {k: v for k, v in ((br.Bet(), beta), (br.Pass(), 1 - beta)) if v}
+        beta = float(bet_probability(claim.pass_value, st.solution.lie_value, state.stake, st.chips[1], claim.forced))
+        return {k: v for k, v in ((Bet(), beta), (Pass(), 1 - beta)) if v}
 
     return policy
 
@@ -229,12 +233,12 @@ def test_round_is_unexploitable_by_the_independent_best_response(ranking, top_cl
     rules = BiddingBluffRules(ranking=ranking, top_claim=top_claim)
     game = BiddingBluffGame(rules, 2)
     x, y = chips
-    stages = br.solve_two_dice_orbit(rules, next(g for g in br.orbits(x + y) if chips in g))
+    stages = bidding.solve_two_dice_orbit(rules, next(g for g in betting.orbits(x + y) if chips in g))
     policy = stage_policy(game, stages)
     value = float(next(st.solution.value for st in stages if st.standing is None and st.chips == chips))
-    measured = br.round_exploitability(game, chips, policy)
+    measured = best_response.round_exploitability(game, chips, policy)
     assert abs(measured.exploitability) < 1e-12
-    assert abs(measured.best_response[0] - value) < 1e-12 and abs(br.round_value(game, chips, [policy] * 2) - value) < 1e-12
+    assert abs(measured.best_response[0] - value) < 1e-12 and abs(best_response.round_value(game, chips, [policy] * 2) - value) < 1e-12
 
 
 def test_best_response_against_a_passer_by_hand():
@@ -249,10 +253,10 @@ def test_best_response_against_a_passer_by_hand():
         legal = game.legal_actions(state)
         if state.phase == "claim":
             return {max((a for a in legal if a.claim == s(12)), key=lambda a: a.stake): 1.0}
-        return {br.Pass() if br.Pass() in legal else br.Bet(): 1.0}
+        return {Pass() if Pass() in legal else Bet(): 1.0}
 
     start = replace(game.new_round_state((2, 2)), standing=s(10), history=(s(10),))
-    assert br._RoundWalk(game, [None, passer], 0).after(start) == pytest.approx(1261 / 648, abs=1e-14)
+    assert best_response.BestResponseWalk(game, [None, passer], 0).after(start) == pytest.approx(1261 / 648, abs=1e-14)
 
 
 def test_monte_carlo_of_equilibrium_play_lands_in_the_interval():
@@ -260,7 +264,7 @@ def test_monte_carlo_of_equilibrium_play_lands_in_the_interval():
     chips over 3000 rounds from (2, 2) lies within 3.29 standard errors (99.9 %) of V."""
     rules = BiddingBluffRules()
     game = single_round_game("bidding-bluff", 2)
-    stages = br.solve_two_dice_orbit(rules, [(2, 2), (1, 3)])
+    stages = bidding.solve_two_dice_orbit(rules, [(2, 2), (1, 3)])
     policy = stage_policy(BiddingBluffGame(rules, 2), stages)
     value = float(next(st.solution.value for st in stages if st.standing is None and st.chips == (2, 2)))
     rng = random.Random(7)
@@ -285,25 +289,25 @@ def test_monte_carlo_of_equilibrium_play_lands_in_the_interval():
 def test_public_rolls_fall_into_31_classes_of_equal_games():
     # e.g. [1,1,3] and [2,2,3]: in order, the same hands are achievable with the same
     # chances and truth patterns, and the re-throws lead to the same positions
-    classes = br.public_classes(LiarsPokerGame(LiarsPokerRules(), 2))
+    classes = liars.public_classes(LiarsPokerGame(LiarsPokerRules(), 2))
     assert len(classes) == 31 and sum(len(c) for c in classes) == 56
     assert [(1, 1, 3), (2, 2, 3)] in classes and [(6, 6, 6)] not in classes
 
 
 def test_a_member_of_a_class_gets_the_values_of_its_own_solve():
     rules = LiarsPokerRules()
-    together = br.solve_liars_class(rules, [(1, 1, 3), (2, 2, 3)], 4)
-    alone = br.solve_liars_class(rules, [(2, 2, 3)], 4)
+    together = liars.solve_liars_class(rules, [(1, 1, 3), (2, 2, 3)], 4)
+    alone = liars.solve_liars_class(rules, [(2, 2, 3)], 4)
     member = all_outcomes(3).index((2, 2, 3))
     mine = {cell: v for cell, v in zip(together["cell"], together["value"]) if cell[0] == member}
     assert mine == dict(zip(alone["cell"], alone["value"]))
 
 
-def liars_table(start: int, members) -> br.Table:
+def liars_table(start: int, members) -> Table:
     rules = LiarsPokerRules(start_chips=start)
-    rows = br.solve_liars_class(rules, members, 2 * start)
+    rows = liars.solve_liars_class(rules, members, 2 * start)
     game = LiarsPokerGame(rules, 2)
-    return br._loose_table(br.liars_arrays(rows, len(game.claims()), 2 * start), {"total": 2 * start})
+    return betting.unstored_table(liars.liars_arrays(rows, len(game.claims()), 2 * start), {"total": 2 * start})
 
 
 def test_liars_round_with_rethrows_is_unexploitable():
@@ -312,14 +316,14 @@ def test_liars_round_with_rethrows_is_unexploitable():
     # independent best response walks the engine's re-throws and the turns that follow
     rules = LiarsPokerRules(start_chips=2)
     game = LiarsPokerGame(rules, 2)
-    plan = br.LiarsPlan(game, liars_table(2, [(6, 6, 6)]))
-    walk_game = br.round_game(game)
+    plan = liars.LiarsPlan(game, liars_table(2, [(6, 6, 6)]))
+    walk_game = best_response.round_game(game)
     standing = hand_of((6, 6, 6, 4, 4))
     start = walk_game.apply(walk_game.new_round_state((2, 2)), (6, 6, 6))
     start = replace(start, standing=standing, history=(standing,))
     policy = plan.policy()
     value = plan.value((6, 6, 6), standing, 2, 2)
-    best = (br._RoundWalk(walk_game, [None, policy], 0).after(start), br._RoundWalk(walk_game, [policy, None], 1).after(start))
+    best = (best_response.BestResponseWalk(walk_game, [None, policy], 0).after(start), best_response.BestResponseWalk(walk_game, [policy, None], 1).after(start))
     assert best[0] == pytest.approx(value, abs=1e-12) and best[1] == pytest.approx(-value, abs=1e-12)
     assert any(plan.distribution((6, 6, 6), standing, 2, 2, 0, i) for i in range(21))
 
@@ -329,7 +333,7 @@ def test_rethrow_is_an_outside_option_worth_its_stage():
     # the answer; with [6,6,6] public every private roll makes a true claim: V = 1, and a
     # re-throw (whose stage is worth 1 too) is never better
     game = LiarsPokerGame(LiarsPokerRules(start_chips=1), 2)
-    plan = br.LiarsPlan(game, liars_table(1, [(6, 6, 6)]))
+    plan = liars.LiarsPlan(game, liars_table(1, [(6, 6, 6)]))
     assert plan.value((6, 6, 6), None, 1, 1) == 1
     assert all(plan.value((6, 6, 6), None, 1, 1, d) == 1 for d in range(1, 7))
 
@@ -340,20 +344,20 @@ def test_rethrow_is_an_outside_option_worth_its_stage():
 @pytest.fixture(scope="module")
 def small_table(tmp_path_factory):
     game = BiddingBluffGame(BiddingBluffRules(), 2)
-    solver = br.BiddingEquilibriumSolver(max_total=6, measured=((2, 2),))
+    solver = bidding.BiddingEquilibriumSolver(max_total=6, measured=((2, 2),))
     return build_table(game, solver, BuildOptions(progress=False), tmp_path_factory.mktemp("tables"))
 
 
 def test_table_records_values_and_exploitability(small_table):
     extra = small_table.meta.extra
-    assert extra["max_total"] == 6 and extra["stages"] == len(br.chip_pairs(6)) * 11
+    assert extra["max_total"] == 6 and extra["stages"] == len(betting.chip_pairs(6)) * 11
     (entry,) = extra["exploitability"]
     assert entry["chips"] == [2, 2] and abs(entry["exploitability"]) < 1e-12
-    assert br.BIDDING_EQUILIBRIUM.check(BiddingBluffGame(BiddingBluffRules(), 2), small_table) == []
+    assert bidding.BIDDING_EQUILIBRIUM.check(BiddingBluffGame(BiddingBluffRules(), 2), small_table) == []
 
 
 def test_plan_reads_the_hand_values_back(small_table):
-    plan = br.BiddingPlan(BiddingBluffGame(BiddingBluffRules(), 2), small_table)
+    plan = bidding.BiddingPlan(BiddingBluffGame(BiddingBluffRules(), 2), small_table)
     assert plan.value(s(10), 1, 1) == pytest.approx(-5 / 6, abs=1e-15)
     assert plan.value(s(11), 1, 3) == pytest.approx(-17 / 18, abs=1e-15)
     assert plan.value(s(10), 2, 2) == pytest.approx(-1919 / 2556, abs=1e-15)  # the whole-tree LP's value
@@ -365,7 +369,7 @@ def test_answer_posterior_meets_the_indifference_condition(small_table):
     # where the answerer mixes, the roller's lies make him indifferent: a bet earns
     # (1 - q) k - q k, a pass -P, so q = (k + P) / (2k) (BLUFF-13, BLUFF-15)
     game = BiddingBluffGame(BiddingBluffRules(), 2)
-    plan = br.BiddingPlan(game, small_table)
+    plan = bidding.BiddingPlan(game, small_table)
     checked = 0
     for claim in game.claims()[:-1]:
         for stake in (1, 2, 3):
@@ -385,20 +389,20 @@ def test_answer_posterior_meets_the_indifference_condition(small_table):
 ])
 def test_unsupported_rules_are_refused(game, message):
     with pytest.raises(RulesError, match=message):
-        br.check_betting_rules(game)
+        betting.check_betting_rules(game)
 
 
 def test_canonical_games_keep_only_what_changes_the_round():
     game = BiddingBluffGame(BiddingBluffRules(ranking="pro", start_chips=7, seating="given", stake_cap="coverable"), 2)
-    assert br.canonical_game(game).rules == BiddingBluffRules(ranking="pro")
+    assert plans.canonical_betting_game(game).rules == BiddingBluffRules(ranking="pro")
     liar = LiarsPokerGame(LiarsPokerRules(start_chips=4, first_turn="next_seat"), 2)
-    assert br.canonical_game(liar).rules == LiarsPokerRules(start_chips=4)
+    assert plans.canonical_betting_game(liar).rules == LiarsPokerRules(start_chips=4)
 
 
 def test_liars_table_layout_matches_its_arrays():
     game = LiarsPokerGame(LiarsPokerRules(start_chips=1), 2)
     table = liars_table(1, [(6, 6, 6)])
-    layout = br.LIARS_EQUILIBRIUM.layout(game, table.meta)
+    layout = liars.LIARS_EQUILIBRIUM.layout(game, table.meta)
     for name, (shape, dtype) in layout.items():
         array = table[name]
         assert array.dtype == dtype and len(array.shape) == len(shape)
@@ -406,7 +410,7 @@ def test_liars_table_layout_matches_its_arrays():
     assert np.isfinite(table["value"][all_outcomes(3).index((6, 6, 6)), 0, 1, 0])
 
 
-def _explicit(stage: br.StageGame) -> br.StageGame:
+def _explicit(stage: StageGame) -> StageGame:
     """The same stage with every bet's payoff written out (+-the chips bet, BLUFF-15),
     so that it goes through the general-payoff path of the match plan."""
     claims = []
@@ -418,9 +422,9 @@ def _explicit(stage: br.StageGame) -> br.StageGame:
 
 def test_general_payoffs_give_the_round_plan_back():
     rules = BiddingBluffRules(ranking="pro")
-    stages = br.solve_two_dice_orbit(rules, next(g for g in br.orbits(7) if (4, 3) in g))
+    stages = bidding.solve_two_dice_orbit(rules, next(g for g in betting.orbits(7) if (4, 3) in g))
     for toy in [toy_stage(*c) for c in ((1, 1), (2, 2), (3, 3), (4, 2), (2, 5))] + [st.game for st in stages]:
-        linear, general = br.solve_stage(toy), br.solve_stage(_explicit(toy))
+        linear, general = solve_stage(toy), solve_stage(_explicit(toy))
         assert (general.value, general.lie_value) == (linear.value, linear.lie_value)
 
 
@@ -435,25 +439,25 @@ def test_match_values_for_two_chips_each_by_hand():
     # (false) or gives back 2 against 2 with the bettor starting (true, BLUFF-16): he never
     # loses, and the match ends with probability 1. W(1) = 0: the answerer bets on the
     # starter's first claim, and either the starter is out or it is 2 against 2 for him.
-    solved = br.solve_bidding_match(BiddingBluffRules(), 4)
+    solved = match.solve_bidding_match(BiddingBluffRules(), 4)
     assert solved.win == pytest.approx({1: 0.0, 2: 1.0, 3: 1.0}, abs=1e-12)
-    assert solved.residual < br.MATCH_TOLERANCE
+    assert solved.residual < match.MATCH_TOLERANCE
 
 
 def test_match_plan_is_unexploitable_in_the_match():
     rules = BiddingBluffRules()
     game = BiddingBluffGame(rules, 2)
-    solved = br.solve_bidding_match(rules, 6)
+    solved = match.solve_bidding_match(rules, 6)
     assert all(a <= b for a, b in zip(list(solved.win.values()), list(solved.win.values())[1:]))  # more chips, more wins
-    measured = br.match_exploitability(game, br.stages_policy(game, solved.stages), solved.win, 3, steps=2)
+    measured = match.match_exploitability(game, bidding.stages_policy(game, solved.stages), solved.win, 3, steps=2)
     assert abs(measured.gain) < 1e-12 and measured.change < 1e-12
 
 
 def test_match_table_round_trip(tmp_path):
     game = BiddingBluffGame(BiddingBluffRules(start_chips=2), 2)
-    table = build_table(game, br.BiddingMatchSolver(measure_steps=0), BuildOptions(progress=False), tmp_path)
-    plan = br.plan_for(game, table)
-    assert isinstance(plan, br.MatchPlan) and br.BIDDING_MATCH.check(game, table) == []
+    table = build_table(game, match.BiddingMatchSolver(measure_steps=0), BuildOptions(progress=False), tmp_path)
+    plan = plans.plan_for(game, table)
+    assert isinstance(plan, match.MatchPlan) and match.BIDDING_MATCH.check(game, table) == []
     assert plan.value(None, 2, 2) == pytest.approx(1.0) and plan.value(None, 1, 3) == pytest.approx(0.0)
 
 
@@ -484,7 +488,7 @@ def reach_above(game: LiarsPokerGame, public: tuple, standing) -> tuple[float, d
     most one re-throw (the engine's legal ``Reroll`` actions, BLUFF-18), ends his turn with
     a hand (``hand_of``, ranked by ``claim_rank``) above ``standing``, re-throwing only
     when that helps; and, per die kept and shown, the chance after that re-throw."""
-    walk = br.round_game(game, rounds=2)
+    walk = best_response.round_game(game, rounds=2)
     start = replace(walk.apply(walk.new_round_state((2, 2)), public), standing=standing, history=(standing,))
     total, after = 0.0, {}
     for hidden, p in walk.chance_outcomes(start):
@@ -501,15 +505,15 @@ def reach_above(game: LiarsPokerGame, public: tuple, standing) -> tuple[float, d
     return total, after
 
 
-def liars_match_plan(public: tuple) -> br.LiarsMatchPlan:
+def liars_match_plan(public: tuple) -> match.LiarsMatchPlan:
     """The match plan of the class of ``public`` with 2 chips each, solved for the hand
     values :data:`LIARS_TWO_EACH` (a stored match table holds every public roll)."""
     rules = LiarsPokerRules(start_chips=2)
     game = LiarsPokerGame(rules, 2)
-    rows, _, _ = br.solve_liars_match_class(rules, [public], 4, LIARS_TWO_EACH)
-    arrays = br.liars_arrays(rows, len(game.claims()), 4)
+    rows, _, _ = match.solve_liars_match_class(rules, [public], 4, LIARS_TWO_EACH)
+    arrays = liars.liars_arrays(rows, len(game.claims()), 4)
     arrays["win"] = np.array([np.nan] + [float(LIARS_TWO_EACH[x]) for x in (1, 2, 3)])
-    return br.LiarsMatchPlan(game, br._loose_table(arrays, {"total": 4}, br.MATCH_KIND))
+    return match.LiarsMatchPlan(game, betting.unstored_table(arrays, {"total": 4}, two_player.MATCH_KIND))
 
 
 @pytest.mark.parametrize("public", [(6, 6, 6), (2, 5, 5), (1, 2, 4)])
@@ -517,7 +521,7 @@ def test_liars_match_values_for_two_chips_each_by_hand(public):
     # every stage solved for the hand values W = LIARS_TWO_EACH gives them back (the
     # round's first roller, the starter, wins with W(x)), and so does the policy
     # evaluation of the strategies found (affine in W, re-throws as outside options)
-    _, priced, affine = br.solve_liars_match_class(LiarsPokerRules(start_chips=2), [public], 4, LIARS_TWO_EACH, rows=False)
+    _, priced, affine = match.solve_liars_match_class(LiarsPokerRules(start_chips=2), [public], 4, LIARS_TWO_EACH, rows=False)
     w = np.array([1.0] + [float(LIARS_TWO_EACH[x]) for x in (1, 2, 3)])
     for x in (1, 2, 3):
         assert priced[x] == pytest.approx(float(LIARS_TWO_EACH[x]), abs=1e-12)
@@ -541,7 +545,7 @@ def test_liars_match_stages_by_brute_force():
     plan = liars_match_plan(public)
     game = plan.game
     claims = game.claims_above(None, public, ())
-    assert claims[-1] == br.top_claim(public, game.rules)
+    assert claims[-1] == top_claim(public, game.rules)
     for standing in claims[:-1]:
         reach, after = reach_above(game, public, standing)
         assert plan.value(public, standing, 2, 2) == pytest.approx(reach, abs=1e-12)
@@ -561,7 +565,7 @@ def test_liars_match_plan_is_unexploitable_through_the_engine(standing):
     public = (2, 5, 5)
     plan = liars_match_plan(public)
     game = plan.game
-    walk = br.round_game(game, rounds=2)
+    walk = best_response.round_game(game, rounds=2)
     start = walk.apply(walk.new_round_state((2, 2)), public)
     if standing is not None:
         start = replace(start, standing=standing, history=(standing,))
@@ -576,9 +580,9 @@ def test_liars_match_plan_is_unexploitable_through_the_engine(standing):
 
     policy = plan.policy()
     value = plan.value(public, standing, 2, 2)
-    assert br._RoundWalk(walk, [None, policy], 0, priced(0)).after(start) == pytest.approx(value, abs=1e-12)
-    assert br._RoundWalk(walk, [policy, None], 1, priced(1)).after(start) == pytest.approx(1 - value, abs=1e-12)
-    assert br._RoundWalk(walk, [policy, policy], 0, priced(0)).after(start) == pytest.approx(value, abs=1e-12)
+    assert best_response.BestResponseWalk(walk, [None, policy], 0, priced(0)).after(start) == pytest.approx(value, abs=1e-12)
+    assert best_response.BestResponseWalk(walk, [policy, None], 1, priced(1)).after(start) == pytest.approx(1 - value, abs=1e-12)
+    assert best_response.BestResponseWalk(walk, [policy, policy], 0, priced(0)).after(start) == pytest.approx(value, abs=1e-12)
 
 
 def test_liars_match_starter_rolls_second_under_next_seat():
@@ -586,7 +590,7 @@ def test_liars_match_starter_rolls_second_under_next_seat():
     # claims his actual hand: a pass costs the answerer his last chip, a bet loses to the
     # truth), and he is the starter's opponent, so W(1) = 0 for the starter; one step
     # of the solve at that W gives it back
-    step = br.liars_match_step(LiarsPokerRules(start_chips=1, first_turn="next_seat"), 2)
+    step = match.liars_match_step(LiarsPokerRules(start_chips=1, first_turn="next_seat"), 2)
     priced, affine, kept = step({1: F(0)}, False)
     assert priced[1] == pytest.approx(0.0, abs=1e-12) and kept is None
 
@@ -598,12 +602,12 @@ def test_liars_match_table_round_trip(liars_match_table):  # the table: tests/co
     game = LiarsPokerGame(LiarsPokerRules(start_chips=1), 2)
     table = liars_match_table
     extra = table.meta.extra
-    assert table.meta.kind == br.MATCH_KIND and extra["headline_value"] == pytest.approx(1.0)
+    assert table.meta.kind == two_player.MATCH_KIND and extra["headline_value"] == pytest.approx(1.0)
     (measured,) = extra["match_exploitability"]
     assert measured["public"] == [6, 6, 6] and abs(measured["gain"]) < 1e-12
-    plan = br.plan_for(game, table)
-    assert isinstance(plan, br.LiarsMatchPlan) and br.LIARS_MATCH.check(game, table) == []
+    plan = plans.plan_for(game, table)
+    assert isinstance(plan, match.LiarsMatchPlan) and match.LIARS_MATCH.check(game, table) == []
     assert plan.value((1, 2, 4), None, 1, 1) == pytest.approx(1.0)
-    check_layout(table, br.LIARS_MATCH.layout(game, table.meta))
+    check_layout(table, match.LIARS_MATCH.layout(game, table.meta))
     assert table["win"].shape == (2,)
-    assert "P(the starter wins the match), 1 chips each" in br.LIARS_MATCH.summary(table)
+    assert "P(the starter wins the match), 1 chips each" in match.LIARS_MATCH.summary(table)

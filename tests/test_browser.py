@@ -10,13 +10,17 @@ cache, tests/conftest.py, built once here before the server starts). Small rule 
 keep the tables quick: a three-box kockapóker card, a Kocka race to 1000; the one figure
 of the full card (the hint for 1 1 3 4 6) needs the whole kockapóker table, about 10 s to
 build once.
+
+Every step waits for a state of the page, never for time: the page marks the position it
+shows (``body[data-position]``, one more for each position) and the hint and the card it
+drew for a position (``data-position`` of ``#hint-table`` and ``#card-table``), so a test
+reads a hint or taps a box only once they belong to the position on show.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import shutil
-import time
 import urllib.parse
 from typing import Any, Iterator
 
@@ -24,7 +28,7 @@ import pytest
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -99,7 +103,9 @@ def browser() -> Iterator[Any]:
 
 
 def wait_for(browser, condition, timeout: float = WAIT):
-    return WebDriverWait(browser, timeout).until(lambda d: condition(d))
+    """Until ``condition`` holds; an element redrawn while it was read is read again."""
+    return WebDriverWait(browser, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: condition(d))
 
 
 def text_of(browser, element_id: str) -> str:
@@ -111,10 +117,51 @@ def visible(browser, element_id: str) -> bool:
     return bool(elements) and elements[0].is_displayed()
 
 
-def hint_rows(browser) -> list[list[str]]:
-    """The hint table's rows, read in one go (the page may redraw it meanwhile)."""
+def shown_position(browser) -> int:
+    """The page's count of the positions it has shown (0 before the first)."""
+    return int(browser.execute_script("return document.body.dataset.position || '0'"))
+
+
+def drawn_for_the_position_shown(browser, table_id: str) -> list[list[str]] | None:
+    """The rows of a table the page draws for a position (``hint-table``, ``card-table``),
+    read in one go, or None while the table on show is one drawn for an earlier position
+    (or none is drawn yet)."""
     return browser.execute_script(
-        "return [...document.querySelectorAll('#hint-table tbody tr')].map((r) => [...r.cells].map((c) => c.textContent));")
+        "const t = document.getElementById(arguments[0]);"
+        "if (!t || t.dataset.position !== document.body.dataset.position) return null;"
+        "return [...t.querySelectorAll('tbody tr')].map((r) => [...r.cells].map((c) => c.textContent));", table_id)
+
+
+def hint_rows(browser) -> list[list[str]]:
+    """The hint's rows for the position on show; empty while its hint is still coming."""
+    return drawn_for_the_position_shown(browser, "hint-table") or []
+
+
+def table_rows(browser, table_id: str) -> list[list[str]]:
+    """A table's cells' text, read in one go (the page may redraw it meanwhile)."""
+    return browser.execute_script(
+        "const t = document.getElementById(arguments[0]);"
+        "return t ? [...t.querySelectorAll('tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)) : [];",
+        table_id)
+
+
+def play(browser, element) -> int:
+    """Clicks a move and returns the position shown before it: the caller waits for a
+    later one."""
+    before = shown_position(browser)
+    element.click()
+    return before
+
+
+def moved_on(browser, before: int) -> bool:
+    return shown_position(browser) > before
+
+
+def write_box(browser, box: str) -> int:
+    """Taps a box of the card once the card is the one drawn for the position on show
+    (before that its rows are an earlier position's, with no move behind them)."""
+    wait_for(browser, lambda d: drawn_for_the_position_shown(d, "card-table") is not None)
+    return play(browser, browser.find_element(By.ID, f"box-{box}"))
 
 
 def link(base: str, **params: Any) -> str:
@@ -124,9 +171,9 @@ def link(base: str, **params: Any) -> str:
 def tap_faces(browser, faces: str) -> None:
     for face in faces:
         browser.find_element(By.ID, f"face-{face}").click()
-    button = browser.find_element(By.ID, "enter-roll")
-    wait_for(browser, lambda d: button.is_enabled())
-    button.click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "enter-roll").is_enabled())
+    before = play(browser, browser.find_element(By.ID, "enter-roll"))
+    wait_for(browser, lambda d: moved_on(d, before))
 
 
 def fresh(browser, url: str) -> None:
@@ -171,16 +218,18 @@ def test_a_whole_kockapoker_turn_by_clicks(site, browser):
         browser.find_element(By.ID, f"die-{i}").click()
     keep = browser.find_element(By.ID, "keep")
     assert keep.text == "keep 6 6 6"
-    keep.click()
-    wait_for(browser, lambda d: "roll 2 dice" in text_of(d, "turn"))
+    before = play(browser, keep)
+    wait_for(browser, lambda d: moved_on(d, before))
+    assert "roll 2 dice" in text_of(browser, "turn")
     tap_faces(browser, "66")
-    wait_for(browser, lambda d: "throw 2 of 3" in text_of(d, "turn"))
+    assert "throw 2 of 3" in text_of(browser, "turn")
     # HU-5: five 6s in 6-osok: (5 - 3) x 6 = 12, shown as what the box would score now
-    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#box-sixes td.now").text == "12")
-    browser.find_element(By.ID, "box-sixes").click()
-    wait_for(browser, lambda d: "throw 0 of 3" in text_of(d, "turn"))
-    cells = browser.find_elements(By.CSS_SELECTOR, "#cards-table tbody tr:first-child td")
-    assert [c.text for c in cells] == ["6-osok", "12"]
+    wait_for(browser, lambda d: drawn_for_the_position_shown(d, "card-table"))
+    assert ["6-osok", "", "12"] in drawn_for_the_position_shown(browser, "card-table")
+    before = write_box(browser, "sixes")
+    wait_for(browser, lambda d: moved_on(d, before))
+    assert "throw 0 of 3" in text_of(browser, "turn")
+    assert table_rows(browser, "cards-table")[0] == ["6-osok", "12"]
     assert "Anna: write 6-osok" in text_of(browser, "message")
 
 
@@ -208,15 +257,17 @@ def test_a_kocka_turn_with_bank_or_roll_advice(site, browser):
         browser.find_element(By.ID, f"die-{i}").click()
     keep = browser.find_element(By.ID, "keep")
     assert keep.text == "take 1 1 1"
-    keep.click()
-    wait_for(browser, lambda d: hint_rows(d) and "turn total 1000" in text_of(d, "turn"))
+    before = play(browser, keep)
+    # the hint drawn for the position after the keep, not the rows of the roll before it
+    wait_for(browser, lambda d: moved_on(d, before) and hint_rows(d))
+    assert "turn total 1000" in text_of(browser, "turn")
     labels = [row[0] for row in hint_rows(browser)]
     assert any(label.startswith("bank 1000") for label in labels) and any(label.startswith("roll 3 dice") for label in labels)
     # banking 1000 reaches the target of 1000: the game is won (KOCKA-20), so banking is best
     assert hint_rows(browser)[0][0].startswith("bank 1000") and hint_rows(browser)[0][1] == "100.0%"
     wait_for(browser, lambda d: "P(win)" in text_of(d, "advice"))
-    browser.find_element(By.CSS_SELECTOR, "button.move[data-type='Bank']").click()
-    wait_for(browser, lambda d: "Game over" in text_of(d, "turn"))
+    before = play(browser, browser.find_element(By.CSS_SELECTOR, "button.move[data-type='Bank']"))
+    wait_for(browser, lambda d: moved_on(d, before))
     assert text_of(browser, "turn") == "Game over: me 1000, opponent 0; winner: me"
 
 
@@ -260,9 +311,9 @@ def test_the_page_survives_the_seat_restarting(tables, browser):
 def test_play_against_the_ai(site, browser):
     start_kockapoker(browser, site, {"boxes": ["chance"]}, against_ai=True)
     wait_for(browser, lambda d: visible(d, "roll-for-me"))
-    browser.find_element(By.ID, "roll-for-me").click()
-    wait_for(browser, lambda d: hint_rows(d))
-    browser.find_element(By.ID, "box-chance").click()  # one box: the game is over after each has one turn
+    before = play(browser, browser.find_element(By.ID, "roll-for-me"))
+    wait_for(browser, lambda d: moved_on(d, before) and hint_rows(d))
+    write_box(browser, "chance")  # one box: the game is over after each has one turn
     wait_for(browser, lambda d: "Game over" in text_of(d, "turn"))
     # the AI rolled and wrote its own box: two totals, each 63 (house of a card without face boxes) + a sum of 5..30
     totals = [int(part.rsplit(" ", 1)[1]) for part in text_of(browser, "turn").split(": ", 1)[1].split(";")[0].split(", ")]
@@ -286,10 +337,12 @@ def test_play_to_win_shows_the_chance_of_finishing_first(site, browser):
     tap_faces(browser, "45666")
     wait_for(browser, lambda d: hint_rows(d))
     assert visible(browser, "to-win-label")       # two players: offered
-    browser.find_element(By.ID, "box-chance").click()  # Anna: 4+5+6+6+6 = 27, 63 + 27 = 90 (HU-6, HU-7)
-    wait_for(browser, lambda d: "Bela: roll 5 dice" in text_of(d, "turn"))
+    before = write_box(browser, "chance")  # Anna: 4+5+6+6+6 = 27, 63 + 27 = 90 (HU-6, HU-7)
+    wait_for(browser, lambda d: moved_on(d, before))
+    assert "Bela: roll 5 dice" in text_of(browser, "turn")
     tap_faces(browser, "46666")
-    wait_for(browser, lambda d: hint_rows(d) and "throw 1 of 3" in text_of(d, "turn"))
+    wait_for(browser, lambda d: hint_rows(d))
+    assert "throw 1 of 3" in text_of(browser, "turn")
     # for points, keep 6 6 6 6: 63 + 24 + 4.25 = 91.25 against 91 for writing 28 now
     assert hint_rows(browser)[0][:2] == ["keep 6 6 6 6", "91.2500"]
     browser.find_element(By.ID, "to-win").click()
@@ -310,8 +363,8 @@ def test_play_to_win_shows_the_chance_of_finishing_first(site, browser):
     wait_for(browser, lambda d: visible(d, "setup"))
     browser.find_element(By.ID, "rules").clear()
     browser.find_element(By.ID, "rules").send_keys(json.dumps({"boxes": ["fives", "chance"]}))
-    browser.find_element(By.ID, "start").click()
-    wait_for(browser, lambda d: visible(d, "face-6"))
+    before = play(browser, browser.find_element(By.ID, "start"))
+    wait_for(browser, lambda d: moved_on(d, before))
     tap_faces(browser, "12355")
     wait_for(browser, lambda d: hint_rows(d) and visible(d, "to-win-note"))
     assert text_of(browser, "to-win-note").startswith("No ranking to win: agent 'winner' needs the target table")

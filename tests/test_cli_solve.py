@@ -67,3 +67,27 @@ def test_bad_input_is_one_clear_error(args, message, tmp_path):
     assert message in result.output
     assert "Traceback" not in result.output
     assert not list(tmp_path.glob("*"))  # nothing half-written
+
+
+# a Kocka race to 600 solves in well under a second
+KOCKA_600 = ["kocka", "-r", "target=600", "-r", "series_threshold=300", "-r", "min_bank_points=150", "--players", "2"]
+# and the Polish race on a card of the two straights
+POLISH_RACE = ["polish-basic", "-r", "boxes=small_straight,large_straight", "--kind", "race"]
+
+
+@pytest.mark.parametrize("args, fact, recorded", [
+    (TINY, "expected_score", lambda table: table.meta.extra["expected_score"]),
+    (TINY, "score_std", lambda table: table.meta.extra["distribution_std"]),
+    (KOCKA_600, "P(first player wins)", lambda table: float(table["win"][0, 0])),
+    (POLISH_RACE, "p_first_player_wins", lambda table: table.meta.extra["p_first_player_wins"]),
+], ids=["yahtzee-expected-score", "yahtzee-std", "kocka-race", "polish-race"])
+def test_info_json_gives_every_figure_at_full_precision(tmp_path, args, fact, recorded):
+    # the figure as the table holds it, to the last bit; the text for people rounds it
+    from kocka.solver.base.table_file import read_table
+
+    assert run("build", *args, "--cache-dir", str(tmp_path), "-q").exit_code == 0
+    facts = json.loads(run("info", *args, "--cache-dir", str(tmp_path), "--json").output)
+    want = recorded(read_table(facts["path"]))
+    assert facts[fact] == want and round(want, 6) != want  # more digits than the text shows
+    text = run("info", *args, "--cache-dir", str(tmp_path)).output
+    assert f"{fact}: {round(want, 6)}\n" in text

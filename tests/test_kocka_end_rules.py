@@ -24,10 +24,13 @@ from kocka_reference import BatchTurn, value_iteration
 from kocka.agents.bots.base import play_with_rng
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.base.errors import TableError
-from kocka.solver.solvers.kocka.kocka_solver import (
-    KOCKA_WINPROB, LEAD_UNITS, UNIT, end_race_turn_values, final_turn_table, final_turn_values, kocka_model, rank,
-    solve_race_ends, turn_reach_values, win_turn_values,
+from kocka.solver.solvers.kocka.end_race import (
+    LEAD_UNITS, end_race_turn_values, final_turn_table, final_turn_values, solve_race_ends,
 )
+from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model
+from kocka.solver.solvers.kocka.ranking import rank, win_turn_values
+from kocka.solver.solvers.kocka.single_turn import turn_reach_values
+from kocka.solver.solvers.kocka.tables import KOCKA_WINPROB
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, KockaState, SetAside
 
@@ -258,7 +261,7 @@ def test_monte_carlo_of_the_exact_policies_through_the_engine():
 
 
 def test_a_table_for_other_players_is_refused():
-    from kocka.solver.solvers.kocka.kocka_solver import KOCKA_WINPROB3  # noqa: PLC0415 (the test's second solver)
+    from kocka.solver.solvers.kocka.tables import KOCKA_WINPROB3  # noqa: PLC0415 (the test's second solver)
     rules = KockaRules.from_options(SMALL)
     table = build_table(KockaGame(rules, num_players=2), KOCKA_WINPROB, BuildOptions(progress=False), save=False)
     with pytest.raises(TableError, match="the winprob3 table is for 2 players, this one is for 3"):

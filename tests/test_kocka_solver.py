@@ -26,15 +26,18 @@ import numpy as np
 import pytest
 
 from kocka_reference import bank_chance, options_of_roll, series_completion
-from kocka.agents.advice.hint import HintParams, render
+from kocka.agents.advice.hint import render
 from kocka.agents.advice.hint import hint as make_hint
+from kocka.agents.advice.kocka import KockaHintParams
 from kocka.solver.base.dice import outcome_distribution
 from kocka.solver.base.errors import DiceError, InvalidStateError, RulesError, TableError
 from kocka.solver.store import table_store as registry
-from kocka.solver.solvers.kocka.kocka_solver import (
-    KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB, UNIT, action_prospects, kocka_model, race_turn_values,
-    rank, rank_by_turn_ev, rank_with_details, series_odds, solve_race, turn_ev_values, turn_reach_values,
-)
+from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model, series_odds
+from kocka.solver.solvers.kocka.prospects import action_prospects
+from kocka.solver.solvers.kocka.race import race_turn_values, solve_race
+from kocka.solver.solvers.kocka.ranking import rank, rank_by_turn_ev, rank_with_details
+from kocka.solver.solvers.kocka.single_turn import turn_ev_values, turn_reach_values
+from kocka.solver.solvers.kocka.tables import KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import (
@@ -370,7 +373,10 @@ def test_race_threads_give_the_same_table():
 
 @pytest.fixture(scope="module")
 def winprob_table():
-    return build_table(KockaGame(DEFAULT, num_players=2), KOCKA_WINPROB, BuildOptions(jobs=2, progress=False), save=False)
+    # the default rules, not a small variant: the tests below read positions of the full
+    # race (RULES.md 1.6 example 3 at 3000-3000, 8650 points, W[199, 0]); one thread, as
+    # each xdist worker already has a core of its own
+    return build_table(KockaGame(DEFAULT, num_players=2), KOCKA_WINPROB, BuildOptions(jobs=1, progress=False), save=False)
 
 
 @pytest.fixture(scope="module")
@@ -521,7 +527,7 @@ def test_hint_rankings_agree_with_rank(winprob_table, ev_table):
 def test_hint_ranks_the_issue_example(winprob_table, monkeypatch):
     monkeypatch.setattr(registry, "get_table", lambda game, kind, *a, **k: winprob_table)
     game = KockaGame(DEFAULT, num_players=1)
-    params = HintParams(dice=(1, 1, 1, 5, 5, 2), score=3000, opponent=8650, turn_total=400, dice_left=6)
+    params = KockaHintParams(dice=(1, 1, 1, 5, 5, 2), score=3000, opponent=8650, turn_total=400, dice_left=6)
     report = make_hint(game, params)
     assert report.value_name == "P(win)"
     # a compulsory re-roll (turn total 400, six dice): every set-aside, no series
@@ -535,17 +541,17 @@ def test_hint_ranks_the_issue_example(winprob_table, monkeypatch):
 
 def test_hint_without_scores_ranks_by_ev():
     game = KockaGame(DEFAULT, num_players=1)
-    report = make_hint(game, HintParams(dice=(2, 3, 3, 4, 5, 6)))
+    report = make_hint(game, KockaHintParams(dice=(2, 3, 3, 4, 5, 6)))
     # RULES.md 1.6 example 7: only the 5 scores (50); the player must roll five dice on
     assert report.value_name == "expected points this turn"
     assert [d.label for d in report.decisions] == ["set aside 5 (+50, 5 dice left), then roll on"]
 
 
 @pytest.mark.parametrize("params, error, message", [
-    (HintParams(dice=(1, 2, 3), dice_left=4), DiceError, r"--dice-left 4 must equal the number of dice rolled, got \[1, 2, 3\]"),
-    (HintParams(), DiceError, "kocka hint needs --dice"),
-    (HintParams(dice=(1, 7, 3)), DiceError, r"dice must be values in 1..6, got \[1, 7, 3\]"),
-    (HintParams(dice=(1, 1, 2, 3, 4, 5, 6)), DiceError, r"dice must be 1..6 values in 1..6, got \[1, 1, 2, 3, 4, 5, 6\]"),
+    (KockaHintParams(dice=(1, 2, 3), dice_left=4), DiceError, r"--dice-left 4 must equal the number of dice rolled, got \[1, 2, 3\]"),
+    (KockaHintParams(), DiceError, "kocka hint needs --dice"),
+    (KockaHintParams(dice=(1, 7, 3)), DiceError, r"dice must be values in 1..6, got \[1, 7, 3\]"),
+    (KockaHintParams(dice=(1, 1, 2, 3, 4, 5, 6)), DiceError, r"dice must be 1..6 values in 1..6, got \[1, 1, 2, 3, 4, 5, 6\]"),
 ])
 def test_hint_input_errors(params, error, message):
     with pytest.raises(error, match=message):
@@ -555,7 +561,7 @@ def test_hint_input_errors(params, error, message):
 def test_missing_winprob_table_names_the_build_command(tmp_path):
     game = KockaGame(DEFAULT, num_players=1)
     with pytest.raises(TableError, match="kocka-solve build kocka"):
-        make_hint(game, HintParams(dice=(1, 2, 2, 3, 4, 6), score=0, opponent=0, cache_dir=str(tmp_path)))
+        make_hint(game, KockaHintParams(dice=(1, 2, 2, 3, 4, 6), score=0, opponent=0, cache_dir=str(tmp_path)))
 
 
 def test_turn_tables_build_and_check():

@@ -27,15 +27,18 @@ from click.testing import CliRunner
 
 from kocka_reference import BatchTurn, value_iteration
 from kocka.agents.bots.base import play_with_rng
-from kocka.agents.advice.hint import HintParams
+from kocka.agents.advice.kocka import KockaHintParams, banked_scores
 from kocka.agents.advice.kocka import hint as kocka_hint
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.commands.solve_cli import main as solve_cli
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.base.errors import RulesError, TableError
-from kocka.solver.solvers.kocka.kocka_solver import (
-    KOCKA_WINPROB3, UNIT, DaskClassRunner, class_gain, classes_with_total, kocka_model, leading_opponents, rank,
-    solve_three, three_player_kernel, three_turn_values,
+from kocka.solver.solvers.kocka.dask_runner import DaskClassRunner
+from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model
+from kocka.solver.solvers.kocka.ranking import leading_opponents, rank
+from kocka.solver.solvers.kocka.tables import KOCKA_WINPROB3
+from kocka.solver.solvers.kocka.three_players import (
+    class_gain, classes_with_total, solve_three, three_player_kernel, three_turn_values,
 )
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, KockaState
@@ -246,12 +249,12 @@ def test_table_build_cli_hint_and_agent(tmp_path):
     assert bad.exit_code == 2 and "covers kocka.end='immediate' only" in bad.output
     # the hint with two opponents reads the three-player table
     game = KockaGame(SMALL, num_players=1)
-    params = HintParams(dice=(1, 1, 1, 2, 5, 5), score=100, extra={"opponents": "250,450"}, cache_dir=str(tmp_path))
+    params = KockaHintParams(dice=(1, 1, 1, 2, 5, 5), score=100, opponents=banked_scores("250,450"), cache_dir=str(tmp_path))
     report = kocka_hint(game, params)
     assert report.value_name == "P(win)" and "exact three-player table" in report.notes[0]
     assert "banked 100, 250, 450" in report.position
     with pytest.raises(RulesError, match="--opponents must be banked scores separated by commas"):
-        kocka_hint(game, HintParams(dice=(1, 2, 2, 3, 4, 6), extra={"opponents": "250;450"}))
+        banked_scores("250;450")
     # the optimal agent of a three-player game plays from it
     agent = make_agent("optimal", KockaGame(SMALL, num_players=3), options=AgentOptions(cache_dir=str(tmp_path)))
     assert agent.table.meta.kind == "winprob3"

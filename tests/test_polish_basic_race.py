@@ -21,8 +21,7 @@ from click.testing import CliRunner
 from polish_reference import EngineThrows
 from kocka.agents.frontends.games.arena import run_arena
 from kocka.agents.frontends.commands.kocka_cli import main as kocka_main
-from kocka.agents.advice.hint import HintParams
-from kocka.agents.advice.cards import polish_hint
+from kocka.agents.advice.cards import PolishBasicHintParams, polish_hint
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.bots.base import AgentUnavailable
 from kocka.solver.base.decision import BuildOptions
@@ -279,8 +278,8 @@ def test_hint_with_opponent_gives_p_win_per_action(default_race):
     # small straight from hand after his first throw, against an opponent who has 15
     game, enum, cache = default_race
     one = PolishBasicGame(game.rules)  # what `kocka hint` builds: the race needs no seat count
-    report = polish_hint(one, HintParams(dice=(1, 2, 3, 4, 5), roll=1, card={}, cache_dir=str(cache),
-                                         extra={"opponent": {"small_straight": 15}}))
+    report = polish_hint(one, PolishBasicHintParams(dice=(1, 2, 3, 4, 5), roll=1, card={}, cache_dir=str(cache),
+                                                    opponent={"small_straight": 15}))
     assert report.value_name == "P(win)"
     state = PolishBasicState(player=0, records=((None, None), (15, None)), throws=1, dice=(1, 2, 3, 4, 5))
     for d in report.decisions:
@@ -297,9 +296,9 @@ def test_hint_when_the_opponent_has_completed_is_the_last_turn(default_race):
     # ending without a record at 0 against 35 loses (0), recording the large straight from
     # hand (40) wins (1)
     game, enum, cache = default_race
-    report = polish_hint(PolishBasicGame(game.rules), HintParams(
+    report = polish_hint(PolishBasicGame(game.rules), PolishBasicHintParams(
         dice=(2, 3, 4, 5, 6), roll=1, card={}, cache_dir=str(cache),
-        extra={"opponent": {"small_straight": 15, "large_straight": 20}}))
+        opponent={"small_straight": 15, "large_straight": 20}))
     values = {type(d.action).__name__ + getattr(d.action, "combo", ""): d.value for d in report.decisions}
     assert values["Recordlarge_straight"] == 1.0 and values["EndTurn"] == 0.0
     assert "this is your last turn" in " ".join(report.notes)

@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 
 from polish_reference import EngineThrows
-from kocka.agents.advice.hint import HintParams
-from kocka.agents.advice.cards import polish_hint
+from kocka.agents.advice.cards import PolishBasicHintParams, polish_hint
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.base.errors import InvalidStateError, RulesError
 from kocka.solver.solvers.polish.values import POLISH_BASIC_EV, rank, rank_basic
@@ -163,7 +162,7 @@ def test_solitaire_hint_names_its_reading(tmp_path):
     # expected: the hint says which reading and how many turns its values assume
     game = PolishBasicGame(PolishBasicRules(boxes=("small_straight", "large_straight")))
     build_table(game, POLISH_BASIC_EV, QUIET, cache_dir=tmp_path)
-    report = polish_hint(game, HintParams(dice=(1, 2, 3, 4, 5), roll=1, cache_dir=str(tmp_path)))
+    report = polish_hint(game, PolishBasicHintParams(dice=(1, 2, 3, 4, 5), roll=1, cache_dir=str(tmp_path)))
     # the small straight from hand counts double (PL-6): 2 x 15
     assert report.decisions[0].action == Record("small_straight") and report.decisions[0].detail["points"] == 30
     text = " ".join(report.notes)

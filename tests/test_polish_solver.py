@@ -22,7 +22,7 @@ from kocka.solver.rules.polish import (
     COMBINATIONS, Declare, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, PolishGame,
     PolishRules, PolishState, Scratch,
 )
-from kocka.agents.advice.hint import HintParams
+from kocka.agents.advice.cards import PolishHintParams
 from kocka.agents.advice.cards import polish_hint as hint
 from kocka.solver.solvers.polish.values import (
     POLISH_BASIC_EV, POLISH_EV, build_arrays, rank,
@@ -206,12 +206,12 @@ def test_hint_lists_declarations_and_fence_spending(tmp_path):
     game = PolishGame(PolishRules(boxes=("fives", "pair"), stages=2, fence_cap=4))
     build_table(game, POLISH_EV, QUIET, cache_dir=tmp_path)
     card = {"fives": None, "pair": None}
-    report = hint(game, HintParams(dice=(1, 2, 3, 5, 5), roll=1, card=card, cache_dir=str(tmp_path),
-                                   extra={"stage": 2, "fences": 2}))
+    report = hint(game, PolishHintParams(dice=(1, 2, 3, 5, 5), roll=1, card=card, cache_dir=str(tmp_path),
+                                         stage=2, fences=2))
     assert {type(d.action) for d in report.decisions} == {Declare}
     assert report.decisions[0].value >= report.decisions[-1].value
-    report = hint(game, HintParams(dice=(1, 2, 3, 5, 5), roll=3, card=card, cache_dir=str(tmp_path),
-                                   extra={"stage": 2, "fences": 2, "declare": "fives"}))
+    report = hint(game, PolishHintParams(dice=(1, 2, 3, 5, 5), roll=3, card=card, cache_dir=str(tmp_path),
+                                         stage=2, fences=2, declare="fives"))
     keeps = [d for d in report.decisions if isinstance(d.action, Keep)]
     assert keeps and all(d.detail["spends_fence"] for d in keeps)
     # a stage-2 hint built from --card says that earlier stages count as zeros

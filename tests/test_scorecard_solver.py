@@ -22,7 +22,8 @@ from conftest import published
 from scorecard_reference import one_box_cards, turn_value
 from kocka.agents.bots.base import play_with_rng
 from kocka.agents.frontends.commands.kocka_cli import main
-from kocka.agents.advice.hint import HintParams, hint
+from kocka.agents.advice.cards import ScorecardHintParams
+from kocka.agents.advice.hint import hint
 from kocka.solver.base.errors import DiceError, InvalidStateError, TableError
 from kocka.solver.base.decision import BuildOptions
 from kocka.solver.store.table_store import build_table, get_table, path_for, solver_for
@@ -324,7 +325,7 @@ def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
     # entry + value of the card after it (value_of_card of the next card)
     game, table = kockapoker_table
     card_doc = {"pair": 10, "sixes": 6, "full": 19}  # ids and labels both accepted
-    report = hint(game, HintParams(dice=(3, 3, 3, 5, 5), roll=3, card=card_doc, cache_dir=str(table.path.parent)))
+    report = hint(game, ScorecardHintParams(dice=(3, 3, 3, 5, 5), roll=3, card=card_doc, cache_dir=str(table.path.parent)))
     assert all(d.label.startswith("write ") for d in report.decisions)
     entries = [None] * 15
     entries[game.box_index("pair")], entries[game.box_index("sixes")], entries[game.box_index("full_house")] = 10, 6, 19
@@ -338,8 +339,8 @@ def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
 def test_hint_rejects_bad_input(kockapoker_table):
     game, table = kockapoker_table
     with pytest.raises(DiceError, match=r"\[1, 1, 7"):
-        hint(game, HintParams(dice=(1, 1, 7, 4, 6), roll=1, cache_dir=str(table.path.parent)))
+        hint(game, ScorecardHintParams(dice=(1, 1, 7, 4, 6), roll=1, cache_dir=str(table.path.parent)))
     with pytest.raises(InvalidStateError, match="--roll must be 1, 2 or 3"):
-        hint(game, HintParams(dice=(1, 1, 3, 4, 6), roll=4, cache_dir=str(table.path.parent)))
+        hint(game, ScorecardHintParams(dice=(1, 1, 3, 4, 6), roll=4, cache_dir=str(table.path.parent)))
     with pytest.raises(InvalidStateError, match="no box 'bogus'"):
-        hint(game, HintParams(dice=(1, 1, 3, 4, 6), roll=1, card={"bogus": 3}, cache_dir=str(table.path.parent)))
+        hint(game, ScorecardHintParams(dice=(1, 1, 3, 4, 6), roll=1, card={"bogus": 3}, cache_dir=str(table.path.parent)))

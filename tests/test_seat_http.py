@@ -330,6 +330,75 @@ def test_a_connection_without_a_request_head_is_closed():
         assert httpx.get(base, timeout=30).status_code == 200
 
 
+def test_a_slow_reader_is_dropped():
+    """Issue 24, point 2 (scripts/attack_slow_reader.py at full size): pipelined requests
+    whose answers are never read hold a connection no longer than the write timeout,
+    with at most the output cap queued meanwhile."""
+    import struct
+    import time
+
+    from kocka.agents.frontends.seat.connections import WRITE_BUFFER_BYTES
+
+    with serving(write_timeout=1.0) as (base, server):
+        port = server.server_address[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as reader:
+            reader.setblocking(False)
+            data = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode() * 2000
+            started = time.monotonic()
+            while data and time.monotonic() - started < 2:
+                try:
+                    data = data[reader.send(data):]
+                except BlockingIOError:
+                    time.sleep(0.01)
+            sent, queued = time.monotonic(), 0
+            while time.monotonic() - sent < 8:
+                tcp_state = struct.unpack("B", reader.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1))[0]
+                if tcp_state == 7:  # TCP_CLOSE: reset by the server
+                    break
+                queued = max([queued] + [c.transport.get_write_buffer_size() for c in list(server._server.server_state.connections)
+                                         if c.transport is not None])
+                time.sleep(0.05)
+            dropped_after = time.monotonic() - sent
+        assert dropped_after < 4, dropped_after
+        assert 0 < queued <= WRITE_BUFFER_BYTES + 16384  # the cap, and the answer that went over it
+        assert httpx.get(base, timeout=30).status_code == 200
+
+
+def test_two_host_or_origin_headers_are_refused_400(url):
+    """Issue 24, point 8: the checks read the first; whoever reads the last is told otherwise."""
+    port = httpx.URL(url).port
+    own = f"http://127.0.0.1:{port}"
+    for doubled in (f"Origin: {own}\r\nOrigin: http://evil.example", f"Origin: {own}\r\nOrigin: {own}",
+                    f"Host: 127.0.0.1:{port}"):
+        reply = raw_exchange(port, (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{doubled}\r\n\r\n").encode())
+        assert reply.startswith(b"HTTP/1.1 400"), (doubled, reply[:200])
+        assert b"more than one Origin" in reply or doubled.startswith("Host")  # h11 refuses a second Host itself
+    assert httpx.get(url, headers={"Origin": own}, timeout=30).status_code == 200
+
+
+def test_refusals_are_logged_at_debug_with_a_summary_at_most_every_10_s(url, caplog):
+    import logging
+
+    from kocka.agents.frontends.seat.connections import RefusalLog
+
+    clock = [0.0]
+    refusals = RefusalLog(interval=10, clock=lambda: clock[0])
+    with caplog.at_level(logging.DEBUG, logger="kocka.seat"):
+        for step in range(200):
+            clock[0] = step * 0.1  # 200 refusals in 20 s
+            refusals.refused("403 forbidden", f"refusal {step}")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    debugs = [r for r in caplog.records if r.levelno == logging.DEBUG]
+    assert len(debugs) == 200 and len(warnings) == 2, warnings
+    assert warnings[0].startswith("1 request refused: 403 forbidden x1")
+    assert warnings[1].startswith("100 requests refused in the last 10 s: 403 forbidden x100")
+    caplog.clear()
+    with caplog.at_level(logging.INFO):  # over HTTP: 30 refused requests, at most one warning
+        for _ in range(30):
+            assert post(url, {"id": 1, "method": "hello"}, {"Origin": "http://evil.example"}).status_code == 403
+    assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) <= 1
+
+
 def test_the_lru_makes_a_value_once_under_threads():
     cache = seat_module._LRU(4)
     go, made, got = threading.Event(), [], []

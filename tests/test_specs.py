@@ -2,19 +2,24 @@
 
 Issue 11's acceptance check is "grep for a game's name finds it only in its spec, its engine
 and the tests"; :func:`test_game_names_appear_only_in_their_engine_module` is that grep.
+Issue 23's is "no front end imports a rules family module or tests a game's class":
+:func:`test_front_ends_import_no_game_family_and_test_no_game_class` reads the import
+statements and the ``isinstance`` calls of every front-end module.
 """
 from __future__ import annotations
 
+import ast
 import pathlib
 import random
 import re
 
 import pytest
 
+from kocka.agents.advice.hint import HintParams, declared_options
 from kocka.agents.frontends.commands.kocka_cli import main as kocka_main
 from kocka.agents.frontends.seat.protocol import describe_server
 from kocka.agents.bots.catalogue import agent_games, agent_names
-from kocka.solver.rules import game_names, game_specs, get_game, resolve, spec_for
+from kocka.solver.rules import Game, game_names, game_specs, get_game, resolve, spec_for
 from kocka.solver.rules.words import Words
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -29,8 +34,18 @@ def test_every_reference_of_a_spec_resolves(spec):
         assert solver.kind == table.kind, f"{spec.name}: {table.solver} builds kind {solver.kind!r}"
     if spec.hint is not None:
         assert callable(resolve(spec.hint))
+    assert (spec.hint is None) == (spec.hint_parameters is None), f"{spec.name}: a hint declares its parameters"
+    if spec.hint_parameters is not None:
+        params_class = resolve(spec.hint_parameters)
+        assert issubclass(params_class, HintParams) and declared_options(params_class), spec.hint_parameters
     if spec.view is not None:
         assert callable(resolve(spec.view))
+    if spec.distribution is not None:
+        assert callable(resolve(spec.distribution))
+    if spec.companion is not None:
+        from kocka.agents.advice.table_talk import TableTalk
+
+        assert isinstance(resolve(spec.companion), TableTalk), spec.companion
     for entry in spec.agents:
         assert callable(resolve(entry.factory)), entry
     names = {a.name for a in spec.agents}
@@ -53,8 +68,7 @@ def test_spec_facts_match_the_engine(spec):
 def test_front_ends_list_exactly_the_registered_games():
     names = game_names()
     assert [g["name"] for g in describe_server()["games"]] == list(names)
-    hint_choices = kocka_main.commands["hint"].params[0].type.choices
-    assert list(hint_choices) == list(names)
+    assert kocka_main.commands["hint"].list_commands(None) == list(names)
     assert all(spec.name in (kocka_main.help or "") for spec in SPECS)
 
 
@@ -85,6 +99,109 @@ def test_game_names_appear_only_in_their_engine_module():
                 if quoted.search(code) and not _in_docstring_or_example(line):
                     offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offenders, "game names outside their spec:\n" + "\n".join(offenders)
+
+
+FRONT_ENDS = ROOT / "agents" / "frontends"
+RULES_SHARED = {"__init__", "base", "spec", "words"}
+"""The rules modules every game shares; the others are the game families' own."""
+
+
+def _family_modules() -> set[str]:
+    return {f"kocka.solver.rules.{p.stem}" for p in (ROOT / "solver" / "rules").glob("*.py") if p.stem not in RULES_SHARED}
+
+
+def _game_classes() -> set[str]:
+    """The names of every engine class (every subclass of the base Game)."""
+    found, todo = set(), [Game]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.add(sub.__name__)
+            todo.append(sub)
+    return found
+
+
+def _imports(source: str, package: str) -> list[tuple[int, str]]:
+    """``(line, module)`` for every module an import statement of ``source`` (a module of
+    ``package``) names; a name imported from a package counts as its submodule too
+    (``from kocka.solver.rules import kocka`` imports ``kocka.solver.rules.kocka``), and
+    relative imports are resolved."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _class_tests(source: str, classes: set[str]) -> list[tuple[int, str]]:
+    """``(line, class)`` for every ``isinstance``/``issubclass`` call of ``source`` against
+    one of ``classes`` (a name, an attribute such as ``scorecard.ScorecardGame``, or a
+    tuple of them)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2):
+            continue
+        kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        for kind in kinds:
+            name = kind.id if isinstance(kind, ast.Name) else kind.attr if isinstance(kind, ast.Attribute) else None
+            if name in classes:
+                found.append((node.lineno, name))
+    return found
+
+
+def _not_generic(source: str, package: str) -> list[str]:
+    """What makes a front-end module of ``package`` with ``source`` not generic: each
+    import of a game family's rules module or of a solver, and each test of a game's class."""
+    families, classes = _family_modules(), _game_classes()
+    found = []
+    for line, module in _imports(source, package):
+        if module in families or any(module.startswith(f"{f}.") for f in families):
+            found.append(f"{line}: imports the game family module {module}")
+        elif module == "kocka.solver.solvers" or module.startswith("kocka.solver.solvers."):
+            found.append(f"{line}: imports the solver {module}")
+    found += [f"{line}: tests a game's class ({name})" for line, name in _class_tests(source, classes)]
+    return found
+
+
+def test_front_ends_import_no_game_family_and_test_no_game_class():
+    """A front end (every module under agents/frontends/) is generic: it imports no game
+    family's rules module (only the shared base, spec and words) and no solver, and never
+    asks whether a game is of some family's class; what it needs of a game comes from the
+    base Game or from the game's spec (issue 23)."""
+    assert {spec.engine.__module__ for spec in SPECS} <= _family_modules() and "ScorecardGame" in _game_classes()
+    offenders = []
+    for path in sorted(FRONT_ENDS.rglob("*.py")):
+        where = path.relative_to(ROOT)
+        package = "kocka." + ".".join(where.with_suffix("").parts[:-1])
+        offenders += [f"{where}:{found}" for found in _not_generic(path.read_text(encoding="utf-8"), package)]
+    assert not offenders, "front ends that are not generic:\n" + "\n".join(offenders)
+
+
+def test_the_front_end_check_finds_what_it_forbids():
+    """The check above is not vacuous: in a made-up front-end module it finds every
+    forbidden import, absolute, from a package or relative, and the class test."""
+    source = ("from kocka.solver.rules.scorecard import ScorecardGame\n"
+              "from kocka.solver.rules import kocka, spec\n"
+              "import kocka.solver.solvers.scorecard.values\n"
+              "from ....solver.solvers.kocka import ranking\n"
+              "from kocka.solver.rules.base import Game\n"
+              "ok = isinstance(game, (Game, rules.KockaGame))\n")
+    assert _not_generic(source, "kocka.agents.frontends.games") == [
+        "1: imports the game family module kocka.solver.rules.scorecard",
+        "1: imports the game family module kocka.solver.rules.scorecard.ScorecardGame",
+        "2: imports the game family module kocka.solver.rules.kocka",
+        "3: imports the solver kocka.solver.solvers.scorecard.values",
+        "4: imports the solver kocka.solver.solvers.kocka",
+        "4: imports the solver kocka.solver.solvers.kocka.ranking",
+        "6: tests a game's class (KockaGame)",
+    ]
 
 
 def _in_docstring_or_example(line: str) -> bool:

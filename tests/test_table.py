@@ -18,13 +18,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.agents.frontends.commands.kocka_cli import card_option, main
-from kocka.agents.frontends.games.companion import (
-    FORMAT, TableFileError, TableSession, companion_games, finish_chances, first_place_shares,
-)
+from kocka.agents.advice.cards import card_option
+from kocka.agents.advice.table_talk import finish_chances
+from kocka.agents.frontends.commands.kocka_cli import main
+from kocka.agents.frontends.games.companion import FORMAT, TableFileError, TableSession, companion_games
 from kocka.agents.bots.catalogue import AgentOptions
 from kocka.agents.bots.target_agents import WinnerAgent
 from kocka.solver.base.errors import KockaError
+from kocka.solver.models.finishing import first_place_shares
 from kocka.solver.store.table_store import game_from_cli, get_table
 from kocka.solver.rules import game_specs
 

@@ -346,7 +346,8 @@ def test_verify_ignores_the_record(tmp_path, hashes):
     verified_path(path).write_text(json.dumps(record))
     time.sleep(0.05)
     verified_path(path).write_text(json.dumps(record))  # the record now newer than the file
-    open_table(tiny_game(), solver_for("yahtzee"), tmp_path)  # the normal load trusts the record
+    with pytest.raises(TableError, match="disagrees with the rules"):  # the record spares the hash,
+        open_table(tiny_game(), solver_for("yahtzee"), tmp_path)  # not the load's spot check
     result = CliRunner().invoke(main, ["verify", "yahtzee", *TINY_CLI_RULES, "--cache-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert_one_line_refusal(result.output.removeprefix("error: "), path, "fails its checksum")
@@ -393,3 +394,156 @@ def test_every_layout_fits_its_fresh_table_and_refuses_a_changed_one(tmp_path, n
 def test_a_missing_table_still_names_the_build_command(tmp_path):
     message = via_get_table(path_for(tiny_game(), solver_for("yahtzee"), tmp_path))
     assert "no yahtzee/ev table" in message and "build it with: kocka-solve build yahtzee" in message
+
+
+# ----------------------------------------------------------------------------------------
+# Crafted tables (issue 24): refused from their headers, in one line, before any array
+# is inflated; the attacks are scripts/attack_tables.py's
+# ----------------------------------------------------------------------------------------
+def _attack_module():
+    import importlib.util
+    import pathlib
+
+    where = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "attack_tables.py"
+    spec = importlib.util.spec_from_file_location("attack_tables", where)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+attacks = _attack_module()
+CRAFTED = {
+    "huge header": (attacks.huge_header, "declares 1,099,511,627,776 values of <f8"),
+    "huge header and zip size": (attacks.huge_header_and_zip_size, "which do not fit in the file"),
+    "deep metadata": (attacks.deep_meta, "nests deeper than"),
+    "pickle values": (attacks.pickle_values, "tables never contain pickled objects"),
+    "pickle metadata": (attacks.pickle_meta, "tables never contain pickled objects"),
+    "object array": (attacks.object_values, "tables never contain pickled objects"),
+    "zip bomb": (attacks.zip_bomb(2 ** 22), "array 'values' has shape (524288,), not (4,)"),
+    "halved values, checksum recomputed": (attacks.halved_and_resigned, "disagrees with the rules"),
+    "system file": (attacks.system_file, "is not a kocka table"),
+}
+
+
+@pytest.mark.parametrize("attack", list(CRAFTED))
+def test_a_crafted_table_is_refused_in_one_line(tmp_path, attack):
+    damage, phrase = CRAFTED[attack]
+    path = build_tiny(tmp_path)
+    damage(path)
+    message = via_get_table(path)
+    assert_one_line_refusal(message, path, phrase)
+    assert "allow_pickle" not in message
+
+
+def test_a_zip_bomb_is_not_inflated(tmp_path, monkeypatch):
+    """The bomb's header alone is read: no stream is read past its first kilobyte."""
+    path = build_tiny(tmp_path)
+    attacks.zip_bomb(2 ** 22)(path)
+    reads = []
+    real_open = zipfile.ZipFile.open
+
+    def counting_open(self, name, *args, **kwargs):
+        stream = real_open(self, name, *args, **kwargs)
+        real_read = stream.read
+        stream.read = lambda n=-1: reads.append(n) or real_read(n)
+        return stream
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", counting_open)
+    with pytest.raises(TableError, match="has shape"):
+        open_table(tiny_game(), solver_for("yahtzee"), tmp_path)
+    assert reads and all(0 <= n <= 10_000 for n in reads)
+
+
+def test_a_compressed_member_within_its_layout_is_read(tmp_path):
+    """np.savez_compressed's deflated members are tables too, read through the bounded stream."""
+    path = build_tiny(tmp_path)
+    members = attacks.members_of(path)
+    attacks.write_members(path, members, compress=set(members))
+    assert get_table(tiny_game(), cache_dir=tmp_path)["values"].shape == (4,)
+
+
+# ----------------------------------------------------------------------------------------
+# Builds check their destination before they compute, and clean up after dead builds
+# ----------------------------------------------------------------------------------------
+def _counting_build(monkeypatch) -> list[int]:
+    solver = solver_for("yahtzee")
+    calls: list[int] = []
+    real = type(solver).build
+    monkeypatch.setattr(type(solver), "build", lambda self, game, options: calls.append(1) or real(self, game, options))
+    return calls
+
+
+def test_a_read_only_cache_fails_in_one_line_before_the_build(tmp_path, monkeypatch):
+    from kocka.agents.frontends.commands.solve_cli import main
+
+    calls = _counting_build(monkeypatch)
+    folder = attacks.unwritable_folder(tmp_path)
+    start = time.perf_counter()
+    result = CliRunner().invoke(main, ["build", "yahtzee", *TINY_CLI_RULES, "--cache-dir", str(folder), "-q"])
+    assert time.perf_counter() - start < 1.0
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot write tables to") and "Traceback" not in result.output
+    assert calls == []
+
+
+def test_a_full_disk_fails_before_the_build(tmp_path, monkeypatch):
+    calls = _counting_build(monkeypatch)
+    monkeypatch.setattr(tables.shutil, "disk_usage", lambda p: type("Usage", (), {"free": 1000})())
+    with pytest.raises(TableError, match="not enough space"):
+        build_tiny(tmp_path)
+    assert calls == []
+
+
+def test_a_failed_build_missing_is_not_retried_per_request(tmp_path, monkeypatch):
+    calls = _counting_build(monkeypatch)
+    monkeypatch.setattr(registry, "_FAILED_BUILDS", {})
+    folder = attacks.unwritable_folder(tmp_path)
+    messages = []
+    for _ in range(3):
+        with pytest.raises(TableError) as exc:
+            get_table(tiny_game(), cache_dir=folder, build_missing=True, announce=lambda m: None)
+        messages.append(str(exc.value))
+    assert calls == [] and all("cannot write tables to" in m and "\n" not in m for m in messages)
+    assert "not retried" in messages[-1]
+
+
+def test_the_seat_answers_table_missing_when_build_missing_fails(tmp_path, monkeypatch):
+    from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
+
+    monkeypatch.setattr(registry, "_FAILED_BUILDS", {})
+    calls = _counting_build(monkeypatch)
+    seat = Seat(SeatOptions(cache_dir=attacks.unwritable_folder(tmp_path), build_missing=True))
+    for i in range(3):
+        response = json.loads(seat.handle_line(json.dumps(
+            {"id": i, "method": "rank", "state": mid_game_state(), "agent": "optimal"})))
+        assert response["error"]["code"] == "table_missing", response
+        assert "cannot write tables to" in response["error"]["message"]
+    assert calls == []
+
+
+def test_a_stale_temporary_file_is_listed_and_removed_by_the_next_build(tmp_path):
+    from kocka.agents.frontends.commands.solve_cli import main
+
+    path = build_tiny(tmp_path)
+    stale = path.with_name(path.name + ".k9x1.tmp")  # what kill -9 during a write leaves
+    stale.write_bytes(b"PK\x03\x04 half a table")
+    old = time.time() - 60
+    os.utime(stale, (old, old))
+    listed = CliRunner().invoke(main, ["list", "--cache-dir", str(tmp_path)]).output
+    assert f"{stale.name}: temporary file" in listed and "stale" in listed
+    build_tiny(tmp_path)
+    assert not stale.exists()
+    assert "temporary file" not in CliRunner().invoke(main, ["list", "--cache-dir", str(tmp_path)]).output
+
+
+def test_a_live_write_is_not_taken_for_stale(tmp_path):
+    path = build_tiny(tmp_path)
+    live = path.with_name(path.name + ".live.tmp")
+    with open(live, "wb") as fh:
+        tables._lock(fh)
+        old = time.time() - 60
+        os.utime(live, (old, old))
+        assert tables.temporary_files(path) == [live] and not tables.is_stale(live)
+        assert tables.remove_stale_temporaries(path) == []
+    assert tables.is_stale(live)

@@ -18,11 +18,11 @@ over the claimant's equilibrium claims (or the bot's model of him).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from kocka.agents.bots.base import AgentUnavailable
-from kocka.agents.advice.hint import HintParams, HintReport
+from kocka.agents.advice.hint import HintParams, HintReport, hint_option
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.dice import validate_dice
@@ -35,8 +35,52 @@ _PLACEHOLDER = 1
 """The face given to the claimant's hidden dice when the hint answers: an answer never
 looks at them (the judges read only what the answerer sees)."""
 
+CLAIM_EXAMPLES = "e.g. 8, 'pair 5', 'two pairs 5 2', 'full house 6 2' (as kocka play takes it)"
 
-def hint(game: BluffGame, params: HintParams) -> HintReport:
+
+@dataclass(frozen=True)
+class BluffHintParams(HintParams):
+    """What ``kocka hint`` takes in the bluff games: the claimant's dice and the claim to
+    beat, or the claim answered and the one it beat; the chips. The betting games add the
+    stake (:class:`BettingHintParams`), liar's poker the public dice and the shown die
+    (:class:`LiarsPokerHintParams`); here these are plain fields, not options."""
+
+    dice: tuple[int, ...] | None = hint_option(
+        "When you claim: your two dice, e.g. --dice 3 5 (the values after --dice are collected).", type=int, rest=True,
+        metavar="DIE")
+    standing: str | None = hint_option(
+        f"When you claim: the claim to beat, {CLAIM_EXAMPLES} (default: none, you claim first).", metavar="CLAIM")
+    claim: str | None = hint_option(
+        "When you answer (instead of --dice): the claim you answer, written as for --standing.", metavar="CLAIM")
+    previous: str | None = hint_option(
+        "When you answer: the claim that --claim beat (default: none, the round's first claim).", metavar="CLAIM")
+    chips: tuple[int, int] | None = hint_option(
+        "Your chips and the opponent's, e.g. --chips 7 9 (default: the starting chips of the rules).",
+        type=int, nargs=2, metavar="MINE THEIRS")
+    stake: int | None = None
+    public: tuple[int, ...] | None = None
+    shown: int | None = None
+
+
+@dataclass(frozen=True)
+class BettingHintParams(BluffHintParams):
+    """The bluff games whose claims carry a stake: the stake of the claim answered."""
+
+    stake: int | None = hint_option("When you answer: the stake of the claim (default 1).", type=int)
+
+
+@dataclass(frozen=True)
+class LiarsPokerHintParams(BettingHintParams):
+    """Liar's poker: the public dice, and the die shown on a re-throw."""
+
+    public: tuple[int, ...] | None = hint_option("The three public dice, e.g. --public 2 5 5.", type=int, nargs=3,
+                                                  metavar="DIE DIE DIE")
+    shown: int | None = hint_option(
+        "The die kept and shown on a re-throw (when you claim: one of your --dice; when you answer: the "
+        "claimant's).", type=int, metavar="DIE")
+
+
+def hint(game: BluffGame, params: BluffHintParams) -> HintReport:
     """Rank every legal action of the position ``params`` describes (module docstring)."""
     if not isinstance(game, (AbazsGame, BiddingBluffGame, LiarsPokerGame)):
         raise RulesError(f"the bluff hint needs a bluff game, got {type(game).__name__}")
@@ -56,7 +100,7 @@ def hint(game: BluffGame, params: HintParams) -> HintReport:
 # ----------------------------------------------------------------------------------------
 # The position
 # ----------------------------------------------------------------------------------------
-def position(game: BluffGame, params: HintParams) -> tuple[BluffGame, BluffState]:
+def position(game: BluffGame, params: BluffHintParams) -> tuple[BluffGame, BluffState]:
     """The game and state ``params`` describe: ``--state`` (a state document or an
     observation), else the flags (module docstring)."""
     if params.state is not None:
@@ -80,34 +124,33 @@ def _from_document(game: BluffGame, doc: Any) -> tuple[BluffGame, BluffState]:
     return game, game.state_from_json(doc)
 
 
-def typed_position(game: BluffGame, params: HintParams) -> BluffState:
+def typed_position(game: BluffGame, params: BluffHintParams) -> BluffState:
     """The position of the flags: the player to act is player 0, his opponent player 1."""
-    extra = dict(params.extra)
     liar = isinstance(game, LiarsPokerGame)
     if game.num_players != 2:
         raise RulesError("the bluff hint's flags describe two players; give --state for more")
-    chips = tuple(extra.get("chips") or (game.rules.start_chips,) * 2)
-    public = tuple(validate_dice(extra["public"], 3, what="public dice")) if extra.get("public") else ()
+    chips = tuple(params.chips or (game.rules.start_chips,) * 2)
+    public = tuple(validate_dice(params.public, 3, what="public dice")) if params.public else ()
     if liar and not public:
         raise InvalidStateError("liar's poker needs the three public dice: --public D D D")
     if not liar and public:
         raise InvalidStateError(f"{game.NAME} has no public dice; --public is for liar's poker")
-    shown = extra.get("shown")
+    shown = params.shown
     if shown is not None and not liar:
         raise InvalidStateError(f"{game.NAME} has no re-throws; --shown is for liar's poker")
     kept = () if shown is None else (int(shown),)
-    answering = extra.get("claim") is not None
-    previous = parse_claim(game, extra.get("previous"), public) if extra.get("previous") is not None else None
+    answering = params.claim is not None
+    previous = parse_claim(game, params.previous, public) if params.previous is not None else None
     base = game.new_round_state(chips, starter=1 if answering else 0)
     if answering:
         if params.dice is not None:
             raise InvalidStateError("give --dice when you claim, or --claim when you answer, not both "
                                     "(the answerer does not see the claimant's dice)")
-        if extra.get("standing") is not None:
+        if params.standing is not None:
             raise InvalidStateError("--standing is the claim to beat when you claim; when you answer, "
                                     "--claim is the claim and --previous the claim it beat")
-        claim = parse_claim(game, extra["claim"], public, kept)
-        stake = extra.get("stake")
+        claim = parse_claim(game, params.claim, public, kept)
+        stake = params.stake
         if game.stake_range(base) == range(0, 1):
             if stake not in (None, 0):
                 raise InvalidStateError(f"{game.NAME} claims carry no stake, got --stake {stake!r}")
@@ -125,9 +168,9 @@ def typed_position(game: BluffGame, params: HintParams) -> BluffState:
         dice = validate_dice(params.dice, 2, what="your dice")
         if kept and kept[0] not in dice:
             raise InvalidStateError(f"the shown die {kept[0]} must be one of your dice {list(dice)}")
-        if extra.get("stake") is not None or previous is not None:
+        if params.stake is not None or previous is not None:
             raise InvalidStateError("--stake and --previous describe a claim you answer (with --claim)")
-        standing = parse_claim(game, extra["standing"], public) if extra.get("standing") is not None else None
+        standing = parse_claim(game, params.standing, public) if params.standing is not None else None
         state = replace(base, phase="claim", dice=dice, public=public, shown=kept[0] if kept else 0,
                         rerolled=bool(kept), standing=standing, history=() if standing is None else (standing,))
     game.check_state(state)
@@ -158,7 +201,7 @@ def parse_claim(game: BluffGame, text: Any, public: Sequence[int] = (), shown: S
 # ----------------------------------------------------------------------------------------
 # Who judges, and the words
 # ----------------------------------------------------------------------------------------
-def _judge(game: BluffGame, params: HintParams, skip: Sequence[str] = (), reason: str = "") -> tuple[Any, list[str]]:
+def _judge(game: BluffGame, params: BluffHintParams, skip: Sequence[str] = (), reason: str = "") -> tuple[Any, list[str]]:
     """The first of the game's judges that can play here, and a note on where the values
     come from (and why an earlier judge could not give them)."""
     options = AgentOptions(cache_dir=params.cache_dir, build_missing=params.build_missing)
@@ -242,4 +285,5 @@ def _answer_notes(game: BluffGame, state: BluffState, decisions: Sequence[Decisi
     return [f"P(the claim {state.standing} is true) = {q:.4f} given the claims so far, {how}"]
 
 
-__all__ = ["describe", "hint", "parse_claim", "position", "typed_position"]
+__all__ = ["BettingHintParams", "BluffHintParams", "LiarsPokerHintParams", "describe", "hint", "parse_claim", "position",
+           "typed_position"]

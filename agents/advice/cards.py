@@ -1,8 +1,9 @@
 """``kocka hint`` for the card games: the scorecard games (kockapóker, Slovak yatzi,
 Yahtzee, Yatzy) and Polish poker dice (the full game and the basic game).
 
-Each function turns what a person types (:class:`~kocka.agents.advice.hint.HintParams`:
-the dice, the throws made, the card as JSON, or a whole state document) into a position,
+Each function turns what a person types (:class:`ScorecardHintParams`,
+:class:`PolishHintParams`, :class:`PolishBasicHintParams`: the dice, the throws made, the
+card, or a whole state document) into a position,
 and lists every legal action there with its value from the game's exact table
 (:func:`kocka.solver.solvers.scorecard.values.rank`, :func:`kocka.solver.solvers.polish.values.rank`).
 The card is read by the engine (``card_from_entries``: box ids, or box names in any of the
@@ -10,9 +11,11 @@ game's languages); the words come from the game (``describe_action``, ``box_labe
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from kocka.agents.advice.hint import HintParams, HintReport
+from kocka.agents.advice.hint import HintParams, HintReport, hint_option
 from kocka.solver.base.jsonio import loads as load_json
 from kocka.solver.solvers.polish import race as polish_race
 from kocka.solver.solvers.polish import values as polish_solver
@@ -20,7 +23,7 @@ from kocka.solver.solvers.scorecard import values as scorecard_solver
 from kocka.solver.solvers.scorecard import target as target_solver
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.dice import validate_dice
-from kocka.solver.base.errors import DiceError, InvalidStateError
+from kocka.solver.base.errors import DiceError, InvalidStateError, KockaError
 from kocka.solver.store.table_store import get_table
 from kocka.solver.rules.polish import PolishBasicGame, PolishBasicState, PolishGame, PolishState
 from kocka.solver.rules.scorecard import MAX_THROWS, ScorecardGame, ScorecardState
@@ -28,86 +31,39 @@ from kocka.solver.rules.scorecard import MAX_THROWS, ScorecardGame, ScorecardSta
 DICE_NEEDED = "give the five dice showing with --dice, e.g. --dice 1 1 3 4 6"
 
 
-def _polish_throw(params: HintParams) -> tuple[int, tuple[int, ...] | None]:
-    """The throws made (``--roll``, 1 when not given) and the five dice showing, for both
-    Polish hints (solitaire and race): before the first throw (roll 0) there are no dice;
-    after it ``--dice`` is needed."""
-    roll = 1 if params.roll is None else params.roll
-    if roll <= 0:
-        return roll, None
-    if params.dice is None:
-        raise DiceError(DICE_NEEDED)
-    return roll, validate_dice(params.dice, 5)
-
-
-def _card_document(doc: Any) -> Any:
-    """``--card`` as the engine takes it: a JSON object of box to entry (or nothing)."""
-    if doc is not None and not isinstance(doc, dict):
-        raise InvalidStateError(f"--card must be a JSON object of box: entry, got {doc!r}")
-    return doc
-
-
 # ----------------------------------------------------------------------------------------
-# The scorecard games
+# What a person types: the options of `kocka hint GAME`
 # ----------------------------------------------------------------------------------------
-def scorecard_hint(game: ScorecardGame, params: HintParams) -> HintReport:
-    """Rank every action of a scorecard position: ``--dice`` after ``--roll`` throws
-    (1..3) on the ``--card`` given, or ``--state``."""
-    if params.state is not None:
-        state = game.state_from_json(params.state)
-    else:
-        if params.dice is None:
-            raise DiceError(DICE_NEEDED)
-        dice = validate_dice(params.dice, 5)
-        roll = 1 if params.roll is None else params.roll
-        if isinstance(roll, bool) or roll not in range(1, MAX_THROWS + 1):
-            raise InvalidStateError(f"--roll must be 1, 2 or 3 (throws made this turn), got {roll!r}")
-        card = game.card_from_entries(_card_document(params.card))
-        state = ScorecardState(cards=(card,) * game.num_players, throw=roll, dice=dice)
-        game.check_state(state)
-        if card.is_full:
-            raise InvalidStateError(f"{game.NAME}: the card is full; there is nothing to decide")
-    if "target" in params.extra or "opponents" in params.extra:
-        return play_to_win_hint(game, params, state)
-    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
-    decisions = scorecard_solver.rank(game, table, state)
-    notes = [f"values: {scorecard_solver.VALUE_NAME} of this card under optimal solitaire play "
-             f"(optimum from an empty card: {table.meta.extra['expected_score']:.4f})"]
-    notes += _plain_notes(game, state, decisions, scorecard_solver.VALUE_NAME, lambda s: scorecard_solver.rank(game, table, s),
-                          targets=lambda s, a: scorecard_solver.turn_shares(game, table, s, a))
-    return HintReport(position=describe_scorecard(game, state), value_name=scorecard_solver.VALUE_NAME,
-                      decisions=decisions, notes=notes)
+def card_option(text: str | None) -> Any:
+    """``--card`` as the engines' ``card_from_entries`` reads it: JSON (an object), or
+    ``box=points`` pairs separated by commas (``pair=12,full=19``, ``"kis sor=15"``,
+    ``ones=-3``); the box names are checked by the engine. None for no card."""
+    if text is None or not text.strip():
+        return None
+    if text.lstrip()[:1] in ("{", "[", '"') or "=" not in text:  # JSON (the engine refuses what is not an object)
+        return load_json(text, "--card")
+    entries: dict[str, int] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, sep, value = part.rpartition("=")
+        name = name.strip()
+        if not sep or not name or not re.fullmatch(r"[+-]?\d{1,6}", value.strip()):
+            raise KockaError(f"--card takes box=points pairs such as pair=12,full=19 (or a JSON object), got {part.strip()!r}")
+        if name in entries:
+            raise KockaError(f"--card names {name!r} twice")
+        entries[name] = int(value)
+    return entries
 
 
-def play_to_win_hint(game: ScorecardGame, params: HintParams, state: ScorecardState) -> HintReport:
-    """``--target T``: every action with P(final >= T) under the play that maximises it
-    (:func:`~kocka.solver.solvers.scorecard.target.rank_target`); ``--opponents CARDS``: every action
-    with the win chance against those cards, each at the start of a turn, whose owners
-    play for expected points (:func:`~kocka.solver.solvers.scorecard.target.rank_winner`). Both show
-    the expected final score beside it (from the target table, ``--kind target``)."""
-    if "target" in params.extra and "opponents" in params.extra:
-        raise InvalidStateError("give --target or --opponents, not both")
-    table = get_table(game, "target", cache_dir=params.cache_dir, build_missing=params.build_missing)
-    expected = "expected final score"
-    if "target" in params.extra:
-        target = params.extra["target"]
-        if isinstance(target, bool) or not isinstance(target, int):
-            raise InvalidStateError(f"--target must be a whole number of points, got {target!r}")
-        decisions = target_solver.rank_target(game, table, state, target)
-        value_name = f"P(final >= {target})"
-        notes = [f"values: the chance that the final total reaches {target}, playing for that from here on; "
-                 f"{expected}: playing for points instead"]
-    else:
-        opponents = [_opponent_card(game, doc, i) for i, doc in enumerate(opponent_documents(params.extra["opponents"]))]
-        decisions = target_solver.rank_winner(game, table, state, opponents)
-        value_name = "P(win)"
-        finished = all(c.is_full for c in opponents)
-        notes = [f"values: the chance of finishing first (ties shared) against {len(opponents)} opponent(s) "
-                 "who play for points, from their cards at the start of a turn; "
-                 + ("exact: every opponent has finished" if finished else
-                    "this turn exact, the later turns valued as played for points (a play you can follow)")]
-    return HintReport(position=describe_scorecard(game, state), value_name=value_name, decisions=decisions,
-                      notes=notes, columns=(expected,))
+def opponent_card_option(text: str) -> Any:
+    """``--opponent`` of the Polish basic game: the other player's card, read as
+    :func:`card_option` reads ``--card`` (nothing: an empty card); a number is refused."""
+    if re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        raise InvalidStateError("polish-basic: --opponent takes the other player's card as JSON, "
+                                "e.g. --opponent '{\"pair\": 8}', not a number")
+    card = card_option(text)
+    return {} if card is None else card
 
 
 def opponent_documents(value: Any) -> list[Any]:
@@ -140,6 +96,145 @@ def opponent_documents(value: Any) -> list[Any]:
     return cards
 
 
+CARD_HELP = ("The filled boxes as box=points pairs, e.g. pair=12,full=19 (box ids or the names on the card, in "
+             "any of the game's languages), or as JSON, e.g. '{\"pair\": 12}' (default: an empty card).")
+"""``--card`` in every card game (in the full Polish game, the card of the stage being played)."""
+
+
+@dataclass(frozen=True)
+class CardHintParams(HintParams):
+    """What ``kocka hint`` takes in every card game: the dice, the throws made, the card."""
+
+    dice: tuple[int, ...] | None = hint_option(
+        "The five dice showing, e.g. --dice 1 1 3 4 6 (the values after --dice are collected).", type=int, rest=True,
+        metavar="DIE")
+    roll: int | None = hint_option("Throws made this turn: 1, 2 or 3 (default 1).", type=int)
+    card: Any = hint_option(CARD_HELP, parse=card_option, metavar="CARD")
+
+
+@dataclass(frozen=True)
+class ScorecardHintParams(CardHintParams):
+    """``kocka hint`` in the scorecard games: ranked by expected final score, or with
+    ``target`` or ``opponents`` by the chance to reach it or to win (the target table)."""
+
+    target: int | None = hint_option(
+        "Rank by P(final total >= TARGET), e.g. --target 250 (the table of kocka-solve build GAME --kind target).",
+        type=int)
+    opponents: list[Any] | None = hint_option(
+        "The other players' cards, to rank by P(win) against them: a JSON list of cards, or cards as box=points "
+        "pairs separated by ';' (an empty card: {}), e.g. 'chance=25,full=28; {}' (the table of kocka-solve build "
+        "GAME --kind target).", parse=opponent_documents, metavar="CARDS")
+
+
+def _polish_roll() -> Any:
+    return hint_option("Throws made this turn (default 1; 0: before the first; a fourth and later throw spends a "
+                       "fence, PL-12).", type=int)
+
+
+@dataclass(frozen=True)
+class PolishHintParams(CardHintParams):
+    """``kocka hint polish``: the card of the stage being played, the fences, the box declared."""
+
+    roll: int | None = _polish_roll()
+    fences: int | None = hint_option("Fences held at the start of this turn (default 0, PL-12).", type=int)
+    stage: int | None = hint_option(
+        "The stage being played: 1, 2 or 3 (default 1; earlier stages count as cards of zeros).", type=int)
+    declare: str | None = hint_option("Stage 2: the box declared this turn (PL-15), e.g. --declared pair.",
+                                      flag="--declared", metavar="BOX")
+
+
+@dataclass(frozen=True)
+class PolishBasicHintParams(CardHintParams):
+    """``kocka hint polish-basic``: solitaire, or with the other card the two-player race."""
+
+    roll: int | None = _polish_roll()
+    opponent: Any = hint_option(
+        "The other player's card (written like --card): ranks by P(win) in the two-player race (the table of "
+        "kocka-solve build polish-basic --kind race).", parse=opponent_card_option, metavar="CARD")
+
+
+def _polish_throw(params: CardHintParams) -> tuple[int, tuple[int, ...] | None]:
+    """The throws made (``--roll``, 1 when not given) and the five dice showing, for both
+    Polish hints (solitaire and race): before the first throw (roll 0) there are no dice;
+    after it ``--dice`` is needed."""
+    roll = 1 if params.roll is None else params.roll
+    if roll <= 0:
+        return roll, None
+    if params.dice is None:
+        raise DiceError(DICE_NEEDED)
+    return roll, validate_dice(params.dice, 5)
+
+
+def _card_document(doc: Any, option: str = "--card") -> Any:
+    """``--card`` (or ``option``) as the engine takes it: a JSON object of box to entry (or nothing)."""
+    if doc is not None and not isinstance(doc, dict):
+        raise InvalidStateError(f"{option} must be a JSON object of box: entry, got {doc!r}")
+    return doc
+
+
+# ----------------------------------------------------------------------------------------
+# The scorecard games
+# ----------------------------------------------------------------------------------------
+def scorecard_hint(game: ScorecardGame, params: ScorecardHintParams) -> HintReport:
+    """Rank every action of a scorecard position: ``--dice`` after ``--roll`` throws
+    (1..3) on the ``--card`` given, or ``--state``."""
+    if params.state is not None:
+        state = game.state_from_json(params.state)
+    else:
+        if params.dice is None:
+            raise DiceError(DICE_NEEDED)
+        dice = validate_dice(params.dice, 5)
+        roll = 1 if params.roll is None else params.roll
+        if isinstance(roll, bool) or roll not in range(1, MAX_THROWS + 1):
+            raise InvalidStateError(f"--roll must be 1, 2 or 3 (throws made this turn), got {roll!r}")
+        card = game.card_from_entries(_card_document(params.card))
+        state = ScorecardState(cards=(card,) * game.num_players, throw=roll, dice=dice)
+        game.check_state(state)
+        if card.is_full:
+            raise InvalidStateError(f"{game.NAME}: the card is full; there is nothing to decide")
+    if params.target is not None or params.opponents is not None:
+        return play_to_win_hint(game, params, state)
+    table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
+    decisions = scorecard_solver.rank(game, table, state)
+    notes = [f"values: {scorecard_solver.VALUE_NAME} of this card under optimal solitaire play "
+             f"(optimum from an empty card: {table.meta.extra['expected_score']:.4f})"]
+    notes += _plain_notes(game, state, decisions, scorecard_solver.VALUE_NAME, lambda s: scorecard_solver.rank(game, table, s),
+                          targets=lambda s, a: scorecard_solver.turn_shares(game, table, s, a))
+    return HintReport(position=describe_scorecard(game, state), value_name=scorecard_solver.VALUE_NAME,
+                      decisions=decisions, notes=notes)
+
+
+def play_to_win_hint(game: ScorecardGame, params: ScorecardHintParams, state: ScorecardState) -> HintReport:
+    """``--target T``: every action with P(final >= T) under the play that maximises it
+    (:func:`~kocka.solver.solvers.scorecard.target.rank_target`); ``--opponents CARDS``: every action
+    with the win chance against those cards, each at the start of a turn, whose owners
+    play for expected points (:func:`~kocka.solver.solvers.scorecard.target.rank_winner`). Both show
+    the expected final score beside it (from the target table, ``--kind target``)."""
+    if params.target is not None and params.opponents is not None:
+        raise InvalidStateError("give --target or --opponents, not both")
+    table = get_table(game, "target", cache_dir=params.cache_dir, build_missing=params.build_missing)
+    expected = "expected final score"
+    if params.target is not None:
+        target = params.target
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise InvalidStateError(f"--target must be a whole number of points, got {target!r}")
+        decisions = target_solver.rank_target(game, table, state, target)
+        value_name = f"P(final >= {target})"
+        notes = [f"values: the chance that the final total reaches {target}, playing for that from here on; "
+                 f"{expected}: playing for points instead"]
+    else:
+        opponents = [_opponent_card(game, doc, i) for i, doc in enumerate(opponent_documents(params.opponents))]
+        decisions = target_solver.rank_winner(game, table, state, opponents)
+        value_name = "P(win)"
+        finished = all(c.is_full for c in opponents)
+        notes = [f"values: the chance of finishing first (ties shared) against {len(opponents)} opponent(s) "
+                 "who play for points, from their cards at the start of a turn; "
+                 + ("exact: every opponent has finished" if finished else
+                    "this turn exact, the later turns valued as played for points (a play you can follow)")]
+    return HintReport(position=describe_scorecard(game, state), value_name=value_name, decisions=decisions,
+                      notes=notes, columns=(expected,))
+
+
 def _opponent_card(game: ScorecardGame, doc: Any, i: int) -> Any:
     """One ``--opponents`` card, checked by the engine."""
     if doc is not None and not isinstance(doc, dict):
@@ -167,30 +262,29 @@ def describe_scorecard(game: ScorecardGame, state: ScorecardState) -> str:
 # ----------------------------------------------------------------------------------------
 # Polish poker dice
 # ----------------------------------------------------------------------------------------
-def polish_hint(game: PolishGame | PolishBasicGame, params: HintParams) -> HintReport:
+def polish_hint(game: PolishGame | PolishBasicGame, params: PolishHintParams | PolishBasicHintParams) -> HintReport:
     """``kocka hint polish``: every action with its value, including spending a fence (a
     throw beyond the third), scratching for fences and which box to declare; the full
-    game also takes ``stage``, ``fences`` and ``declare`` (extra parameters). The basic game
-    with ``--opponent`` (the other card, extra ``opponent``) or a two-seat ``--state`` is the
+    game also takes ``stage``, ``fences`` and ``declare`` (:class:`PolishHintParams`). The
+    basic game with ``--opponent`` (the other card) or a two-seat ``--state`` is the
     two-player race, valued by P(win) (:func:`polish_basic_race_hint`)."""
     if isinstance(game, PolishBasicGame) and _race_wanted(params):
         return polish_basic_race_hint(game, params)
     if params.state is not None:
         state = game.state_from_json(params.state)
     else:
-        extra = dict(params.extra)
         roll, dice = _polish_throw(params)
         card = game.card_from_entries(_card_document(params.card))
         if isinstance(game, PolishBasicGame):
             state = PolishBasicState(player=0, records=(card,), throws=roll, dice=dice)
         else:
-            fences = int(extra.get("fences") or 0)
-            stage = int(extra.get("stage") or 1)
+            fences = int(params.fences or 0)
+            stage = int(params.stage or 1)
             # earlier stages count as zeros: the values are then the points from this stage on
             empty, zeros = game.card_from_entries(None), (0,) * len(game.rules.boxes)
             cards = tuple(((zeros if k < stage else card if k == stage else empty),)
                           for k in range(1, game.rules.stages + 1))
-            declared = extra.get("declare") or None
+            declared = params.declare or None
             state = PolishState(stage=stage, player=0, cards=cards, fences=(fences,), throws=roll, dice=dice,
                                 declared=declared)
         game.check_state(state)
@@ -212,18 +306,15 @@ def polish_hint(game: PolishGame | PolishBasicGame, params: HintParams) -> HintR
                       decisions=decisions, notes=notes)
 
 
-def _race_wanted(params: HintParams) -> bool:
+def _race_wanted(params: PolishBasicHintParams) -> bool:
     """An opponent's card, or a state document of two seats: the race, not solitaire."""
     if params.opponent is not None:
-        raise InvalidStateError("polish-basic: --opponent takes the other player's card as JSON, "
-                                "e.g. --opponent '{\"pair\": 8}', not a number")
-    if params.extra.get("opponent") is not None:
         return True
     body = params.state.get("state") if isinstance(params.state, dict) else None
     return isinstance(body, dict) and isinstance(body.get("records"), list) and len(body["records"]) == 2
 
 
-def polish_basic_race_hint(game: PolishBasicGame, params: HintParams) -> HintReport:
+def polish_basic_race_hint(game: PolishBasicGame, params: PolishBasicHintParams) -> HintReport:
     """``kocka hint polish-basic ... --opponent CARD``: every action of the two-player race
     with its P(win) (a tie counting one half) from the race table (PL-7). You move first
     in the round (seat 1 of 2) unless the other card is complete: then this is your last
@@ -234,7 +325,7 @@ def polish_basic_race_hint(game: PolishBasicGame, params: HintParams) -> HintRep
     else:
         roll, dice = _polish_throw(params)
         mine = two.card_from_entries(_card_document(params.card))
-        theirs = two.card_from_entries(_card_document(params.extra.get("opponent")))
+        theirs = two.card_from_entries(_card_document(params.opponent, "--opponent"))
         if None not in theirs and game.rules.basic_end == "immediate":
             raise InvalidStateError("polish-basic: the other card is complete, so the game is over "
                                     "(pl.basic_end = immediate, PL-7)")

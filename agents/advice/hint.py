@@ -1,36 +1,87 @@
 """Hints: "what is the best action here, and how much worse are the others?"
 
-A game's spec names its hint function (``GameSpec.hint``), which turns
-:class:`HintParams` (what a person types) into a :class:`HintReport` (the position it
-understood, and every legal action with its value, best first). This module only
-dispatches and renders; the values come from the solvers' tables.
+A game's spec names its hint function (``GameSpec.hint``), which turns the game's hint
+parameters (what a person types) into a :class:`HintReport` (the position it understood,
+and every legal action with its value, best first), and the class of those parameters
+(``GameSpec.hint_parameters``): a :class:`HintParams` dataclass whose fields made with
+:func:`hint_option` declare the options of ``kocka hint GAME``. This module only
+declares, dispatches and renders; the values come from the solvers' tables.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping, Sequence
 
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.decision import Decision
-from kocka.solver.rules import Game, game_specs, resolve
+from kocka.solver.rules import Game, GameSpec, game_specs, resolve
 
 
 @dataclass(frozen=True)
 class HintParams:
-    """Everything ``kocka hint`` accepts; each game uses the fields that apply to it."""
+    """What every game's hint takes: a whole state document (instead of the options of
+    the game's own parameters, a subclass of this), and where the value tables are.
 
-    dice: tuple[int, ...] | None = None
-    roll: int | None = None            # scorecard games: throws made so far this turn (1..3)
-    card: Any = None                   # scorecard games: filled boxes as JSON
-    state: Any = None                  # any game: a full state document (docs/STATE.md)
-    score: int | None = None           # kocka: my banked score
-    opponent: int | None = None        # kocka: opponent's banked score
-    turn_total: int | None = None      # kocka: points set aside this turn
-    dice_left: int | None = None       # kocka: dice that were rolled for --dice
+    A plain ``HintParams`` asks any game's hint about ``state``; :func:`hint` hands the
+    game's hint its own parameters class with these fields."""
+
+    state: Any = None                  # a full state document (docs/STATE.md)
     cache_dir: str | None = None
     build_missing: bool = False
-    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HintOption:
+    """How one field of a game's hint parameters is offered as an option of ``kocka hint
+    GAME``: ``help`` is what ``--help`` prints; ``type`` what the option reads (``int``
+    or ``str``), ``nargs`` how many values; ``flag`` its spelling when not ``--`` and the
+    field's name with dashes; ``parse`` turns what was read into the field's value (it
+    raises :class:`~kocka.solver.base.errors.KockaError` on bad text); ``rest``: the
+    loose values after the option belong to it too (``--dice 1 1 3 4 6``)."""
+
+    help: str
+    type: type = str
+    nargs: int = 1
+    flag: str | None = None
+    parse: Callable[[Any], Any] | None = None
+    rest: bool = False
+    metavar: str | None = None
+
+    def spelling(self, field_name: str) -> str:
+        """The option as typed: ``flag``, or ``--dice-left`` for field ``dice_left``."""
+        return self.flag or "--" + field_name.replace("_", "-")
+
+
+_OPTION = "kocka.hint_option"
+
+
+def hint_option(help: str, *, default: Any = None, **how: Any) -> Any:
+    """A field of a game's hint parameters that ``kocka hint GAME`` offers as an option
+    (:class:`HintOption` says how); ``default`` is the field's value when not given."""
+    return field(default=default, metadata={_OPTION: HintOption(help, **how)})
+
+
+def declared_options(params_class: type[HintParams]) -> list[tuple[str, HintOption]]:
+    """The fields of ``params_class`` that are options, in field order, with their option."""
+    return [(f.name, f.metadata[_OPTION]) for f in fields(params_class) if _OPTION in f.metadata]
+
+
+def parameters_class(spec: GameSpec) -> type[HintParams]:
+    """The class of the hint parameters of the game of ``spec`` (:class:`HintParams` for a
+    game without hints: only the state document)."""
+    return HintParams if spec.hint_parameters is None else resolve(spec.hint_parameters)
+
+
+def parse_options(params_class: type[HintParams], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``params_class`` from the values of its options as they were read
+    (``None`` or absent: not given), each through its option's ``parse``."""
+    parsed = {}
+    for name, option in declared_options(params_class):
+        value = values.get(name)
+        if value is not None:
+            parsed[name] = value if option.parse is None else option.parse(value)
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -62,10 +113,17 @@ def games_with_hints() -> tuple[str, ...]:
 
 
 def hint(game: Game, params: HintParams) -> HintReport:
-    reference = game.spec().hint
-    if reference is None:
-        raise RulesError(f"no hints for {game.spec().title} yet; hints exist for {', '.join(games_with_hints())}")
-    fn: Callable[[Game, HintParams], HintReport] = resolve(reference)
+    """The hint of ``game`` for ``params``: the game's own parameters class, or a plain
+    :class:`HintParams` (a state document), which becomes that class."""
+    spec = game.spec()
+    if spec.hint is None:
+        raise RulesError(f"no hints for {spec.title} yet; hints exist for {', '.join(games_with_hints())}")
+    wanted = parameters_class(spec)
+    if type(params) is HintParams:
+        params = wanted(**{f.name: getattr(params, f.name) for f in fields(HintParams)})
+    elif not isinstance(params, wanted):
+        raise RulesError(f"the {spec.title} hint takes {wanted.__name__}, got {type(params).__name__}")
+    fn: Callable[[Game, HintParams], HintReport] = resolve(spec.hint)
     return fn(game, params)
 
 

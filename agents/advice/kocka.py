@@ -6,24 +6,54 @@ The input is the roll to use (``--dice``), or, without one, the bank-or-roll cho
 ``--turn-total`` give the numbers around it, or ``--state`` a whole state document. The
 engine builds and checks the position
 (:meth:`~kocka.solver.rules.kocka.KockaGame.position`); the values come from
-:mod:`kocka.solver.solvers.kocka.kocka_solver`: P(win) from the win table of that many players when
-the scores are given (:func:`~kocka.solver.solvers.kocka.kocka_solver.win_table_kind`), else the
+:mod:`kocka.solver.solvers.kocka.ranking`: P(win) from the win table of that many players when
+the scores are given (:func:`~kocka.solver.solvers.kocka.ranking.win_table_kind`), else the
 expected points banked this turn.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Mapping
 
-from kocka.agents.advice.hint import HintParams, HintReport
-from kocka.solver.solvers.kocka import kocka_solver
-from kocka.solver.store import table_store as registry
+from kocka.agents.advice.hint import HintParams, HintReport, hint_option
+from kocka.solver.solvers.kocka import ranking as kocka_ranking
+from kocka.solver.store import table_store
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.dice import validate_dice
 from kocka.solver.base.errors import DiceError, RulesError
 from kocka.solver.rules.kocka import KockaGame, KockaState
 
 
-def hint(game: KockaGame, params: HintParams) -> HintReport:
+def banked_scores(text: str) -> tuple[int, ...]:
+    """``--opponents`` as typed: banked scores separated by commas (``4500,8000``)."""
+    try:
+        return tuple(int(part.strip()) for part in text.split(","))
+    except ValueError:
+        raise RulesError(f"--opponents must be banked scores separated by commas, e.g. 4500,8000, got {text!r}") from None
+
+
+@dataclass(frozen=True)
+class KockaHintParams(HintParams):
+    """What ``kocka hint kocka`` takes: the roll to use, or the dice left to bank or roll,
+    and the banked scores around it (none: rank by the points of this turn alone)."""
+
+    dice: tuple[int, ...] | None = hint_option(
+        "The dice just rolled, to choose which to set aside, e.g. --dice 1 1 1 5 5 2 (the values after --dice "
+        "are collected).", type=int, rest=True, metavar="DIE")
+    score: int | None = hint_option("Your banked score (default 0).", type=int)
+    opponent: int | None = hint_option(
+        "The other player's banked score: ranks by P(win) against him (the two-player table of kocka-solve "
+        "build kocka).", type=int)
+    opponents: tuple[int, ...] | None = hint_option(
+        "The other players' banked scores in turn order after you, e.g. --opponents 4500,8000 (one to five; "
+        "instead of --opponent).", parse=banked_scores, metavar="SCORES")
+    turn_total: int | None = hint_option("Points already set aside this turn (default 0).", type=int)
+    dice_left: int | None = hint_option(
+        "How many dice were rolled for --dice; without --dice (and with --turn-total): bank, or roll this many "
+        "dice?", type=int)
+
+
+def hint(game: KockaGame, params: KockaHintParams) -> HintReport:
     """Rank the actions for the roll ``params.dice`` (or, with no dice, the bank-or-roll
     choice with ``params.dice_left`` dice), by P(win) when the scores are given (the win
     table for that many players), else by expected points this turn."""
@@ -40,16 +70,16 @@ def hint(game: KockaGame, params: HintParams) -> HintReport:
         state = typed_position(game, params, opponents)
     notes = []
     if game.num_players >= 2 and (opponents or params.state is not None):
-        kind = kocka_solver.win_table_kind(game)
-        table = registry.get_table(game, kind, params.cache_dir, build_missing=params.build_missing)
+        kind = kocka_ranking.win_table_kind(game)
+        table = table_store.get_table(game, kind, params.cache_dir, build_missing=params.build_missing)
         decisions = [Decision(d.action, d.value, f"{d.label} [EV {d.detail['ev']:.1f}]", d.detail)
-                     for d in kocka_solver.rank_with_details(game, table, state)]
+                     for d in kocka_ranking.rank_with_details(game, table, state)]
         value_name = "P(win)"
         notes.append(f"P(win) {_source(game, kind, state)}; EV = expected points banked this turn if the rest of "
                      "it maximises them; reach_target = P(banking the "
                      f"{game.points_to_target(state)} still needed this turn)")
     else:
-        decisions = kocka_solver.rank_by_turn_ev(game, state)
+        decisions = kocka_ranking.rank_by_turn_ev(game, state)
         value_name = "expected points this turn"
     phase = game.phase(state).replace("_", " ")
     return HintReport(f"kocka: {game.describe_state(state)} ({phase} phase)", value_name, decisions, tuple(notes))
@@ -69,25 +99,20 @@ def _source(game: KockaGame, kind: str, state: KockaState) -> str:
     return "from the two-player table, with the leading opponent standing for all"
 
 
-def opponent_scores(params: HintParams) -> tuple[int, ...]:
-    """The other players' banked scores: ``--opponent`` (one) or ``--opponents``
-    (comma-separated, in turn order after the player); () when neither is given."""
-    listed: Any = params.extra.get("opponents") if params.extra else None
-    if listed is None:
+def opponent_scores(params: KockaHintParams) -> tuple[int, ...]:
+    """The other players' banked scores: ``--opponent`` (one) or ``--opponents`` (in turn
+    order after the player); () when neither is given."""
+    scores = params.opponents
+    if scores is None:
         return () if params.opponent is None else (params.opponent,)
     if params.opponent is not None:
         raise RulesError("give --opponent or --opponents, not both")
-    parts = listed.split(",") if isinstance(listed, str) else list(listed)
-    try:
-        scores = tuple(int(str(p).strip()) for p in parts)
-    except ValueError:
-        raise RulesError(f"--opponents must be banked scores separated by commas, e.g. 4500,8000, got {listed!r}") from None
     if not 1 <= len(scores) <= 5:
         raise RulesError(f"--opponents takes one to five scores (Kocka seats two to six players), got {len(scores)}")
     return scores
 
 
-def typed_position(game: KockaGame, params: HintParams, opponents: tuple[int, ...] | None = None) -> KockaState:
+def typed_position(game: KockaGame, params: KockaHintParams, opponents: tuple[int, ...] | None = None) -> KockaState:
     """The position the command line describes: ``--dice`` (the roll to use) or
     ``--dice-left`` (bank or roll?), with ``--score``, the opponents' scores and
     ``--turn-total`` (0 when not given)."""
@@ -103,4 +128,4 @@ def typed_position(game: KockaGame, params: HintParams, opponents: tuple[int, ..
                          roll=params.dice, dice_left=params.dice_left)
 
 
-__all__ = ["hint", "opponent_scores", "typed_position"]
+__all__ = ["KockaHintParams", "banked_scores", "hint", "opponent_scores", "typed_position"]

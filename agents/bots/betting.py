@@ -39,7 +39,6 @@ passed (HU-17).
 from __future__ import annotations
 
 import math
-from itertools import combinations
 from typing import Any, Sequence
 
 import numpy as np
@@ -50,6 +49,7 @@ from kocka.solver.solvers.scorecard import values as scorecard_solver
 from kocka.solver.solvers.scorecard import target as target_solver
 from kocka.solver.base.errors import TableError
 from kocka.solver.base.decision import Decision
+from kocka.solver.models.finishing import first_place_shares, top_set_probabilities
 from kocka.solver.store.table_store import get_table
 from kocka.solver.rules import Game
 from kocka.solver.rules.chip_bidding import (
@@ -108,19 +108,13 @@ class FinalTotals:
             return dist.first, np.asarray(dist.probs, dtype=float)
         return self.of_card(card)
 
+    def of_players(self, state: ChipBiddingState) -> list[tuple[int, np.ndarray]]:
+        """Every player's final total, in seat order (:meth:`of_player`)."""
+        return [self.of_player(state, p) for p in range(self.game.num_players)]
+
     def top_sets(self, state: ChipBiddingState) -> dict[frozenset[int], float]:
         """P(the players with the highest final total are exactly S), for every S."""
-        return top_set_probabilities([self.of_player(state, p) for p in range(self.game.num_players)])
-
-
-def win_shares(tops: dict[frozenset[int], float], players: int) -> list[float]:
-    """Each player's P(finishing first) with ties shared (1/m of a win to each of m tied
-    players, RULES.md section 0), from the top-set probabilities.
-
-    >>> win_shares({frozenset({0}): 0.5, frozenset({0, 1}): 0.5}, 2)
-    [0.75, 0.25]
-    """
-    return [sum(p / len(s) for s, p in tops.items() if i in s) for i in range(players)]
+        return top_set_probabilities(self.of_players(state))
 
 
 def _discrete_normal(mean: float, std: float) -> tuple[int, np.ndarray]:
@@ -128,30 +122,6 @@ def _discrete_normal(mean: float, std: float) -> tuple[int, np.ndarray]:
     scores = np.arange(lo, hi + 1)
     weights = np.exp(-0.5 * ((scores - mean) / max(std, 1e-9)) ** 2)
     return lo, weights / weights.sum()
-
-
-def top_set_probabilities(distributions: Sequence[tuple[int, np.ndarray]]) -> dict[frozenset[int], float]:
-    """For independent integer totals with pmfs ``(first, probs)``: P(the set of players
-    sharing the highest total is exactly S), for every non-empty S (zero ones left out).
-
-    >>> top_set_probabilities([(0, np.array([0.5, 0.5])), (1, np.array([1.0]))])
-    {frozenset({1}): 0.5, frozenset({0, 1}): 0.5}
-    """
-    lo = min(first for first, _ in distributions)
-    hi = max(first + len(p) for first, p in distributions)
-    n = len(distributions)
-    pmf = np.zeros((n, hi - lo))
-    for i, (first, probs) in enumerate(distributions):
-        pmf[i, first - lo : first - lo + len(probs)] = probs
-    below = np.cumsum(pmf, axis=1) - pmf  # P(T_i < t)
-    result: dict[frozenset[int], float] = {}
-    for size in range(1, n + 1):
-        for members in combinations(range(n), size):
-            others = [j for j in range(n) if j not in members]
-            p = float((np.prod(pmf[list(members)], axis=0) * np.prod(below[others], axis=0)).sum())
-            if p > 0:
-                result[frozenset(members)] = p
-    return result
 
 
 def expected_net(
@@ -245,9 +215,10 @@ class BettingAgent(_CardPlayer):
 
     def rank_betting(self, state: ChipBiddingState, actions: list) -> list[Decision]:
         me = self.game.current_player(state)
-        tops = self.totals.top_sets(state)
+        totals = self.totals.of_players(state)
+        tops = top_set_probabilities(totals)
         p_top = [sum(p for s, p in tops.items() if i in s) for i in range(self.game.num_players)]
-        detail = {"P(top)": p_top, "P(win)": win_shares(tops, self.game.num_players)}
+        detail = {"P(top)": p_top, "P(win)": first_place_shares(totals)}
         decisions = []
         for action in actions:
             paid, passed = self.after(state, me, action, tops)
@@ -324,5 +295,5 @@ def reckless_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 __all__ = [
     "BettingAgent", "EXACT_MAX_OPEN", "FinalTotals", "RecklessAgent", "ScoreOnlyAgent", "expected_net",
-    "top_set_probabilities", "win_shares",
+    "top_set_probabilities",
 ]  # fmt: skip

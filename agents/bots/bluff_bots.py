@@ -4,14 +4,15 @@
   dice distribution, the standing claim, the public and shown dice and a model of each
   opponent's lying and calling, which it learns from the current match (:meth:`observe`).
 * ``equilibrium`` (:class:`EquilibriumBot`, two-player Abázs) plays the exact match
-  equilibrium of :mod:`kocka.solver.solvers.bluff.equilibrium` from its table (the round
+  equilibrium of :mod:`kocka.solver.solvers.bluff.abazs` from its table (the round
   equilibrium that also prices who starts the next round), mixed strategies sampled with
   the agent's own generator; in the two-player bidding bluff and liar's poker
-  (:class:`BettingEquilibriumBot`) the exact round equilibrium of
-  :mod:`kocka.solver.solvers.bluff.rounds`.
+  (:class:`BettingEquilibriumBot`) the exact round equilibrium (or match plan) read by
+  :mod:`kocka.solver.solvers.bluff.plans`.
 * Baselines: ``truthful`` (:class:`TruthfulBot`: the truth when it may, else the smallest
   lie; believes every claim) and ``threshold`` (:class:`ThresholdBot`: claims alike,
-  doubts every claim at or above a fixed claim). ``random`` is the registry's.
+  doubts every claim at or above a fixed claim). ``random`` is the agent catalogue's
+  (:mod:`kocka.agents.bots.catalogue`), for every game.
 
 **Claimant model** (what ``bayes`` believes about an opponent who claims). Given his
 hidden dice x, let T(x) be the truthful claim (his result, BLUFF-7; his hand, BLUFF-19;
@@ -43,7 +44,7 @@ over his modelled claims c of max(challenge: -(q win + (1 - q) lose), accept: R(
 P(c true). A challenge pays +-1 chip and settles who starts the next round (BLUFF-10),
 which is worth D chips: (win, lose) = (1 - D/2, -1 - D/2) when the challenger starts,
 (1 - D/2, -1 + D/2) when the loser does
-(:func:`~kocka.solver.solvers.bluff.equilibrium.challenge_payoffs`), with D = R(no claim) -
+(:func:`~kocka.solver.solvers.bluff.abazs.challenge_payoffs`), with D = R(no claim) -
 O(no claim) solved as a fixed point once per round against the current model. With more
 players an accepted claim is valued 0 and D = 0 (the round moves on without it).
 
@@ -82,8 +83,9 @@ import numpy as np
 
 from kocka.agents.bots.base import Agent, AgentUnavailable, Event, ranked
 from kocka.agents.bots.catalogue import AgentOptions
-from kocka.solver.solvers.bluff import equilibrium as bluff_equilibrium
-from kocka.solver.solvers.bluff import rounds as bluff_round
+from kocka.solver.solvers.bluff import abazs as bluff_abazs
+from kocka.solver.solvers.bluff import plans as bluff_plans
+from kocka.solver.solvers.bluff.two_player import EQUILIBRIUM_KIND, MATCH_KIND
 from kocka.solver.base.dice import outcome_distribution, remove
 from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.base.decision import Decision
@@ -521,7 +523,7 @@ class BayesBot(_BluffAgent):
         claims = self.game.claims()
         top = claims[-1]
         two = self._two_player()
-        payoffs = bluff_equilibrium.challenge_payoffs(self.game.rules, Fraction(start_value).limit_denominator(10**9))
+        payoffs = bluff_abazs.challenge_payoffs(self.game.rules, Fraction(start_value).limit_denominator(10**9))
         win, lose = (float(v) for v in payoffs)
         rates = self.model(opponent).call_rates(0)
         R: dict[Any, float] = {}
@@ -704,13 +706,13 @@ class EquilibriumBot(_BluffAgent):
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
         with _equilibrium_table_needed():
-            canonical = bluff_equilibrium.canonical_game(game)
-            self.table = get_table(canonical, bluff_equilibrium.KIND, options.cache_dir, build_missing=options.build_missing)
-        self._policy = bluff_equilibrium.table_policy(self.table, game.rules.ranking)
+            canonical = bluff_abazs.canonical_abazs_game(game)
+            self.table = get_table(canonical, EQUILIBRIUM_KIND, options.cache_dir, build_missing=options.build_missing)
+        self._policy = bluff_abazs.table_policy(self.table, game.rules.ranking)
 
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
         self.decision_actions(state)
-        return bluff_equilibrium.rank(self.game, self.table, state, previous)
+        return bluff_abazs.rank_abazs(self.game, self.table, state, previous)
 
     def choose(self, state: Any) -> Any:
         self.require_decision(state)
@@ -721,7 +723,7 @@ class EquilibriumBot(_BluffAgent):
 
 class BettingEquilibriumBot(_BluffAgent):
     """Plays the exact two-player round equilibrium of the bidding bluff or liar's poker
-    (:mod:`kocka.solver.solvers.bluff.rounds`; its table: ``kocka-solve build bidding-bluff`` or
+    (:mod:`kocka.solver.solvers.bluff.plans`; its table: ``kocka-solve build bidding-bluff`` or
     ``liars-poker``), sampling the mixed strategies with its own generator. In a whole
     match (no round limit) it plays the match plan instead when its table is built
     (``kocka-solve build bidding-bluff --kind match``, ``... liars-poker --kind match``),
@@ -737,11 +739,11 @@ class BettingEquilibriumBot(_BluffAgent):
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
         with _equilibrium_table_needed():
-            canonical = bluff_round.canonical_game(game)
+            canonical = bluff_plans.canonical_betting_game(game)
             table = self._match_table(game, options)
             if table is None:
-                table = get_table(canonical, bluff_round.KIND, options.cache_dir, build_missing=options.build_missing)
-        self.plan = bluff_round.plan_for(canonical, table)
+                table = get_table(canonical, EQUILIBRIUM_KIND, options.cache_dir, build_missing=options.build_missing)
+        self.plan = bluff_plans.plan_for(canonical, table)
         self.value_name = self.plan.value_name
         start = game.rules.start_chips
         if not self.plan.covers(start, start):
@@ -759,14 +761,14 @@ class BettingEquilibriumBot(_BluffAgent):
         if game.rules.max_rounds is not None:
             return None
         try:
-            return get_table(bluff_round.canonical_match_game(game), bluff_round.MATCH_KIND, options.cache_dir)
+            return get_table(bluff_plans.canonical_match_game(game), MATCH_KIND, options.cache_dir)
         except TableError:
             return None
 
     def rank_with(self, state: BluffState, previous: Any) -> list[Decision]:
         self.decision_actions(state)
         try:
-            return bluff_round.rank(self.game, self.plan, state)
+            return bluff_plans.rank_betting(self.game, self.plan, state)
         except RulesError as exc:
             raise AgentUnavailable(f"agent 'equilibrium': {exc}") from None
 
@@ -786,10 +788,10 @@ class BettingEquilibriumBot(_BluffAgent):
 def round_policy(agent: _BluffAgent) -> Any:
     """The agent's (deterministic) choice as a policy of the solver's walks, its memory
     left untouched (the bot as it plays a match's first round): its best-ranked action
-    other than a re-throw (the betting-round abstraction has none). Called as
-    ``policy(state, previous)`` it is a :data:`~kocka.solver.solvers.bluff.equilibrium.RoundPolicy`
-    (Abázs); as ``policy(state)``, reading ``previous`` from the state's history, a
-    :data:`~kocka.solver.solvers.bluff.equilibrium.BettingPolicy`."""
+    other than a re-throw. Called as ``policy(state, previous)`` it is a
+    :data:`~kocka.solver.solvers.bluff.abazs.RoundPolicy` (Abázs); as ``policy(state)``,
+    reading ``previous`` from the state's history, a
+    :data:`~kocka.solver.solvers.bluff.best_response.TurnPolicy`."""
 
     def policy(state: BluffState, previous: Any = _FROM_STATE) -> dict:
         if previous is _FROM_STATE:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from kocka.agents.bots.base import Agent, AgentUnavailable, UnknownAgentError
-from kocka.solver.solvers.kocka import kocka_solver
+from kocka.solver.solvers.kocka import ranking as kocka_ranking
 from kocka.solver.solvers.polish import values as polish_solver
 from kocka.solver.solvers.scorecard import values as scorecard_solver
 from kocka.solver.base.errors import TableError
@@ -124,18 +124,18 @@ scorecard_optimal = table_agent(TableBackend(None, scorecard_solver.rank, "expec
 polish_optimal = table_agent(TableBackend(None, polish_solver.rank, "expected final score"), "optimal")
 def kocka_optimal(game: Game, seed: int, options: AgentOptions) -> Agent:
     """Kocka's ``optimal``: ranks by P(win) from the win table that fits the game
-    (:func:`kocka.solver.solvers.kocka.kocka_solver.win_table_kind`: the exact two-player table under
+    (:func:`kocka.solver.solvers.kocka.ranking.win_table_kind`: the exact two-player table under
     every end rule, the exact three-player one under ``kocka.end = immediate``; with more
     players the leading opponents stand for all)."""
-    backend = TableBackend(kocka_solver.win_table_kind(game), kocka_solver.rank, "P(win)", min_players=2,
+    backend = TableBackend(kocka_ranking.win_table_kind(game), kocka_ranking.rank, "P(win)", min_players=2,
                            alternative="for one player use 'ev' (expected points banked per turn)")
     return table_agent(backend, "optimal")(game, seed, options)
 
 
 kocka_leader = table_agent(
-    TableBackend("winprob", kocka_solver.rank, "P(win)", min_players=2,
+    TableBackend("winprob", kocka_ranking.rank, "P(win)", min_players=2,
                  alternative="for one player use 'ev' (expected points banked per turn)"), "leader")
-kocka_ev = table_agent(TableBackend("turn_ev", kocka_solver.rank, "expected points this turn"), "ev")
+kocka_ev = table_agent(TableBackend("turn_ev", kocka_ranking.rank, "expected points this turn"), "ev")
 
 
 def random_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
@@ -143,7 +143,7 @@ def random_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 # ----------------------------------------------------------------------------------------
-# the registry: every game's spec, plus the agents that play any game
+# the catalogue: the agents of every game's spec, plus the agents that play any game
 # ----------------------------------------------------------------------------------------
 ANY_GAME_AGENTS = (AgentEntry("random", "kocka.agents.bots.catalogue:random_factory", "uniform over the legal actions (seeded)"),)
 

@@ -13,21 +13,40 @@ memory copy at several), so a file that passed it gets a *verified record* besid
 (``<table>.npz.verified``): its size, mtime, ctime, inode and device, and the checksum.
 Later loads of an unchanged file trust the record; any write to the file, or ``touch``,
 changes its ctime, so a changed file is hashed again (docs/SOLVER.md, "Table integrity").
+
+A table file may be crafted, so it is read defensively (issue 24): never through
+``np.load``, and nothing is unpickled (a pickle or an object array is refused, in words
+that say tables never contain one). The zip directory (member count, names, declared
+sizes inside the file) and the metadata record (its size and nesting depth) are checked
+before the record is parsed; the game, kind, rules and layout from the metadata before
+any array is read; then every array header against its layout entry and its declared
+size, and only then the data, through a stream that inflates no more than that size.
+Writes are locked while under way, so a later build can tell a live write from the
+temporary file of one that died, and removes the latter.
 """
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
 import pathlib
+import re
+import shutil
 import struct
 import tempfile
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, stale temporary files are kept
+    fcntl = None  # type: ignore[assignment]
 
 from kocka.solver.base.errors import TableError
 
@@ -133,10 +152,10 @@ def checksum(arrays: Mapping[str, np.ndarray], meta: TableMeta | Mapping[str, An
 
 
 def save_table(path: pathlib.Path | str, arrays: Mapping[str, np.ndarray], meta: TableMeta) -> Table:
-    """Write atomically (temp file in the same folder, then rename); return the Table
-    with the checksum and build time filled in."""
+    """Write atomically (temp file in the same folder, locked while it is written, then
+    renamed); return the Table with the checksum and build time filled in. A folder that
+    cannot take the file is a one-line TableError."""
     path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if _META_KEY in arrays:
         raise ValueError(f"array name {_META_KEY!r} is reserved")
     doc = {**json.loads(meta.to_json()),
@@ -144,19 +163,107 @@ def save_table(path: pathlib.Path | str, arrays: Mapping[str, np.ndarray], meta:
     meta = TableMeta(**{**doc, "checksum": checksum(arrays, doc)})
     payload = dict(arrays)
     payload[_META_KEY] = np.frombuffer(meta.to_json().encode(), dtype=np.uint8)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=_TMP_SUFFIX, dir=path.parent)
+    except OSError as exc:
+        raise TableError(f"cannot write the table {str(path)!r}: {_one_line(exc)}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
+            _lock(fh)  # held until closed: a later build sees a live writer, not a stale file
             np.savez(fh, **payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared tables
-        os.replace(tmp, path)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared tables
+            os.replace(tmp, path)
+    except OSError as exc:  # a full disk, a folder made read-only meanwhile
+        pathlib.Path(tmp).unlink(missing_ok=True)
+        raise TableError(f"cannot write the table {str(path)!r}: {_one_line(exc)}") from None
     except BaseException:
         pathlib.Path(tmp).unlink(missing_ok=True)
         raise
     verified_path(path).unlink(missing_ok=True)  # it vouched for the file replaced
     return Table(arrays=dict(arrays), meta=meta, path=path)
+
+
+_TMP_SUFFIX = ".tmp"
+STALE_AFTER_S = 10.0
+"""A temporary file unlocked and untouched this long is left by a writer that died
+(``kill -9``); a live writer holds its lock, and the verified record's tiny temp file
+lives milliseconds."""
+
+
+def _lock(fh: Any) -> None:
+    if fcntl is not None:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _is_locked(path: pathlib.Path) -> bool:
+    """Whether a live writer holds ``path`` (without fcntl, a file counts as locked)."""
+    if fcntl is None:
+        return True
+    try:
+        with open(path, "rb") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            return False
+    except OSError:
+        return True
+
+
+def temporary_files(path: pathlib.Path | str) -> list[pathlib.Path]:
+    """The temporary files of writes of the table at ``path`` (its own and its verified
+    record's), live or stale."""
+    path = pathlib.Path(path)
+    if not path.parent.is_dir():
+        return []
+    return sorted(p for p in path.parent.glob(glob.escape(path.name) + ".*" + _TMP_SUFFIX) if p.is_file())
+
+
+def is_stale(tmp: pathlib.Path, now: float | None = None) -> bool:
+    """Whether ``tmp`` was left by a write that can no longer finish: not locked by a
+    live writer and untouched for :data:`STALE_AFTER_S`."""
+    try:
+        age = (time.time() if now is None else now) - tmp.stat().st_mtime
+    except OSError:
+        return False
+    return age >= STALE_AFTER_S and not _is_locked(tmp)
+
+
+def remove_stale_temporaries(path: pathlib.Path | str) -> list[pathlib.Path]:
+    """Remove the stale temporary files of the table at ``path``; the ones removed."""
+    removed = []
+    for tmp in temporary_files(path):
+        if is_stale(tmp):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:
+                pass  # a read-only folder: check_destination says so
+    return removed
+
+
+def check_destination(path: pathlib.Path | str, estimated_bytes: int) -> None:
+    """Refuse, before a build computes anything, a destination that cannot take its
+    table: a folder that cannot be made or written (a file is created and removed there,
+    the only test that sees read-only mounts and ACLs alike), or less free space than
+    ``estimated_bytes`` (the table, plus the one it replaces until the rename)."""
+    path = pathlib.Path(path)
+    where = repr(str(path.parent))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=path.name + ".", suffix=".probe" + _TMP_SUFFIX, dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise TableError(f"cannot write tables to {where}: {_one_line(exc)}; "
+                         "choose another folder with --cache-dir or $KOCKA_CACHE") from None
+    free = shutil.disk_usage(path.parent).free
+    if free < estimated_bytes:
+        raise TableError(f"not enough space in {where} for the {path.name} table: about {estimated_bytes:,} bytes "
+                         f"needed, {free:,} free; free some space or choose another folder with --cache-dir")
 
 
 def _umask() -> int:
@@ -174,55 +281,178 @@ LAZY_BYTES = 64 * 2**20
 pages are read when used, so a hint that touches a few states of a gigabyte table
 (the scorecard target tables) does not wait for the whole file (0: read everything)."""
 
-
-def _mapped(path: pathlib.Path, fh: Any, archive: zipfile.ZipFile, name: str) -> np.ndarray | None:
-    """The array ``name`` of an ``.npz`` mapped from the file, or None when it is small,
-    compressed or not a plain array (then it is read)."""
-    info = archive.getinfo(name + ".npy")
-    if info.compress_type != zipfile.ZIP_STORED or info.file_size < LAZY_BYTES:
-        return None
-    fh.seek(info.header_offset)
-    local = fh.read(30)  # the member's local header: its name and extra field come next
-    if len(local) < 30 or local[:4] != b"PK\x03\x04":
-        raise ValueError(f"member {name!r} has no local header")
-    name_len, extra_len = struct.unpack("<HH", local[26:30])
-    fh.seek(info.header_offset + 30 + name_len + extra_len)
-    version = np.lib.format.read_magic(fh)
-    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-    shape, fortran, dtype = read_header(fh)
-    if dtype.hasobject:
-        return None
-    return np.memmap(path, dtype=dtype, mode="r", offset=fh.tell(), shape=shape, order="F" if fortran else "C")
+MAX_MEMBERS = 4096
+"""More arrays than any solver declares (the Polish table, the largest, has about 40)."""
+MAX_META_BYTES = 16 * 2**20
+"""The metadata record is a few kilobytes of JSON; a record beyond this is not one."""
+MAX_META_DEPTH = 64
+"""The metadata nests four or five levels; the bound keeps a crafted record (200,000
+brackets deep) from exhausting the parser's recursion."""
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_MAX_HEADER = 10_000
+"""numpy's own bound on an array header (``max_header_size``); kocka's are 128 bytes."""
+_PICKLE_PROTOCOLS = tuple(bytes([0x80, p]) for p in range(2, 6))
+NO_PICKLE = "tables never contain pickled objects, and kocka never unpickles a file"
 
 
-def _read(path: pathlib.Path) -> tuple[Table, dict[str, Any], os.stat_result]:
-    """The arrays, the parsed metadata record and the file's stat (taken on the file
-    that was read); TableError if the file is missing, corrupt or of another format."""
+@dataclass(frozen=True)
+class _Member:
+    """One array of an ``.npz`` as its headers declare it, before any of it is read."""
+
+    name: str
+    info: zipfile.ZipInfo
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    fortran: bool
+    header_bytes: int  # the npy magic and header, before the data
+
+    @property
+    def data_bytes(self) -> int:
+        return _count(self.shape) * self.dtype.itemsize
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    n = 1
+    for length in shape:
+        n *= length  # Python ints: a crafted header cannot overflow the product
+    return n
+
+
+class _Damage(ValueError):
+    """What the reader found wrong, worded for the reader's one line."""
+
+
+@dataclass
+class _TableFile:
+    """An open table file: its zip directory checked, its metadata parsed, no array read."""
+
+    path: pathlib.Path
+    fh: Any
+    archive: zipfile.ZipFile
+    stat: os.stat_result
+    members: dict[str, zipfile.ZipInfo]  # array name -> its zip entry, metadata excluded
+    doc: dict[str, Any]
+    meta: TableMeta
+
+    @property
+    def where(self) -> str:
+        return repr(str(self.path))
+
+    def close(self) -> None:
+        self.archive.close()
+        self.fh.close()
+
+
+def _open_file(path: pathlib.Path) -> _TableFile:
+    """Open the table at ``path`` and read its metadata record, and nothing else: the
+    zip directory (member count, names, declared sizes) and the record's size and nesting
+    are checked before the record is parsed. TableError for anything that is not a table."""
     where = repr(str(path))
     if not path.is_file():
         raise TableError(f"no table at {where}")
     try:
-        with open(path, "rb") as fh:
-            stat = os.fstat(fh.fileno())
-            with np.load(fh, allow_pickle=False) as data:
-                arrays = {k: _mapped(path, fh, data.zip, k) if LAZY_BYTES else None for k in data.files}
-                arrays = {k: data[k] if a is None else a for k, a in arrays.items()}
-    except MemoryError:
-        raise  # too big for this machine is not damage
-    except Exception as exc:  # zipfile/numpy raise many types for damaged files
-        raise TableError(f"table {where} is corrupt: {_one_line(exc)}") from None
-    raw = arrays.pop(_META_KEY, None)
-    if raw is None:
-        raise TableError(f"table {where} has no metadata record")
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise TableError(f"table {where} cannot be read: {_one_line(exc)}") from None
     try:
-        doc = json.loads(raw.tobytes().decode())
+        stat = os.fstat(fh.fileno())
+        lead = fh.read(4)
+        fh.seek(0)
+        if lead.startswith(_PICKLE_PROTOCOLS):
+            raise TableError(f"table {where} is a pickle, not a table: {NO_PICKLE}")
+        if lead not in (b"PK\x03\x04", b"PK\x05\x06"):
+            raise TableError(f"{where} is not a kocka table (a table is a zip archive of numpy arrays, "
+                             f"this file starts with {lead!r})")
+        try:
+            archive = zipfile.ZipFile(fh)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise TableError(f"table {where} is corrupt: {_one_line(exc)}") from None
+        try:
+            members = _directory(archive, stat.st_size)
+            doc = _meta_record(fh, archive, members.pop(_META_KEY, None), stat.st_size)
+        except _Damage as exc:
+            archive.close()
+            raise TableError(f"table {where} {exc}") from None
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:
+            archive.close()
+            raise TableError(f"table {where} is corrupt: {_one_line(exc)}") from None
+    except BaseException:
+        fh.close()
+        raise
+    try:
+        meta = _parse_meta(where, doc)
+    except BaseException:
+        archive.close()
+        fh.close()
+        raise
+    return _TableFile(path, fh, archive, stat, members, doc, meta)
+
+
+def _directory(archive: zipfile.ZipFile, file_size: int) -> dict[str, zipfile.ZipInfo]:
+    """The zip entries by array name; every entry a ``.npy`` member, once, lying inside
+    the file, stored or deflated (what ``np.savez`` and ``np.savez_compressed`` write)."""
+    infos = archive.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise _Damage(f"is corrupt: it holds {len(infos)} members, more than any table ({MAX_MEMBERS})")
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        if not info.filename.endswith(".npy"):
+            raise _Damage(f"is corrupt: member {info.filename!r:.80} is not a numpy array (.npy)")
+        name = info.filename[:-4]
+        if name in members:
+            raise _Damage(f"is corrupt: member {info.filename!r:.80} appears twice")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise _Damage(f"is corrupt: member {info.filename!r:.80} uses zip method {info.compress_type}, "
+                          "not stored or deflated")
+        if info.header_offset + info.compress_size > file_size or (
+                info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size):
+            raise _Damage(f"is corrupt: member {info.filename!r:.80} declares {info.file_size:,} bytes, "
+                          f"which do not fit in the file's {file_size:,}")
+        members[name] = info
+    return members
+
+
+def _meta_record(fh: Any, archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, file_size: int) -> dict[str, Any]:
+    """The parsed ``__meta__`` record: a byte array of at most :data:`MAX_META_BYTES`
+    holding a JSON object nested at most :data:`MAX_META_DEPTH` deep."""
+    if info is None:
+        raise _Damage("has no metadata record")
+    member = _bounded(_header(archive, _META_KEY, info), MAX_META_BYTES)
+    if member.dtype != np.dtype(np.uint8) or len(member.shape) != 1:
+        raise _Damage(f"has unreadable metadata: the record is a {member.dtype.str} array of shape "
+                      f"{member.shape!r:.80}, not bytes")
+    raw = _read_member(fh, archive, member, file_size).tobytes()
+    try:
+        text = raw.decode()
+        if _json_depth(text) > MAX_META_DEPTH:
+            raise _Damage(f"has unreadable metadata: the record nests deeper than {MAX_META_DEPTH} levels")
+        doc = json.loads(text)
     except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError included
-        raise TableError(f"table {where} has unreadable metadata: {_one_line(exc)}") from None
+        if isinstance(exc, _Damage):
+            raise
+        raise _Damage(f"has unreadable metadata: {_one_line(exc)}") from None
     if not isinstance(doc, dict):
-        raise TableError(f"table {where} has unreadable metadata: not a JSON object")
+        raise _Damage("has unreadable metadata: not a JSON object")
+    return doc
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _json_depth(text: str) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do not
+    count), without parsing it: a few array operations, however deep the text."""
+    if text.count("[") + text.count("{") <= MAX_META_DEPTH:
+        return 0  # too few brackets to nest that deep (the common case: no scan at all)
+    codes = np.frombuffer(_JSON_STRING.sub('""', text).encode(), dtype=np.uint8)
+    steps = (codes == ord("[")).astype(np.int64) + (codes == ord("{")) - (codes == ord("]")) - (codes == ord("}"))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _parse_meta(where: str, doc: dict[str, Any]) -> TableMeta:
     version = doc.get("format_version")
     if version != TABLE_FORMAT_VERSION:
-        raise TableError(f"table {where} has format version {version!r}, this kocka reads {TABLE_FORMAT_VERSION}")
+        raise TableError(f"table {where} has format version {version!r:.80}, this kocka reads {TABLE_FORMAT_VERSION}")
     try:
         meta = TableMeta(**doc)
     except TypeError as exc:
@@ -231,7 +461,107 @@ def _read(path: pathlib.Path) -> tuple[Table, dict[str, Any], os.stat_result]:
                         ("rules", dict), ("extra", dict), ("build_seconds", (int, float))):
         if not isinstance(getattr(meta, name), types):
             raise TableError(f"table {where} has a malformed metadata field {name!r}: {getattr(meta, name)!r:.80}")
-    return Table(arrays=arrays, meta=meta, path=path), doc, stat
+    return meta
+
+
+def _header(archive: zipfile.ZipFile, name: str, info: zipfile.ZipInfo) -> _Member:
+    """The array ``name`` as its npy header declares it, read through a stream that
+    inflates no more than the header: a plain dtype (no Python objects) and a size that
+    is the member's declared size."""
+    label = f"member {info.filename!r}"
+    with archive.open(info) as stream:
+        lead = stream.read(8)
+        if lead[:6] != _NPY_MAGIC:
+            if lead.startswith(_PICKLE_PROTOCOLS):
+                raise _Damage(f"holds a pickled Python object as {label}: {NO_PICKLE}")
+            raise _Damage(f"is corrupt: {label} is not a numpy array (it starts with {lead!r})")
+        version = (lead[6], lead[7])
+        if version not in ((1, 0), (2, 0)):
+            raise _Damage(f"is corrupt: {label} has npy format {version!r}, not 1.0 or 2.0")
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        try:
+            shape, fortran, dtype = read(stream, max_header_size=_NPY_MAX_HEADER)
+        except ValueError as exc:
+            text = _one_line(exc)
+            if "allow_pickle" in text or "pickle" in text.lower():
+                raise _Damage(f"holds Python objects as {label}: {NO_PICKLE}") from None
+            raise _Damage(f"is corrupt: {label} has an unreadable header: {text:.200}") from None
+        header_bytes = stream.tell()
+    if dtype.hasobject:
+        raise _Damage(f"holds Python objects as {label} (dtype {dtype.str!r}), which only a pickle stores: {NO_PICKLE}")
+    if dtype.fields is not None or dtype.subdtype is not None:
+        raise _Damage(f"is corrupt: {label} has the compound dtype {str(dtype)!r:.80}, not a plain number type")
+    if any(length < 0 for length in shape):
+        raise _Damage(f"is corrupt: {label} declares the shape {shape!r:.80}")
+    member = _Member(name, info, tuple(shape), dtype, fortran, header_bytes)
+    if header_bytes + member.data_bytes != info.file_size:
+        raise _Damage(f"is corrupt: {label} declares {_count(member.shape):,} values of {dtype.str} "
+                      f"({member.data_bytes:,} bytes) but holds {info.file_size - header_bytes:,}")
+    return member
+
+
+def _bounded(member: _Member, cap: int) -> _Member:
+    """``member``, unless it would inflate to more than ``cap`` bytes (a zip bomb: a
+    deflated member of gigabytes in a small file is refused before it is inflated)."""
+    if member.data_bytes > cap:
+        raise _Damage(f"is corrupt: member {member.info.filename!r} declares {member.data_bytes:,} bytes, "
+                      f"more than the {cap:,} it may hold")
+    return member
+
+
+def _read_member(fh: Any, archive: zipfile.ZipFile, member: _Member, file_size: int) -> np.ndarray:
+    """The data of a checked member: mapped from the file when it is big and stored,
+    else read through the zip stream into an array of exactly the declared size (the
+    stream ends there, and its CRC-32 is checked)."""
+    info = member.info
+    order = "F" if member.fortran else "C"
+    if LAZY_BYTES and info.compress_type == zipfile.ZIP_STORED and info.file_size >= LAZY_BYTES:
+        fh.seek(info.header_offset)
+        local = fh.read(30)  # the member's local header: its name and extra field come next
+        if len(local) < 30 or local[:4] != b"PK\x03\x04":
+            raise _Damage(f"is corrupt: member {info.filename!r} has no local header")
+        name_len, extra_len = struct.unpack("<HH", local[26:30])
+        offset = info.header_offset + 30 + name_len + extra_len + member.header_bytes
+        if offset + member.data_bytes > file_size:
+            raise _Damage(f"is corrupt: member {info.filename!r} runs past the end of the file")
+        return np.memmap(fh, dtype=member.dtype, mode="r", offset=offset, shape=member.shape, order=order)
+    array = np.empty(member.shape, dtype=member.dtype, order=order)
+    view = memoryview(array.reshape(-1, order="A")).cast("B") if array.size else memoryview(b"")
+    with archive.open(info) as stream:
+        stream.read(member.header_bytes)
+        filled = 0
+        while filled < len(view):
+            got = stream.readinto(view[filled:filled + 2**24])
+            if not got:
+                raise _Damage(f"is corrupt: member {info.filename!r} ends early")
+            filled += got
+        if stream.read(1):  # reads to the end: zipfile checks the CRC-32 there
+            raise _Damage(f"is corrupt: member {info.filename!r} holds more than it declares")
+    return array
+
+
+def _read_arrays(table_file: _TableFile, layout: Layout | None) -> dict[str, np.ndarray]:
+    """Every array, in the order of ``layout`` (or of the names), each header checked
+    against the layout and every size bounded before its data is read; with no layout, no
+    member may inflate beyond the size of the file (kocka writes tables uncompressed)."""
+    where, members, file_size = table_file.where, table_file.members, table_file.stat.st_size
+    if layout is not None:
+        _check_names(where, members, layout)
+    names = list(layout) if layout is not None else sorted(members)
+    try:
+        checked = []
+        for name in names:  # every header before any data
+            want = layout[name] if layout is not None else None
+            member = _header(table_file.archive, name, members[name])
+            if want is not None:
+                _check_array(where, name, member.dtype, member.shape, want)
+            # the layout fixed an exact size (just checked); an open length may not pass the file's size
+            checked.append(_bounded(member, file_size) if want is None or None in want[0] else member)
+        return {m.name: _read_member(table_file.fh, table_file.archive, m, file_size) for m in checked}
+    except _Damage as exc:
+        raise TableError(f"table {where} {exc}") from None
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:
+        raise TableError(f"table {where} is corrupt: {_one_line(exc)}") from None
 
 
 def verified_path(path: pathlib.Path | str) -> pathlib.Path:
@@ -294,19 +624,29 @@ def check_layout(table: Table, layout: Layout) -> None:
     """Refuse a table whose arrays differ from ``layout`` in names, number of axes, lengths
     or dtypes (TableError naming the file and the first difference)."""
     where = repr(str(table.path))
-    missing = sorted(set(layout) - set(table.arrays))
+    _check_names(where, table.arrays, layout)
+    for name, want in layout.items():
+        _check_array(where, name, table.arrays[name].dtype, table.arrays[name].shape, want)
+
+
+def _check_names(where: str, names: Mapping[str, Any], layout: Layout) -> None:
+    missing = sorted(set(layout) - set(names))
     if missing:
         raise TableError(f"table {where} lacks the array(s) {', '.join(map(repr, missing))}")
-    unexpected = sorted(set(table.arrays) - set(layout))
+    unexpected = sorted(set(names) - set(layout))
     if unexpected:
         raise TableError(f"table {where} holds unexpected array(s) {', '.join(map(repr, unexpected))}")
-    for name, (shape, dtype) in layout.items():
-        a = table.arrays[name]
-        if a.dtype != np.dtype(dtype):
-            raise TableError(f"table {where}: array {name!r} has dtype {a.dtype.str!r}, not {np.dtype(dtype).str!r}")
-        if a.ndim != len(shape) or any(want is not None and got != want for got, want in zip(a.shape, shape)):
-            want_text = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ("," if len(shape) == 1 else "") + ")"
-            raise TableError(f"table {where}: array {name!r} has shape {a.shape!r}, not {want_text}")
+
+
+def _check_array(where: str, name: str, dtype: np.dtype, shape: tuple[int, ...],
+                 want: tuple[tuple[int | None, ...], Any]) -> None:
+    """One array (or its header, before it is read) against its layout entry."""
+    want_shape, want_dtype = want
+    if dtype != np.dtype(want_dtype):
+        raise TableError(f"table {where}: array {name!r} has dtype {dtype.str!r}, not {np.dtype(want_dtype).str!r}")
+    if len(shape) != len(want_shape) or any(w is not None and got != w for got, w in zip(shape, want_shape)):
+        want_text = "(" + ", ".join("any" if w is None else str(w) for w in want_shape) + ("," if len(want_shape) == 1 else "") + ")"
+        raise TableError(f"table {where}: array {name!r} has shape {tuple(shape)!r:.200}, not {want_text}")
 
 
 def read_table(path: pathlib.Path | str, *, verify: str = "recorded") -> Table:
@@ -315,8 +655,12 @@ def read_table(path: pathlib.Path | str, *, verify: str = "recorded") -> Table:
     missing, corrupt, damaged or of another format."""
     if verify not in VERIFY_MODES:
         raise ValueError(f"verify must be one of {VERIFY_MODES!r}, got {verify!r}")
-    table, doc, stat = _read(pathlib.Path(path))
-    _check_checksum(table, doc, stat, verify)
+    table_file = _open_file(pathlib.Path(path))
+    try:
+        table = Table(arrays=_read_arrays(table_file, None), meta=table_file.meta, path=table_file.path)
+    finally:
+        table_file.close()  # mapped arrays keep their own mapping
+    _check_checksum(table, table_file.doc, table_file.stat, verify)
     return table
 
 
@@ -334,14 +678,29 @@ def load_table(
     """
     if verify not in VERIFY_MODES:
         raise ValueError(f"verify must be one of {VERIFY_MODES!r}, got {verify!r}")
-    table, doc, stat = _read(pathlib.Path(path))
-    meta, where = table.meta, repr(str(path))
+    table_file = _open_file(pathlib.Path(path))
+    try:
+        expected = _check_identity(table_file, game, kind, variant_id, variant_of, layout)
+        table = Table(arrays=_read_arrays(table_file, expected), meta=table_file.meta, path=table_file.path)
+    finally:
+        table_file.close()
+    _check_checksum(table, table_file.doc, table_file.stat, verify)
+    return table
+
+
+def _check_identity(
+    table_file: _TableFile, game: str, kind: str, variant_id: str,
+    variant_of: Callable[[Mapping[str, Any]], str] | None, layout: Callable[[TableMeta], Layout] | None,
+) -> Layout | None:
+    """Refuse, from the metadata alone, a table of another game, kind or rules variant;
+    the layout its solver declares for it (None: not checked)."""
+    meta, where = table_file.meta, table_file.where
     if (meta.game, meta.kind) != (game, kind):
-        raise TableError(f"table {where} is a {meta.game}/{meta.kind} table, not {game}/{kind}")
+        raise TableError(f"table {where} is a {meta.game:.40}/{meta.kind:.40} table, not {game}/{kind}")
     if meta.variant_id != variant_id:
         raise TableError(
-            f"table {where} was built for rules variant {meta.variant_id!r} "
-            f"({json.dumps(dict(meta.rules), sort_keys=True)}), not {variant_id!r}"
+            f"table {where} was built for rules variant {meta.variant_id!r:.80} "
+            f"({json.dumps(dict(meta.rules), sort_keys=True):.400}), not {variant_id!r}"
         )
     if variant_of is not None:
         try:
@@ -350,14 +709,12 @@ def load_table(
             raise TableError(f"table {where} records rules that are not valid {game} rules: {_one_line(exc)}") from None
         if recomputed != meta.variant_id:
             raise TableError(
-                f"table {where} records the rules {json.dumps(dict(meta.rules), sort_keys=True)}, which are variant "
+                f"table {where} records the rules {json.dumps(dict(meta.rules), sort_keys=True):.400}, which are variant "
                 f"{recomputed!r}, not its recorded variant {meta.variant_id!r}"
             )
-    if layout is not None:
-        try:
-            expected = layout(meta)
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise TableError(f"table {where} has metadata its solver cannot read: {exc!r:.200}") from None
-        check_layout(table, expected)
-    _check_checksum(table, doc, stat, verify)
-    return table
+    if layout is None:
+        return None
+    try:
+        return layout(meta)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise TableError(f"table {where} has metadata its solver cannot read: {exc!r:.200}") from None

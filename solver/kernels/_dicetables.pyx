@@ -22,6 +22,8 @@ def enumerate_outcomes(int n):
     """All sorted outcomes of n dice (shape (K, n), int8) with their probabilities (K,)."""
     cdef int k, i, j, total = 1
     cdef double fact[16]
+    if not 0 <= n < 16:
+        raise ValueError(f"outcomes are enumerated for 0..15 dice, got {n!r}")
     fact[0] = 1.0
     for i in range(1, 16):
         fact[i] = fact[i - 1] * i
@@ -55,8 +57,11 @@ def enumerate_outcomes(int n):
         if i < 0:
             break
         cur[i] += 1
-        for j in range(i + 1, n):
+        # backwards: GCC would turn a forward loop into a 16-byte store and warn of an overflow
+        j = n - 1
+        while j > i:
             cur[j] = cur[i]
+            j -= 1
     return outcomes, probs
 
 
@@ -65,8 +70,8 @@ def key_index(const signed char[:, :] outcomes):
     cdef Py_ssize_t k, K = outcomes.shape[0]
     cdef int n = outcomes.shape[1]
     cdef long size = 1
-    cdef int i
-    for i in range(n):
+    cdef int _
+    for _ in range(n):
         size *= 7
     index = np.full(size, -1, dtype=np.int32)
     cdef int[:] idx = index
@@ -83,7 +88,7 @@ def keep_transitions(const signed char[:, :] keeps, const signed char[:] keep_si
     other dice are rolled again. Returns CSR arrays ``(indptr, indices, probs)``: the
     final sorted outcomes of n dice reachable from each keep, with probabilities.
     """
-    cdef Py_ssize_t r, R = keeps.shape[0], k, K
+    cdef Py_ssize_t r, R = keeps.shape[0], K
     cdef int m
     indptr = np.zeros(R + 1, dtype=np.int64)
     chunks_i = []
@@ -109,13 +114,13 @@ cdef void _merge_all(const signed char[:] keep, int m, const signed char[:, :] r
                      const int[:] final_index, int[:] out) noexcept nogil:
     """Index of sorted(keep + rolled[k]) for every k (a merge of two sorted runs)."""
     cdef Py_ssize_t k
-    cdef int a, b, t, rest = n - m
+    cdef int a, b, _, rest = n - m
     cdef long key
     for k in range(rolled.shape[0]):
         a = 0
         b = 0
         key = 0
-        for t in range(n):
+        for _ in range(n):
             if b >= rest or (a < m and keep[a] <= rolled[k, b]):
                 key = key * 7 + keep[a]
                 a += 1

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Push-your-luck turn kernels: one turn's Bellman recursion, and the two-player race.
 
-The within-turn model is compiled in Python (``kocka_solver.TurnModel``) from the rules
+The within-turn model is compiled in Python (``kocka.solver.solvers.kocka.turn_model.TurnModel``) from the rules
 engine; this module only sees arrays:
 
 * roll *kinds* ``k`` (n dice thrown in some situation), each a list of *groups* of
@@ -23,6 +23,7 @@ slope with respect to the bust value ``x``: with the policy held fixed a turn's 
 kinds) take a fast path that reads ``row + entry_offset`` directly, so the caller fills
 the rows up to ``cap + plain_reach``; the other kinds clamp their reads at ``clamp_row``.
 """
+cimport cython
 from cython.parallel cimport parallel, prange
 from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
@@ -78,14 +79,39 @@ cdef inline void _narrow_to_best(const double* cand_val, const double* cand_slop
             _narrow(cand_val[best_i] - cand_val[i], cand_slope[best_i] - cand_slope[i], margin)
 
 
-cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, double x,
-                   const double* bank, double* val, double* slope, double* margin) noexcept nogil:
+# What a turn walk carries besides the mover's value and its slope: nothing with two
+# players (the other's chance is 1 - the mover's), the other two players' values with
+# three. One walk (:func:`_turn_walk`) serves both, specialised at compile time.
+cdef struct TwoPlayers:
+    char unused               # a C struct needs a member
+
+
+cdef struct ThreePlayers:
+    double X1                 # the bust value of the player moving next
+    double X2                 # and of the last one
+    double* v12               # (rows * n_cols, 2): their values under the mover's choices
+
+
+ctypedef fused Others:
+    TwoPlayers
+    ThreePlayers
+
+
+# the two-player specialisation leaves the three-player accumulators unused, by design
+@cython.warn.unused(False)
+cdef void _turn_walk(const Model* m, const Phase* ph, int cap, int clamp_row, double x,
+                     const double* bank, double* val, double* slope, double* margin, Others* others) noexcept nogil:
     """Fill rows ``cap-1 .. 0`` of ``val``/``slope``; rows ``cap .. cap + plain_reach``
     (at least) are given.
 
-    ``bank[t]`` is the value of banking turn total ``t`` (slope 0: it never depends on
-    the bust value). Plain kinds read rows directly (the fast path: no lottery, no
-    clamping); the others read rows beyond ``clamp_row`` as ``clamp_row``.
+    ``val`` is the mover's value (maximised), ``x`` his bust value; ``bank[t]`` the value
+    of banking turn total ``t`` (slope 0: it never depends on the bust value). With three
+    players ``bank[3 t + i]`` holds player i's (0 the mover) and ``others`` carries the
+    other two's bust values and receives their values under the mover's choices; the
+    slope is common to the three (P(bust) under those choices: every value is ``R + slope
+    * X`` with X the bust value of its player). Plain kinds read rows directly (the fast
+    path: no lottery, no clamping); the others read rows beyond ``clamp_row`` as
+    ``clamp_row``. Ties go to the first entry, and to banking.
 
     With ``margin`` (not NULL, holding two large numbers) the kernel also narrows it to
     the bust values ``[x - margin[0], x + margin[1]]`` over which every choice made stays
@@ -95,13 +121,26 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
     cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
     cdef int t, ki, k, g, g_end, e, e0, e1, r, idx, best_idx, i, best_i, base
     cdef bint plain
-    cdef double rv, rb, best, v, q, best_q, best_slope, p
+    cdef double rv, rb, best, v, q, best_q, best_slope, p, b
+    cdef double r1 = 0.0, r2 = 0.0, X1 = 0.0, X2 = 0.0
+    cdef double* v12 = NULL
     cdef double cand_val[MAX_GROUP]
     cdef double cand_slope[MAX_GROUP]
+    cdef int cand_idx[MAX_GROUP]
     cdef Py_ssize_t row
+    if Others is ThreePlayers:
+        X1 = others.X1
+        X2 = others.X2
+        v12 = others.v12
     for t in range(cap - 1, -1, -1):
         row = <Py_ssize_t>t * ncol
-        val[row + bank_col] = bank[t]
+        if Others is ThreePlayers:
+            b = bank[3 * t]
+            v12[2 * (row + bank_col)] = bank[3 * t + 1]
+            v12[2 * (row + bank_col) + 1] = bank[3 * t + 2]
+        else:
+            b = bank[t]
+        val[row + bank_col] = b
         slope[row + bank_col] = 0.0
         for ki in range(ph.n_kinds):
             k = ph.kinds[ki]
@@ -109,6 +148,9 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                 continue
             rv = 0.0
             rb = 0.0
+            if Others is ThreePlayers:
+                r1 = 0.0
+                r2 = 0.0
             plain = m.plain[k]
             base = t * ncol
             if k == m.win_kind:
@@ -121,7 +163,8 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
             for g in range(m.group_ptr[k], g_end):
                 e0 = m.entry_ptr[g]
                 e1 = m.entry_ptr[g + 1]
-                if plain and (margin == NULL or e1 - e0 == 1):
+                best_q = 1.0
+                if plain:
                     best_idx = base + m.entry_offset[e0]
                     best = val[best_idx]
                     for e in range(e0 + 1, e1):
@@ -131,21 +174,16 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                             best = v
                             best_idx = idx
                     best_slope = slope[best_idx]
-                elif plain:
-                    best_i = 0
-                    for i in range(e1 - e0):
-                        idx = base + m.entry_offset[e0 + i]
-                        cand_val[i] = val[idx]
-                        cand_slope[i] = slope[idx]
-                        if cand_val[i] > cand_val[best_i]:
-                            best_i = i
-                    best = cand_val[best_i]
-                    best_slope = cand_slope[best_i]
-                    _narrow_to_best(cand_val, cand_slope, e1 - e0, best_i, margin)
+                    if margin != NULL and e1 - e0 > 1:
+                        # the margins against every other choice (one leading to the
+                        # same state as the best would narrow nothing)
+                        for e in range(e0, e1):
+                            idx = base + m.entry_offset[e]
+                            if idx != best_idx:
+                                _narrow(best - val[idx], best_slope - slope[idx], margin)
                 elif margin == NULL or e1 - e0 == 1:
                     best = -1e300
                     best_idx = 0
-                    best_q = 1.0
                     for e in range(e0, e1):
                         r = t + m.entry_points[e]
                         if r > clamp_row:
@@ -170,30 +208,55 @@ cdef void _turn_dp(const Model* m, const Phase* ph, int cap, int clamp_row, doub
                         q = m.entry_q[e]
                         cand_val[i] = q * val[idx] + (1.0 - q) * x
                         cand_slope[i] = q * slope[idx] + (1.0 - q)
+                        if Others is ThreePlayers:
+                            cand_idx[i] = idx
                         if cand_val[i] > cand_val[best_i]:
                             best_i = i
                     best = cand_val[best_i]
                     best_slope = cand_slope[best_i]
+                    if Others is ThreePlayers:
+                        best_idx = cand_idx[best_i]
+                        best_q = m.entry_q[e0 + best_i]
                     _narrow_to_best(cand_val, cand_slope, e1 - e0, best_i, margin)
                 p = m.group_prob[g]
                 rv += p * best
                 rb += p * best_slope
+                if Others is ThreePlayers:
+                    # the others' values where the mover's best choice leads (a lottery
+                    # that fails is a bust: worth each his bust value)
+                    if plain:
+                        r1 += p * v12[2 * best_idx]
+                        r2 += p * v12[2 * best_idx + 1]
+                    else:
+                        r1 += p * (best_q * v12[2 * best_idx] + (1.0 - best_q) * X1)
+                        r2 += p * (best_q * v12[2 * best_idx + 1] + (1.0 - best_q) * X2)
             p = m.bust_prob[k]
             rv += p * x
             rb += p
             val[row + K + k] = rv
             slope[row + K + k] = rb
+            if Others is ThreePlayers:
+                r1 += p * X1
+                r2 += p * X2
+                v12[2 * (row + K + k)] = r1
+                v12[2 * (row + K + k) + 1] = r2
             # the free state: bank (ties go to banking) or roll on
-            if t > 0 and t >= ph.min_bank and bank[t] >= rv:
-                val[row + k] = bank[t]
+            if t > 0 and t >= ph.min_bank and b >= rv:
+                val[row + k] = b
                 slope[row + k] = 0.0
+                if Others is ThreePlayers:
+                    v12[2 * (row + k)] = bank[3 * t + 1]
+                    v12[2 * (row + k) + 1] = bank[3 * t + 2]
                 if margin != NULL:
-                    _narrow(bank[t] - rv, -rb, margin)
+                    _narrow(b - rv, -rb, margin)
             else:
                 val[row + k] = rv
                 slope[row + k] = rb
+                if Others is ThreePlayers:
+                    v12[2 * (row + k)] = r1
+                    v12[2 * (row + k) + 1] = r2
                 if margin != NULL and t > 0 and t >= ph.min_bank:
-                    _narrow(rv - bank[t], rb, margin)
+                    _narrow(rv - b, rb, margin)
 
 
 cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
@@ -235,6 +298,7 @@ def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const in
     cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
                           bust_prob, opening_only, entry_offset, plain, plain_reach)
     cdef Phase ph
+    cdef TwoPlayers two
     if not -1 <= win_kind < m.n_kinds:
         raise ValueError(f"win_kind must be -1 or a kind index below {m.n_kinds}, got {win_kind!r}")
     m.win_kind = win_kind
@@ -249,7 +313,51 @@ def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const in
     ph.opening_kind = opening_kind
     ph.min_bank = min_bank
     with nogil:
-        _turn_dp(&m, &ph, cap, clamp_row, x, &bank[0], &val[0, 0], &slope[0, 0], NULL)
+        _turn_walk(&m, &ph, cap, clamp_row, x, &bank[0], &val[0, 0], &slope[0, 0], NULL, &two)
+
+
+cdef class RaceTurn:
+    """A compiled turn with its two phases, as the race kernels (:func:`solve_race`,
+    :func:`solve_race_ends`) read it.
+
+    ``turn``: the kernel arrays of the turn (``TurnModel.kernel_args()``); ``phases``:
+    ``TurnModel.phase_args()`` (the roll kinds of each phase padded with -1, their number,
+    the opening kind and the least bank); ``threshold``: phase 1 from this banked score
+    (units); ``tail_success`` (K,): P(some bank | kind k rolled beyond every target);
+    ``win_kind``: a kind whose scoring roll wins the game at once (KOCKA-19), or -1."""
+
+    cdef Model model
+    cdef Phase phases[2]
+    cdef const double* tail_success
+    cdef object keep           # the arrays the pointers above point into
+    cdef readonly int threshold
+    cdef readonly int min_bank  # the larger least bank of the two phases (units)
+
+    def __init__(self, tuple turn, tuple phases, int threshold, const double[::1] tail_success, int win_kind=-1):
+        cdef int p
+        cdef const int[:, ::1] kinds
+        cdef const int[::1] n_kinds, opening, min_bank
+        if len(turn) != 11 or len(phases) != 4:
+            raise ValueError(f"turn takes the 11 kernel arrays and phases the 4 phase arrays, got {len(turn)} and {len(phases)}")
+        kinds, n_kinds, opening, min_bank = phases
+        self.model = _model(turn[0], turn[1], turn[2], turn[3], turn[4], turn[5], turn[6], turn[7], turn[8], turn[9],
+                            turn[10])
+        if not -1 <= win_kind < self.model.n_kinds:
+            raise ValueError(f"win_kind must be -1 or a kind index below {self.model.n_kinds}, got {win_kind!r}")
+        if tail_success.shape[0] != self.model.n_kinds:
+            raise ValueError(f"tail_success must be ({self.model.n_kinds},), got ({tail_success.shape[0]},)")
+        if kinds.shape[0] != 2 or n_kinds.shape[0] != 2 or opening.shape[0] != 2 or min_bank.shape[0] != 2:
+            raise ValueError("phases must describe two phases")
+        self.model.win_kind = win_kind
+        self.keep = (turn, phases, tail_success)
+        for p in range(2):
+            self.phases[p].kinds = &kinds[p, 0]
+            self.phases[p].n_kinds = n_kinds[p]
+            self.phases[p].opening_kind = opening[p]
+            self.phases[p].min_bank = min_bank[p]
+        self.threshold = threshold
+        self.tail_success = &tail_success[0]
+        self.min_bank = max(min_bank[0], min_bank[1])
 
 
 cdef struct Race:
@@ -269,6 +377,7 @@ cdef void _pair_values(const Model* m, const Phase* phases, const Race* race, in
     cdef int goal = race.goal, K = m.n_kinds, ncol = m.n_cols
     cdef int cap = goal - a, t, k
     cdef Py_ssize_t row
+    cdef TwoPlayers two
     if cap < ph.min_bank:
         cap = ph.min_bank
     for t in range(cap):
@@ -285,7 +394,7 @@ cdef void _pair_values(const Model* m, const Phase* phases, const Race* race, in
         slope[row + 2 * K] = 0.0
     margin[0] = 1e300
     margin[1] = 1e300
-    _turn_dp(m, ph, cap, cap, x, bank, val, slope, margin)
+    _turn_walk(m, ph, cap, cap, x, bank, val, slope, margin, &two)
     out_val[0] = val[K + ph.opening_kind]
     out_slope[0] = slope[K + ph.opening_kind]
 
@@ -311,14 +420,15 @@ cdef int _solve_pair(const Model* m, const Phase* phases, const Race* race, int 
     guesses, solve the 2x2 linear system of the policies found. The answer is exact as
     soon as it lies where those policies stay optimal (the kernel's margins), or when the
     iteration stands still. Returns the number of turn evaluations."""
-    cdef int goal = race.goal, it, evals = 0
+    cdef int goal = race.goal, _, evals = 0
     cdef double* win = race.win
-    cdef double w_ab, w_ba, n_ab, n_ba, v1, s1, v2, s2, a1, a2
+    cdef double w_ab, w_ba, n_ab, n_ba, a1, a2
+    cdef double v1 = 0.0, s1 = 0.0, v2 = 0.0, s2 = 0.0  # written by _pair_values
     cdef double m1[2]
     cdef double m2[2]
     w_ab = _guess(win, goal, a, b)
     w_ba = _guess(win, goal, b, a)
-    for it in range(100):
+    for _ in range(100):
         _pair_values(m, phases, race, a, b, 1.0 - w_ba, bank, val, slope, &v1, &s1, m1)
         evals += 1
         a1 = v1 - s1 * (1.0 - w_ba)
@@ -348,39 +458,29 @@ cdef int _solve_pair(const Model* m, const Phase* phases, const Race* race, int 
     return evals
 
 
-def solve_race(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
-               const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
-               const double[::1] bust_prob, const unsigned char[::1] opening_only,
-               const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
-               const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds, const int[::1] phase_opening,
-               const int[::1] phase_min_bank, int threshold, const double[::1] tail_success,
-               double[:, ::1] win, double tol=1e-13, int num_threads=1):
+def solve_race(RaceTurn turn, double[:, ::1] win, double tol=1e-13, int num_threads=1):
     """Two-player race to ``goal = win.shape[0]`` units: fill ``win[a, b]``, the
     probability that the player to move at banked scores (a, b) wins with both playing
-    optimally. Score pairs are solved in decreasing a + b, each diagonal in parallel.
+    optimally (a bank reaching the goal wins: ``turn.win_kind`` is not read). Score pairs
+    are solved in decreasing a + b, each diagonal in parallel.
 
     Returns ``(turn evaluations, turn rows evaluated, unconverged pairs)``.
     """
-    cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
-                          bust_prob, opening_only, entry_offset, plain, plain_reach)
-    cdef Phase phases[2]
+    cdef Model m = turn.model
+    cdef const Phase* phases = turn.phases
     cdef Race race
-    cdef int goal = win.shape[0], p, s, a, a_lo, a_hi, evals
+    cdef int goal = win.shape[0], s, a, a_lo, a_hi, evals
     cdef long long total_evals = 0, total_rows = 0, failed = 0
     cdef double* bank = NULL
     cdef double* val = NULL
     cdef double* slope = NULL
-    if win.shape[1] != goal or tail_success.shape[0] != m.n_kinds:
-        raise ValueError(f"win must be (goal, goal) and tail_success ({m.n_kinds},)")
-    for p in range(2):
-        phases[p].kinds = &phase_kinds[p, 0]
-        phases[p].n_kinds = phase_n_kinds[p]
-        phases[p].opening_kind = phase_opening[p]
-        phases[p].min_bank = phase_min_bank[p]
+    if win.shape[1] != goal:
+        raise ValueError(f"win must be (goal, goal), got ({win.shape[0]}, {win.shape[1]})")
+    m.win_kind = -1
     race.goal = goal
-    race.threshold = threshold
-    race.rows = max(goal, phase_min_bank[0], phase_min_bank[1]) + plain_reach + 1
-    race.tail_success = &tail_success[0]
+    race.threshold = turn.threshold
+    race.rows = max(goal, turn.min_bank) + m.plain_reach + 1
+    race.tail_success = turn.tail_success
     race.win = &win[0, 0]
     for s in range(2 * (goal - 1), -1, -1):
         a_lo = s - (goal - 1) if s > goal - 1 else 0
@@ -426,13 +526,14 @@ cdef void _seat_values(const Model* m, const Phase* phases, const Race2* race, i
                        double* margin) noexcept nogil:
     """The opening value (and its slope in the bust value ``x``) of seat ``seat`` to move
     with banked units ``me`` against ``other``, and the margins of ``x`` within which it is
-    exact (see :func:`_turn_dp`)."""
+    exact (see :func:`_turn_walk`)."""
     cdef const Phase* ph = &phases[1 if me >= race.threshold else 0]
     cdef int goal = race.goal, K = m.n_kinds, ncol = m.n_cols
     cdef int cap, t, k, lead, po, score
     cdef Py_ssize_t row, off
     cdef double top_value, u
     cdef const double* nxt = race.win1 if seat == 0 else race.win0
+    cdef TwoPlayers two
     lead = race.lead0 if seat == 0 else race.lead1
     po = 1 if other >= race.threshold else 0
     off = (<Py_ssize_t>(seat * 2 + po)) * race.n_beyond - other
@@ -464,7 +565,7 @@ cdef void _seat_values(const Model* m, const Phase* phases, const Race2* race, i
         slope[row + 2 * K] = 0.0
     margin[0] = 1e300
     margin[1] = 1e300
-    _turn_dp(m, ph, cap, cap, x, bank, val, slope, margin)
+    _turn_walk(m, ph, cap, cap, x, bank, val, slope, margin, &two)
     out_val[0] = val[K + ph.opening_kind]
     out_slope[0] = slope[K + ph.opening_kind]
 
@@ -473,14 +574,15 @@ cdef int _solve_seats(const Model* m, const Phase* phases, const Race2* race, in
                       double* bank, double* val, double* slope) noexcept nogil:
     """Solve seat 0 to move at (a, b) together with seat 1 to move at (b, a): a bust hands
     the turn over at the same scores. Newton steps as in :func:`_solve_pair`."""
-    cdef int goal = race.goal, it, evals = 0
+    cdef int goal = race.goal, _, evals = 0
     cdef bint single = race.symmetric and a == b
-    cdef double w0, w1, n0, n1, v1, s1, v2, s2, a1, a2
+    cdef double w0, w1, n0, n1, a1, a2
+    cdef double v1 = 0.0, s1 = 0.0, v2 = 0.0, s2 = 0.0  # written by _seat_values
     cdef double m1[2]
     cdef double m2[2]
     w0 = _guess(race.win0, goal, a, b)
     w1 = _guess(race.win1, goal, b, a)
-    for it in range(100):
+    for _ in range(100):
         _seat_values(m, phases, race, 0, a, b, 1.0 - w1, bank, val, slope, &v1, &s1, m1)
         evals += 1
         a1 = v1 - s1 * (1.0 - w1)
@@ -509,13 +611,7 @@ cdef int _solve_seats(const Model* m, const Phase* phases, const Race2* race, in
     return evals
 
 
-def solve_race_ends(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
-                    const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
-                    const double[::1] bust_prob, const unsigned char[::1] opening_only,
-                    const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
-                    const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds, const int[::1] phase_opening,
-                    const int[::1] phase_min_bank, int threshold, const double[::1] tail_success, int win_kind,
-                    double[:, ::1] win0, double[:, ::1] win1, const double[:, :, ::1] beyond,
+def solve_race_ends(RaceTurn turn, double[:, ::1] win0, double[:, ::1] win1, const double[:, :, ::1] beyond,
                     int lead0, int lead1, int top, double tol=1e-13, int num_threads=1):
     """Two-player race under any end rule: fill ``win0[a, b]`` (seat 0 to move with a
     against b) and ``win1[b, a]`` (seat 1 to move). A bank of seat s reaching the goal
@@ -527,44 +623,36 @@ def solve_race_ends(const int[::1] group_ptr, const double[::1] group_prob, cons
 
     Returns ``(turn evaluations, unconverged pairs)``.
     """
-    cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
-                          bust_prob, opening_only, entry_offset, plain, plain_reach)
-    cdef Phase phases[2]
+    cdef const Model* m = &turn.model
+    cdef const Phase* phases = turn.phases
     cdef Race2 race
-    cdef int goal = win0.shape[0], p, s, a, a_lo, a_hi, evals, rows
+    cdef int goal = win0.shape[0], s, a, a_lo, a_hi, evals, rows
     cdef long long total_evals = 0, failed = 0
     cdef double* bank = NULL
     cdef double* val = NULL
     cdef double* slope = NULL
     cdef bint symmetric = &win0[0, 0] == &win1[0, 0]
-    if win0.shape[1] != goal or win1.shape[0] != goal or win1.shape[1] != goal or tail_success.shape[0] != m.n_kinds:
-        raise ValueError(f"win0 and win1 must be (goal, goal) and tail_success ({m.n_kinds},)")
-    if not -1 <= win_kind < m.n_kinds:
-        raise ValueError(f"win_kind must be -1 or a kind index below {m.n_kinds}, got {win_kind!r}")
-    if (lead0 or lead1) and (top <= goal + max(phase_min_bank[0], phase_min_bank[1])
+    if win0.shape[1] != goal or win1.shape[0] != goal or win1.shape[1] != goal:
+        raise ValueError(f"win0 and win1 must be (goal, goal), got ({win0.shape[0]}, {win0.shape[1]}) "
+                         f"and ({win1.shape[0]}, {win1.shape[1]})")
+    if (lead0 or lead1) and (top <= goal + turn.min_bank
                              or beyond.shape[0] != 2 or beyond.shape[1] != 2 or beyond.shape[2] <= top):
         raise ValueError(f"a leader's turn needs top > goal + the minimum bank and beyond of shape (2, 2, > top), "
                          f"got top={top!r}, beyond ({beyond.shape[0]}, {beyond.shape[1]}, {beyond.shape[2]})")
     if symmetric and lead0 != lead1:
         raise ValueError("one table for both seats needs the same end for both")
-    m.win_kind = win_kind
-    for p in range(2):
-        phases[p].kinds = &phase_kinds[p, 0]
-        phases[p].n_kinds = phase_n_kinds[p]
-        phases[p].opening_kind = phase_opening[p]
-        phases[p].min_bank = phase_min_bank[p]
     race.goal = goal
-    race.threshold = threshold
+    race.threshold = turn.threshold
     race.top = top
     race.n_beyond = beyond.shape[2] if (lead0 or lead1) else 0
-    race.tail_success = &tail_success[0]
+    race.tail_success = turn.tail_success
     race.win0 = &win0[0, 0]
     race.win1 = &win1[0, 0]
     race.beyond = &beyond[0, 0, 0] if (lead0 or lead1) else NULL
     race.lead0 = lead0
     race.lead1 = lead1
     race.symmetric = symmetric
-    rows = max(top if (lead0 or lead1) else goal, phase_min_bank[0], phase_min_bank[1]) + plain_reach + 1
+    rows = max(top if (lead0 or lead1) else goal, turn.min_bank) + m.plain_reach + 1
     for s in range(2 * (goal - 1), -1, -1):
         a_lo = s - (goal - 1) if s > goal - 1 else 0
         a_hi = s // 2 if symmetric else min(s, goal - 1)
@@ -573,7 +661,7 @@ def solve_race_ends(const int[::1] group_ptr, const double[::1] group_prob, cons
             val = <double*>malloc(rows * m.n_cols * sizeof(double))
             slope = <double*>malloc(rows * m.n_cols * sizeof(double))
             for a in prange(a_lo, a_hi + 1, schedule="dynamic"):
-                evals = _solve_seats(&m, phases, &race, a, s - a, tol, bank, val, slope)
+                evals = _solve_seats(m, phases, &race, a, s - a, tol, bank, val, slope)
                 if evals < 0:
                     failed += 1
                     evals = -evals
@@ -600,129 +688,12 @@ cdef struct Race3:
     double* w                 # (goal, goal, goal, 3)
 
 
-cdef void _turn3_dp(const Model* m, const Phase* ph, int cap, int clamp_row,
-                    double X0, double X1, double X2, const double* bank,
-                    double* v0, double* v12, double* sl, double* margin) noexcept nogil:
-    """One turn of the three-player game: fill rows ``cap-1 .. 0``. ``v0`` is the mover's
-    P(win) (maximised), ``v12`` the other two's (interleaved, under the mover's choices),
-    ``sl`` the common slope in the bust values (P(bust) under those choices: the values are
-    ``R + sl * X`` with X the bust value vector); ``bank[3 t + i]`` the value of banking
-    t. ``margin`` narrows to the mover's own bust values X0 over which every choice made
-    stays optimal. Ties go to the first entry, and to banking."""
-    cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
-    cdef int t, ki, k, g, g_end, e, e0, e1, r, idx, best_idx, best_e, base
-    cdef bint plain
-    cdef double r0, r1, r2, rs, best, c, cs, q, best_q, bs, g0, g1, g2, p, b0
-    cdef Py_ssize_t row
-    for t in range(cap - 1, -1, -1):
-        row = <Py_ssize_t>t * ncol
-        b0 = bank[3 * t]
-        v0[row + bank_col] = b0
-        v12[2 * (row + bank_col)] = bank[3 * t + 1]
-        v12[2 * (row + bank_col) + 1] = bank[3 * t + 2]
-        sl[row + bank_col] = 0.0
-        for ki in range(ph.n_kinds):
-            k = ph.kinds[ki]
-            if m.opening_only[k] and t != 0:
-                continue
-            r0 = 0.0
-            r1 = 0.0
-            r2 = 0.0
-            rs = 0.0
-            plain = m.plain[k]
-            base = t * ncol
-            if k == m.win_kind:
-                r0 = 1.0 - m.bust_prob[k]
-                g_end = m.group_ptr[k]
-            else:
-                g_end = m.group_ptr[k + 1]
-            for g in range(m.group_ptr[k], g_end):
-                e0 = m.entry_ptr[g]
-                e1 = m.entry_ptr[g + 1]
-                if plain:
-                    best_idx = base + m.entry_offset[e0]
-                    best = v0[best_idx]
-                    for e in range(e0 + 1, e1):
-                        idx = base + m.entry_offset[e]
-                        if v0[idx] > best:
-                            best = v0[idx]
-                            best_idx = idx
-                    bs = sl[best_idx]
-                    if e1 - e0 > 1:
-                        for e in range(e0, e1):
-                            idx = base + m.entry_offset[e]
-                            if idx != best_idx:
-                                _narrow(best - v0[idx], bs - sl[idx], margin)
-                    g0 = best
-                    g1 = v12[2 * best_idx]
-                    g2 = v12[2 * best_idx + 1]
-                else:
-                    best = -1e300
-                    best_idx = 0
-                    best_e = e0
-                    best_q = 1.0
-                    for e in range(e0, e1):
-                        r = t + m.entry_points[e]
-                        if r > clamp_row:
-                            r = clamp_row
-                        idx = r * ncol + m.entry_slot[e]
-                        q = m.entry_q[e]
-                        c = q * v0[idx] + (1.0 - q) * X0
-                        if c > best:
-                            best = c
-                            best_idx = idx
-                            best_e = e
-                            best_q = q
-                    bs = best_q * sl[best_idx] + (1.0 - best_q)
-                    if e1 - e0 > 1:
-                        for e in range(e0, e1):
-                            if e != best_e:
-                                r = t + m.entry_points[e]
-                                if r > clamp_row:
-                                    r = clamp_row
-                                idx = r * ncol + m.entry_slot[e]
-                                q = m.entry_q[e]
-                                c = q * v0[idx] + (1.0 - q) * X0
-                                cs = q * sl[idx] + (1.0 - q)
-                                _narrow(best - c, bs - cs, margin)
-                    g0 = best
-                    g1 = best_q * v12[2 * best_idx] + (1.0 - best_q) * X1
-                    g2 = best_q * v12[2 * best_idx + 1] + (1.0 - best_q) * X2
-                p = m.group_prob[g]
-                r0 += p * g0
-                r1 += p * g1
-                r2 += p * g2
-                rs += p * bs
-            p = m.bust_prob[k]
-            r0 += p * X0
-            r1 += p * X1
-            r2 += p * X2
-            rs += p
-            v0[row + K + k] = r0
-            v12[2 * (row + K + k)] = r1
-            v12[2 * (row + K + k) + 1] = r2
-            sl[row + K + k] = rs
-            if t > 0 and t >= ph.min_bank and b0 >= r0:
-                v0[row + k] = b0
-                v12[2 * (row + k)] = bank[3 * t + 1]
-                v12[2 * (row + k) + 1] = bank[3 * t + 2]
-                sl[row + k] = 0.0
-                _narrow(b0 - r0, -rs, margin)
-            else:
-                v0[row + k] = r0
-                v12[2 * (row + k)] = r1
-                v12[2 * (row + k) + 1] = r2
-                sl[row + k] = rs
-                if t > 0 and t >= ph.min_bank:
-                    _narrow(r0 - b0, rs, margin)
-
-
 cdef int _state3(const Model* models, const Phase* phases, const Race3* race, int x, int y, int z,
                  const double* X, double* bank, double* v0, double* v12, double* sl,
                  double* out, double* margin) noexcept nogil:
     """Evaluate the turn of the mover at (x, y, z) with bust values ``X`` (in the order of
     (x, y, z)): ``out`` = (his, the next's, the last's opening value, slope, 1 if every
-    set-aside had to be a choice else 0); ``margin`` as in :func:`_turn3_dp`. Returns the
+    set-aside had to be a choice else 0); ``margin`` as in :func:`_turn_walk`. Returns the
     number of rows evaluated.
 
     ``models[0]`` keeps only the most points for each number of dice left, ``models[1]``
@@ -737,6 +708,7 @@ cdef int _state3(const Model* models, const Phase* phases, const Race3* race, in
     cdef int goal = race.goal, K = models[0].n_kinds, ncol = models[0].n_cols, cap, t, k, score
     cdef Py_ssize_t row, line = (<Py_ssize_t>y * goal + z) * goal * 3
     cdef double u
+    cdef ThreePlayers others
     cap = goal - x
     if cap < ph.min_bank:
         cap = ph.min_bank
@@ -777,7 +749,10 @@ cdef int _state3(const Model* models, const Phase* phases, const Race3* race, in
         sl[row + 2 * K] = 0.0
     margin[0] = 1e300
     margin[1] = 1e300
-    _turn3_dp(m, ph, cap, cap, X[0], X[1], X[2], bank, v0, v12, sl, margin)
+    others.X1 = X[1]
+    others.X2 = X[2]
+    others.v12 = v12
+    _turn_walk(m, ph, cap, cap, X[0], bank, v0, sl, margin, &others)
     k = K + ph.opening_kind
     out[0] = v0[k]
     out[1] = v12[2 * k]
@@ -825,7 +800,7 @@ cdef inline void _rot(const double* u, double* out) noexcept nogil:
 cdef void _cycle3(int n, const double* R, const double* beta, double* W) noexcept nogil:
     """Solve W_i = R_i + beta_i P W_{i+1} (indices mod n, n = 1 or 3) for fixed policies:
     W_0 = (R_0 + b_0 P R_1 + b_0 b_1 P^2 R_2) / (1 - b_0 b_1 b_2) and its rotations."""
-    cdef int i, j, c, i1, i2
+    cdef int i, c, i1, i2
     cdef double d, b0, b1
     cdef double t1[3]
     cdef double t2[3]
@@ -852,7 +827,7 @@ cdef int _solve_class3(const Model* models, const Phase* phases, const Race3* ra
     solved by :func:`_cycle3`, exact once every new bust value lies within its margins.
     Returns the number of turn evaluations, negative if it did not settle (then the last
     iterate is stored and the caller resolves the class)."""
-    cdef int goal = race.goal, n, i, j, c, it, evals = 0
+    cdef int goal = race.goal, n, i, j, c, _, evals = 0
     cdef int sx[3]
     cdef int sy[3]
     cdef int sz[3]
@@ -877,7 +852,7 @@ cdef int _solve_class3(const Model* models, const Phase* phases, const Race3* ra
     n = 1 if (x == y and y == z) else 3
     for i in range(n):
         _guess3(w, goal, sx[i], sy[i], sz[i], &W[3 * i])
-    for it in range(max_iter):
+    for _ in range(max_iter):
         for i in range(n):
             j = (i + 1) % n
             _rot(&W[3 * j], X)
@@ -1004,7 +979,7 @@ cdef class ThreePlayerKernel:
         ``(v0, v1, v2, slope, margin_below, margin_above)`` of the opening roll. With
         ``values`` (a tuple of four (rows, n_cols) float64 arrays): every turn state's
         v0, v1, v2 and slope, rows up to the cap filled; returns also the cap."""
-        cdef int rows = self.rows, ncol = self.n_cols, cap, t, c
+        cdef int rows = self.rows, ncol = self.n_cols, cap
         cdef double X[3]
         cdef double out[5]
         cdef double mg[2]

@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Kernel of the two-player race of the Polish basic game (see ``polish_race.py``).
+"""Kernel of the two-player race of the Polish basic game (see ``kocka.solver.solvers.polish.race``).
 
 A turn is three throws over the 252 sorted outcomes and the 462 keeps, through the keep
-lattice of ``_scorecard.pyx`` (a keep of m dice is the mean of its six children with one
+lattice (``keep_lattice.pxd``) (a keep of m dice is the mean of its six children with one
 die more; the best keep inside an outcome is pushed up the lattice). The turn ends in a
 record (worth the successor's value, known: it has one more combination recorded) or
 without one (PL-5), which hands the same scores to the other player: the value of passing
@@ -21,13 +21,16 @@ from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, fabs
 from libc.stdlib cimport free, malloc
 
+from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL
+
 ctypedef long long i64
 
-DEF N_OUT = 252      # sorted outcomes of five dice
-DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
-DEF N_SMALL = 210    # keeps of 0..4 dice
-DEF N_FOUR = 84      # keeps of 0..3 dice (keeps N_FOUR..N_SMALL-1 hold four dice)
-DEF SLOPE_EPS = 1e-15
+cdef extern from *:
+    """
+    /* a slope difference below this is rounding noise: no margin is drawn from it */
+    static const double KOCKA_SLOPE_EPS = 1e-15;
+    """
+    const double SLOPE_EPS "KOCKA_SLOPE_EPS"
 
 
 cdef struct Card:
@@ -66,7 +69,8 @@ cdef struct Work:
     double* succ              # (n_boxes, max_points) value of recording each box with each point value
 
 
-DEF WORK_DOUBLES = 8 * N_OUT + 2 * N_KEEP + 2 * N_SMALL + 4 * N_OUT + 4 * N_OUT
+cdef enum:
+    WORK_DOUBLES = 8 * N_OUT + 2 * N_KEEP + 2 * N_SMALL + 4 * N_OUT + 4 * N_OUT
 
 
 cdef struct Solved:
@@ -307,14 +311,16 @@ cdef Solved _solve_scores(const Card* c, Work* w, int s0, int s1, i64 d, double 
     pass values it implies lie within both turns' margins (or the step is below ``tol``).
     Should that cycle between policies, :func:`_bracketed` finishes the job."""
     cdef Solved out
-    cdef double va, sa, vb, sb, loa, hia, lob, hib, alpha_a, alpha_b, det, na, nb
-    cdef int it
+    cdef double alpha_a, alpha_b, det, na, nb
+    cdef double va = 0.0, sa = 0.0, vb = 0.0, sb = 0.0  # written by _turn
+    cdef double loa = 0.0, hia = 0.0, lob = 0.0, hib = 0.0
+    cdef int _
     out.evals = 0
     out.never_ending = 0
     out.fallback = 0
     _records(c, w, 0, s0, s1, d)
     _records(c, w, 1, s1, s0, -d)
-    for it in range(max_iter):
+    for _ in range(max_iter):
         _turn(c, w, 0, 1.0 - b, 1.0, &va, &sa, &loa, &hia)
         _turn(c, w, 1, 1.0 - a, 1.0, &vb, &sb, &lob, &hib)
         out.evals += 2
@@ -354,15 +360,16 @@ cdef Solved _bracketed(const Card* c, Work* w, double a, double tol, int evals) 
     steps (slope s_a s_b - 1) are taken while they stay inside it, halvings otherwise. The
     records of both seats are already in ``w``."""
     cdef Solved out
-    cdef double lo = 0.0, hi = 1.0, va, sa, vb, sb, m0, m1, F, slope, na
-    cdef int it
+    cdef double lo = 0.0, hi = 1.0, F, slope, na
+    cdef double va = 0.0, sa = 0.0, vb = 0.0, sb = 0.0, m0 = 0.0, m1 = 0.0  # written by _turn
+    cdef int _
     out.never_ending = 0
     out.fallback = 1
     out.a = a
     out.b = 1.0 - a
     if a < 0.0 or a > 1.0:
         a = 0.5
-    for it in range(400):
+    for _ in range(400):
         _turn(c, w, 1, 1.0 - a, 1.0, &vb, &sb, &m0, &m1)
         _turn(c, w, 0, 1.0 - vb, 1.0, &va, &sa, &m0, &m1)
         evals += 2

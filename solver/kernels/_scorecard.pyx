@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Turn kernel of the five-dice card solvers (``scorecard_solver.py``, ``polish_solver.py``).
+"""Turn kernel of the five-dice card solvers (``solvers/scorecard/values.py``,
+``solvers/polish/values.py``).
 
 One turn is solved exactly: three throws over the 252 sorted outcomes and the 462 keeps
 (sub-multisets, the empty keep included). Keep values use the *keep lattice* instead of the
@@ -32,6 +33,8 @@ import numpy as np
 from libc.math cimport INFINITY, NAN, floor
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove
+
+from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL, keep_stage_arg, popcount
 
 ctypedef long long i64
 
@@ -72,29 +75,29 @@ cdef extern from *:
                                        double *__restrict__ proper, const int *__restrict__ child,
                                        int B) {
         int k, f, l;
-        for (k = 209; k >= 0; k--) {
+        for (k = KOCKA_N_SMALL - 1; k >= 0; k--) {
             const int *ch = child + 6 * k;
             const double *src = K;
             int shift = 0;
-            if (k >= 84) { src = top; shift = 210; }   /* four dice: one more is an outcome */
+            if (k >= KOCKA_N_FOUR) { src = top; shift = KOCKA_N_SMALL; }   /* four dice: one more is an outcome */
             const double *a = src + (ch[0] - shift) * B, *b = src + (ch[1] - shift) * B;
             const double *c = src + (ch[2] - shift) * B, *d = src + (ch[3] - shift) * B;
             const double *e = src + (ch[4] - shift) * B, *g = src + (ch[5] - shift) * B;
             double *out = K + k * B;
             for (l = 0; l < B; l++) out[l] = (a[l] + b[l] + c[l] + d[l] + e[l] + g[l]) * (1.0 / 6.0);
         }
-        for (k = 0; k < 252 * B; k++) proper[k] = -__builtin_inf();
-        for (k = 0; k < 84; k++) {
+        for (k = 0; k < KOCKA_N_OUT * B; k++) proper[k] = -__builtin_inf();
+        for (k = 0; k < KOCKA_N_FOUR; k++) {
             const double *mk = K + k * B;
             for (f = 0; f < 6; f++) {
                 double *mc = K + child[6 * k + f] * B;
                 for (l = 0; l < B; l++) mc[l] = mk[l] > mc[l] ? mk[l] : mc[l];
             }
         }
-        for (k = 84; k < 210; k++) {
+        for (k = KOCKA_N_FOUR; k < KOCKA_N_SMALL; k++) {
             const double *mk = K + k * B;
             for (f = 0; f < 6; f++) {
-                double *pc = proper + (child[6 * k + f] - 210) * B;
+                double *pc = proper + (child[6 * k + f] - KOCKA_N_SMALL) * B;
                 for (l = 0; l < B; l++) pc[l] = mk[l] > pc[l] ? mk[l] : pc[l];
             }
         }
@@ -128,7 +131,7 @@ cdef extern from *:
     static void kocka_box_fills_lanes(double *G0, double *G1, const double *x0, const double *x1,
                                       const signed char *eg, const double *vg, int vg_stride,
                                       int stride, int n, int single) {
-        for (int o = 0; o < 252; o++) {
+        for (int o = 0; o < KOCKA_N_OUT; o++) {
             const double *v = vg + (eg ? eg[o] : 0) * vg_stride;
             if (single) {
                 kocka_lane_add(G0 + o * stride, v, x0[o], n);
@@ -146,7 +149,7 @@ cdef extern from *:
     KOCKA_VECTOR_CLONES
     static void kocka_best_group_mean(const double *V, const double *pr, int stride, int n, int ng,
                                       double *__restrict__ best, double *__restrict__ acc) {
-        for (int o = 0; o < 252; o++) {
+        for (int o = 0; o < KOCKA_N_OUT; o++) {
             const double *row = V + o * stride;
             for (int i = 0; i < n; i++) best[i] = row[i];
             for (int g = 1; g < ng; g++) kocka_lane_max(best, row + g * n, n);
@@ -172,29 +175,21 @@ cdef extern from *:
     void kocka_best_group_mean(const double* V, const double* pr, int stride, int n, int ng,
                                double* best, double* acc) noexcept nogil
 
-DEF N_OUT = 252      # sorted outcomes of five dice
-DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
-DEF N_SMALL = 210    # keeps of 0..4 dice
-DEF N_FOUR = 84      # keeps of 0..3 dice (keeps N_FOUR..N_SMALL-1 hold four dice)
-DEF MAX_G = 8        # successor states of one fill at most (entry groups of a face box)
-DEF MAX_BOXES = 24   # boxes of a card at most (masks are int)
-DEF MAX_THROWS = 3   # throws of a scorecard turn
-DEF KIND_CONST = 0   # a box with one successor state
-DEF KIND_FACE = 1    # a face box: one successor per entry group
-DEF KIND_FLAG = 2    # the flag box: one successor per flag
-DEF ENTRY_CAP = 4096  # (next state, points) pairs of one turn, at most 2 * 252 per box group
+LATTICE_SIZES = {"N_OUT": N_OUT, "N_KEEP": N_KEEP, "N_SMALL": N_SMALL, "N_FOUR": N_FOUR}
+"""The keep lattice's sizes (keep_lattice.pxd) for the Python side (``card_model``)."""
+
+cdef enum:
+    MAX_G = 8        # successor states of one fill at most (entry groups of a face box)
+    MAX_BOXES = 24   # boxes of a card at most (masks are int)
+    MAX_THROWS = 3   # throws of a scorecard turn
+    KIND_CONST = 0   # a box with one successor state
+    KIND_FACE = 1    # a face box: one successor per entry group
+    KIND_FLAG = 2    # the flag box: one successor per flag
+    ENTRY_CAP = 4096  # (next state, points) pairs of one turn, at most 2 * 252 per box group
 
 
 cdef inline double _max(double a, double b) noexcept nogil:
     return b if b > a else a
-
-
-cdef inline int _popcount(unsigned int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 # ------------------------------------------------------------------------------------------
@@ -204,12 +199,11 @@ cdef struct Lattice:
     const int* child      # (N_SMALL, 6): keep + one die of face f
 
 
-cdef Lattice _lattice(const int[:, ::1] child) except *:
-    cdef Lattice lat
+cdef int _lattice(const int[:, ::1] child, Lattice* lat) except -1:
     if child.shape[0] != N_SMALL or child.shape[1] != 6:
         raise ValueError(f"the keep lattice must be ({N_SMALL}, 6), got {tuple(child.shape)!r}")
     lat.child = &child[0, 0]
-    return lat
+    return 0
 
 
 cdef inline void keep_stage(const double* top, double* K, double* M, double* proper,
@@ -254,46 +248,6 @@ cdef inline void turn_from_fills(const double* F0, const double* F1, double* V2,
     keep_stage(V2, K, M, proper, lat)
     for o in range(N_OUT):
         V1[o] = F1[o] if F1[o] > proper[o] else proper[o]
-
-
-cdef void keep_stage_arg(const double* top, double* K, double* M, int* Marg, double* proper,
-                         int* arg, Lattice lat) noexcept nogil:
-    """:func:`keep_stage` that also gives the best keep strictly inside each outcome
-    (``arg``; ties: the larger keep, then the first in keep order). Same values."""
-    cdef int k, f, c, ak
-    cdef double mk
-    cdef bint better
-    cdef const int* ch
-    for k in range(N_OUT):
-        K[N_SMALL + k] = top[k]
-    for k in range(N_SMALL - 1, -1, -1):
-        ch = lat.child + 6 * k
-        K[k] = (K[ch[0]] + K[ch[1]] + K[ch[2]] + K[ch[3]] + K[ch[4]] + K[ch[5]]) * (1.0 / 6.0)
-    for k in range(N_SMALL):
-        M[k] = K[k]
-        Marg[k] = k
-    for k in range(N_OUT):
-        proper[k] = -INFINITY
-        arg[k] = -1
-    # branch-free selects: the comparisons are unpredictable
-    for k in range(N_FOUR):
-        ch = lat.child + 6 * k
-        mk = M[k]
-        ak = Marg[k]
-        for f in range(6):
-            c = ch[f]
-            better = mk > M[c]
-            M[c] = mk if better else M[c]
-            Marg[c] = ak if better else Marg[c]
-    for k in range(N_FOUR, N_SMALL):
-        ch = lat.child + 6 * k
-        mk = M[k]
-        ak = Marg[k]
-        for f in range(6):
-            c = ch[f] - N_SMALL
-            better = mk > proper[c]
-            proper[c] = mk if better else proper[c]
-            arg[c] = ak if better else arg[c]
 
 
 cdef inline void roll_keeps(double* KM, Lattice lat) noexcept nogil:
@@ -424,7 +378,7 @@ cdef inline void box_succ(const Problem* P, int m, int c, int f, int b, BoxSucc*
     cdef i64 row
     if b < P.n_upper:
         U = m & ((1 << P.n_upper) - 1)
-        row = (P.tstart[U] + <i64> c * (P.n_upper - _popcount(U)) + P.uprank[U * P.n_upper + b]) * P.G
+        row = (P.tstart[U] + <i64> c * (P.n_upper - popcount(U)) + P.uprank[U * P.n_upper + b]) * P.G
         sb.kind = KIND_FACE
         for g in range(P.G):
             sb.S[g] = b2 + <i64> P.tnext[row + g] * nf2 + f   # a face box leaves the flag as it is
@@ -563,7 +517,6 @@ cdef inline void group_fills_arg(const Problem* P, int m, int c, int f, int bits
     cdef const double* V
     cdef bint two = P.n_ft == 2
     cdef int A[N_OUT]
-    cdef int* Ap = NULL
     for o in range(N_OUT):
         F0[o] = -INFINITY
         F1[o] = -INFINITY
@@ -646,13 +599,14 @@ def solve_masks(
     rew : (n_boxes, n_ft, 252) float64, points of a fill
     special, srew : (n_special,) int32 outcomes and (n_ctx, n_boxes, n_ft, n_special) their
         points per reward context (-inf: not allowed); -1 pads an empty list
-    tstart, uprank, tnext, toff, egrp : the tracker rows (``scorecard_solver.ScorecardModel``)
+    tstart, uprank, tnext, toff, egrp : the tracker rows (``ScorecardModel`` of solvers/scorecard/values.py)
     fnext : (n_boxes, 2, 252) int8, flag after a fill of the flag box
-    child : (210, 6) int32, the keep lattice (``card_model.keep_lattice``)
+    child : (210, 6) int32, the keep lattice (``card_model.keep_lattice``, keep_lattice.pxd)
     """
     cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
                               tstart, uprank, tnext, toff, egrp, fnext, n_upper)
-    cdef Lattice lat = _lattice(child)
+    cdef Lattice lat
+    _lattice(child, &lat)
     cdef const double* pr = &probs[0]
     cdef double* buf = <double*> malloc(sizeof(double) * (6 * N_OUT + 2 * N_KEEP + 2))
     cdef BoxSucc* bs = <BoxSucc*> malloc(sizeof(BoxSucc) * MAX_BOXES)
@@ -804,7 +758,7 @@ cdef int turn_entries(const Problem* P, Lattice lat, const double* probs, int m,
     """
     cdef int g0 = P.grp_ptr[m]
     cdef int ng = P.grp_ptr[m + 1] - g0
-    cdef int g, o, ft, n = 0, nc = 0, j, b, k, fi, r, cell
+    cdef int g, o, ft, n = 0, nc = 0, b, k, fi, r, cell
     cdef int ctx = P.ctx_of[2 * m + f]
     cdef double p, rew
     cdef double* start
@@ -850,10 +804,10 @@ cdef int turn_entries(const Problem* P, Lattice lat, const double* probs, int m,
         if p == 0.0:
             continue
         group_fills_arg(P, m, c, f, P.grp_bits[g0 + g], w.F0, w.F1, w.A0, w.A1, w.bs)
-        keep_stage_arg(w.F0, w.K, w.Mx, w.Marg, w.proper3, w.arg3, lat)
+        keep_stage_arg(w.F0, w.K, w.Mx, w.Marg, w.proper3, w.arg3, lat.child)
         for o in range(N_OUT):
             w.V2[o] = w.F0[o] if w.F0[o] > w.proper3[o] else w.proper3[o]
-        keep_stage_arg(w.V2, w.K, w.Mx, w.Marg, w.proper2, w.arg2, lat)
+        keep_stage_arg(w.V2, w.K, w.Mx, w.Marg, w.proper2, w.arg2, lat.child)
         # after the first throw: fill from hand, or keep and throw again
         throw_step(w.P1, w.F1, w.proper2, w.arg2, w.PF1, w.P2, w.KM, lat)
         # after the second throw: fill, or keep, throw the third time and fill
@@ -991,7 +945,8 @@ cdef void _shrink(Dist* t) noexcept nogil:
     t.p = b + 1
 
 
-DEF SHRINK_RECORDS = 8192   # forward_distribution gives back a layer's records in steps of this many
+cdef enum:
+    SHRINK_RECORDS = 8192   # forward_distribution gives back a layer's records in steps of this many
 
 
 cdef void _free_layer(Dist* d, i64 count) noexcept nogil:
@@ -1033,7 +988,8 @@ def forward_distribution(
     """
     cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
                               tstart, uprank, tnext, toff, egrp, fnext, n_upper)
-    cdef Lattice lat = _lattice(child)
+    cdef Lattice lat
+    _lattice(child, &lat)
     cdef int n = P.n_boxes
     cdef i64 n_states = W.shape[0]
     kocka_release_free_memory()  # what the values pass freed, before the histograms come
@@ -1045,7 +1001,7 @@ def forward_distribution(
         free(lstart)
         _free_work(w)
         raise MemoryError()
-    cdef int L, L0 = _popcount(<unsigned int> start_mask)
+    cdef int L, L0 = popcount(<unsigned int> start_mask)
     for L in range(n + 2):
         lstart[L] = base[masks[layer_ptr[L]]] if layer_ptr[L] < masks.shape[0] else n_states
     cdef i64 cur_len = max(lstart[L0 + 1] - lstart[L0], 1)   # the records cur still holds
@@ -1177,7 +1133,7 @@ cdef class TurnTables:
             raise ValueError("keep_counts must be (462, 6) and probs (252,)")
         self.P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
                           tstart, uprank, tnext, toff, egrp, fnext, n_upper)
-        self.lat = _lattice(child)
+        _lattice(child, &self.lat)
         self.probs = &probs[0]
         # keeps are ordered by size: the first keep of each size 0..5
         for size in range(7):
@@ -1359,7 +1315,7 @@ cdef inline void budget_fills(const double* Wn, i64 next_first, int NFn, int Fp,
     cdef const double* r1
     cdef const signed char* eg
     cdef int U = m & ((1 << n_upper) - 1)
-    n_open_upper = n_upper - _popcount(U)
+    n_open_upper = n_upper - popcount(U)
     for o in range(N_OUT):
         G0[o] = -INFINITY
         G1[o] = -INFINITY
@@ -1384,8 +1340,9 @@ cdef inline void budget_fills(const double* Wn, i64 next_first, int NFn, int Fp,
                 G1[o] = _max(G1[o], r1[o] + v)
 
 
-DEF MAX_LANES = 64   # widgets solved side by side by solve_budget_masks, at most
-DEF LANES = 64       # and the batch aimed at: the full Polish build on the 2-core machine took
+cdef enum:
+    MAX_LANES = 64   # widgets solved side by side by solve_budget_masks, at most
+    LANES = 64       # and the batch aimed at: the full Polish build on the 2-core machine took
                      # 152 s with 32, 130 s with 48, 120 s with 64 and 118 s with 128 lanes
                      # (scripts/bench_polish.py --jobs 2); 64 keep a thread's scratch in 0.8 MB
 
@@ -1400,7 +1357,7 @@ cdef void lane_fills(const double* Wn, i64 next_first, int NFn, int Fp, int m, i
     (``VG``, lanes innermost), then the fills of one box run along the lanes. Same
     arithmetic as budget_fills, so the same values."""
     cdef int U = m & ((1 << n_upper) - 1)
-    cdef int n_open_upper = n_upper - _popcount(U)
+    cdef int n_open_upper = n_upper - popcount(U)
     cdef int nl = ng * ncb
     cdef int single = 1, gi, ci, l, b, g, o, lo
     cdef i64 b2, row
@@ -1475,7 +1432,8 @@ def solve_budget_masks(
         max_groups = max(max_groups, grp_ptr[masks[i] + 1] - grp_ptr[masks[i]])
     if max_groups > MAX_LANES:
         raise ValueError(f"a mask has {max_groups} box groups, at most {MAX_LANES} run side by side")
-    cdef Lattice lat = _lattice(child)
+    cdef Lattice lat
+    _lattice(child, &lat)
     cdef const double* pr = &probs[0]
     cdef int L = MAX_LANES
     # per lane: the fills (G0, G1), the widget X, the keep stage's K / proper and the value
@@ -1510,7 +1468,7 @@ def solve_budget_masks(
         for i in range(masks.shape[0]):
             m = masks[i]
             U = m & ((1 << n_upper) - 1)
-            n_open_upper = n_upper - _popcount(U)
+            n_open_upper = n_upper - popcount(U)
             g0 = grp_ptr[m]
             ng = grp_ptr[m + 1] - g0
             allbits = 0

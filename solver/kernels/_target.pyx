@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Target kernel of the five-dice scorecard games (see ``target_solver.py``).
+"""Target kernel of the five-dice scorecard games (see ``solvers/scorecard/target.py``).
 
 The expected-score kernel (``_scorecard.pyx``) carries one number through the widget of a
 turn. This one carries a *vector over targets*: for a turn-start state s and every integer
@@ -16,16 +16,19 @@ r is read with two clamps (1 below, 0 above), so a fill costs one pass over the 
 Mode 0 (*reach*): the maximum over strategies, ``R``. Mode 1 (*policy*): the survival
 function ``P(points to come >= t)`` of the expected-score-optimal policy, whose decisions
 are recomputed here from the expected-score values ``W`` with the tie rules of
-``_scorecard.turn_transitions`` (first box; fill when it is at least as good as the best
+``_scorecard.turn_entries`` (first box; fill when it is at least as good as the best
 keep; the larger keep; the first group), so the distributions agree with the forward
-distribution of ``scorecard_solver``.
+distribution of ``solvers/scorecard/values.py``.
 
 Exact ones stay exact: a mean of six ones times (1/6) rounds to 1 in float32 and float64,
 and the last mean over the 252 first throws uses the integer outcome counts and one
 division by 7776. The values are monotone in t because rounding is monotone.
 """
+cimport cython
 from libc.math cimport INFINITY
 from libc.stdlib cimport calloc, free, malloc
+
+from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL, keep_stage_arg, popcount
 
 ctypedef long long i64
 
@@ -78,14 +81,12 @@ cdef extern from *:
     void kt_mean6_d(double* d, const double* a, const double* b, const double* c, const double* e, const double* f,
                     const double* g) noexcept nogil
     void kt_acc_d(double* acc, const double* s, double w) noexcept nogil
+    enum:
+        TW "KT_TW"   # targets per tile
 
-DEF N_OUT = 252      # sorted outcomes of five dice
-DEF N_KEEP = 462     # keeps of 0..5 dice; the last 252 are the outcomes, in outcome order
-DEF N_SMALL = 210    # keeps of 0..4 dice
-DEF N_FOUR = 84      # keeps of 0..3 dice
-DEF TW = 64          # targets per tile
-DEF NO_FILL = -2147483647  # an entry that may not be written (-inf points)
-DEF THROWS = 7776    # 6^5: the first throw's outcome counts sum to it
+cdef enum:
+    NO_FILL = -2147483647  # an entry that may not be written (-inf points)
+    THROWS = 7776    # 6^5: the first throw's outcome counts sum to it
 
 
 cdef struct Model:
@@ -110,14 +111,6 @@ cdef struct Model:
     i64 next_count
     const int* nlo           # (next_count,) next layer: R = 1 up to lo
     const i64* noff          # (next_count + 1,) its runs
-
-
-cdef inline int _popcount(unsigned int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 cdef Model _model(
@@ -179,7 +172,7 @@ cdef int _entries(const Model* M, int m, int c, int f, int bits, int* e_base, in
     cdef const double* r
     cdef const signed char* fn
     cdef int ctx = M.ctx_of[2 * m + f]
-    n_open_upper = M.n_upper - _popcount(U)
+    n_open_upper = M.n_upper - popcount(U)
     for b in range(M.n_boxes):
         if not (bits >> b) & 1:
             continue
@@ -322,9 +315,10 @@ cdef inline void _acc(double* acc, const real* src, double w) noexcept nogil:
         kt_acc_d(acc, src, w)
 
 
-DEF ZERO_ROW = 0
-DEF ONE_ROW = 1
-DEF MIXED_ROW = 2
+cdef enum:
+    ZERO_ROW = 0     # a successor row of zeros
+    ONE_ROW = 1      # of ones
+    MIXED_ROW = 2    # anything else
 
 
 cdef inline int _pair_row(real* dst, int p_base, int p_top, i64 p_vp, int tf, const real* vals) noexcept nogil:
@@ -404,42 +398,9 @@ cdef inline void _best_inside(real* K, real* proper, const int* child) noexcept 
 
 
 # ------------------------------------------------------------------------------------------
-# Scalar expected-score decisions (policy mode), as in _scorecard.turn_transitions
+# Scalar expected-score decisions (policy mode), as in _scorecard.turn_entries (the keep
+# stage and its tie rule: keep_lattice.keep_stage_arg, shared)
 # ------------------------------------------------------------------------------------------
-cdef void _keep_stage_arg(const double* top, double* K, double* Mx, int* Marg, double* proper, int* arg,
-                          const int* child) noexcept nogil:
-    """Best keep strictly inside each outcome (value ``proper`` and keep ``arg``; ties: the
-    larger keep, then the first in keep order), keeps valued when the next throw ends in
-    ``top``."""
-    cdef int k, f, c
-    cdef const int* ch
-    for k in range(N_OUT):
-        K[N_SMALL + k] = top[k]
-    for k in range(N_SMALL - 1, -1, -1):
-        ch = child + 6 * k
-        K[k] = (K[ch[0]] + K[ch[1]] + K[ch[2]] + K[ch[3]] + K[ch[4]] + K[ch[5]]) * (1.0 / 6.0)
-    for k in range(N_SMALL):
-        Mx[k] = K[k]
-        Marg[k] = k
-    for k in range(N_OUT):
-        proper[k] = -INFINITY
-        arg[k] = -1
-    for k in range(N_FOUR):
-        ch = child + 6 * k
-        for f in range(6):
-            c = ch[f]
-            if Mx[k] > Mx[c]:
-                Mx[c] = Mx[k]
-                Marg[c] = Marg[k]
-    for k in range(N_FOUR, N_SMALL):
-        ch = child + 6 * k
-        for f in range(6):
-            c = ch[f] - N_SMALL
-            if Mx[k] > proper[c]:
-                proper[c] = Mx[k]
-                arg[c] = Marg[k]
-
-
 cdef void _policy(const Model* M, const double* W, int bits, const i64* e_succ, const double* e_pts,
                   int* A0, int* A1, signed char* fill2, signed char* fill1, int* arg3, int* arg2,
                   double* V1, double* scratch, int* iscratch) noexcept nogil:
@@ -476,11 +437,11 @@ cdef void _policy(const Model* M, const double* W, int bits, const i64* e_succ, 
                 elif ft == 1 and q > F1[o]:
                     F1[o] = q
                     A1[o] = b
-    _keep_stage_arg(F0, K, Mx, iscratch, proper, arg3, M.child)
+    keep_stage_arg(F0, K, Mx, iscratch, proper, arg3, M.child)
     for o in range(N_OUT):
         fill2[o] = F0[o] >= proper[o]
         V2[o] = F0[o] if fill2[o] else proper[o]
-    _keep_stage_arg(V2, K, Mx, iscratch, proper, arg2, M.child)
+    keep_stage_arg(V2, K, Mx, iscratch, proper, arg2, M.child)
     for o in range(N_OUT):
         fill1[o] = F1[o] >= proper[o]
         V1[o] = F1[o] if fill1[o] else proper[o]
@@ -489,6 +450,8 @@ cdef void _policy(const Model* M, const double* W, int bits, const i64* e_succ, 
 # ------------------------------------------------------------------------------------------
 # The solve
 # ------------------------------------------------------------------------------------------
+# (the fused dispatcher Cython writes for a def function trips its own flow analysis)
+@cython.warn.maybe_uninitialized(False)
 def solve_target_masks(
     const int[::1] masks, i64 first_state, int mode, const i64[::1] slot, const int[::1] t0,
     real[::1] out, int[::1] res_lo, int[::1] res_start, int[::1] res_len, double cap,
@@ -572,8 +535,8 @@ def solve_target_masks(
     cdef const real* nv = &nvals[0] if nvals.shape[0] > 0 else NULL
     cdef const double* Wp = &W[0] if W.shape[0] > 0 else NULL
     cdef bint two = M.n_ft == 2
-    cdef int m, c, f, g, g0, ng, bits, allbits, b, o, j, tf, n, lead, last, bad = 0, n_pairs, q, k, kind, nb, ft
-    cdef i64 s, idx, at, e, h
+    cdef int m, c, f, g, g0, ng, allbits, b, o, j, tf, tile, n, lead, last, bad = 0, n_pairs, q, k, kind, nb, ft
+    cdef i64 s, at, e, h
     cdef int* A0
     cdef int* A1
     cdef int* a3
@@ -619,8 +582,8 @@ def solve_target_masks(
                                     e_pair[e] = -1
                                     continue
                                 h = ((e_vp[e] * <i64> 40503 + e_base[e] * <i64> 9973) & 8191)
+                                q = p_hash[2 * h] - 1
                                 while True:
-                                    q = p_hash[2 * h] - 1
                                     if q < 0:
                                         q = n_pairs
                                         n_pairs += 1
@@ -632,6 +595,7 @@ def solve_target_masks(
                                     if p_vp[q] == e_vp[e] and p_base[q] == e_base[e] and p_top[q] == e_top[e]:
                                         break
                                     h = (h + 1) & 8191
+                                    q = p_hash[2 * h] - 1
                                 e_pair[e] = q
                     if mode == 1:
                         for o in range(N_OUT):
@@ -649,7 +613,8 @@ def solve_target_masks(
                                     gbest[o] = g
                     n = <int> (slot[s + 1] - slot[s])
                     at = slot[s]
-                    for tf in range(t0[s] + 1, t0[s] + 1 + n, TW):
+                    for tile in range((n + TW - 1) // TW):
+                        tf = t0[s] + 1 + tile * TW
                         for q in range(n_pairs):
                             p_kind[q] = _pair_row(prow + <i64> q * TW, p_base[q], p_top[q], p_vp[q], tf, nv)
                         _set(best, 0)
@@ -750,6 +715,7 @@ def solve_target_masks(
         raise ValueError("a fill leads outside the next layer: the layer arrays do not fit the model")
 
 
+@cython.warn.maybe_uninitialized(False)  # the fused dispatcher, as above
 def gather_runs(const real[::1] src, const i64[::1] slot, const int[::1] start, const int[::1] length,
                 real[::1] dst, const i64[::1] dst_off):
     """``dst[dst_off[s]:][:length[s]] = src[slot[s] + start[s]:][:length[s]]`` for every s."""

@@ -14,8 +14,8 @@ share lives here, once:
 * the layout of the masks: which masks a card reaches through the engine's box groups,
   their order by layer and the first state of each (:func:`reachable_groups`,
   :func:`layer_order`, :func:`state_bases`);
-* the layer-by-layer backward solve with an optional joblib pool (:func:`solve_layers`,
-  :class:`parallel_pool`).
+* the layer-by-layer backward solve, in an optional worker pool (:func:`solve_layers`, the
+  pool of :func:`kocka.solver.base.parallel.parallel_pool`).
 
 Nothing here knows a rule: the box groups, entries and bonuses come from the engines.
 """
@@ -29,19 +29,21 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.kernels._scorecard import LATTICE_SIZES
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import TableError
+from kocka.solver.base.parallel import run_calls
 from kocka.solver.base.progress import Progress
 
-N_OUT = 252
-"""Sorted outcomes of five dice."""
-N_KEEP = 462
-"""Keeps of 0..5 dice (the last 252 are the outcomes, in outcome order)."""
-N_SMALL = 210
-"""Keeps of 0..4 dice."""
-N_FOUR = 84
-"""Keeps of 0..3 dice; keeps 84..209 hold four dice."""
+# the kernels' own sizes (solver/kernels/keep_lattice.pxd), declared there once
+N_OUT: int = LATTICE_SIZES["N_OUT"]
+"""Sorted outcomes of five dice (252)."""
+N_KEEP: int = LATTICE_SIZES["N_KEEP"]
+"""Keeps of 0..5 dice (462; the last 252 are the outcomes, in outcome order)."""
+N_SMALL: int = LATTICE_SIZES["N_SMALL"]
+"""Keeps of 0..4 dice (210)."""
+N_FOUR: int = LATTICE_SIZES["N_FOUR"]
+"""Keeps of 0..3 dice (84); keeps 84..209 hold four dice."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -432,29 +434,6 @@ def state_bases(masks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 # The backward solve, layer by layer
 # ----------------------------------------------------------------------------------------
-class parallel_pool:
-    """``with parallel_pool(options) as parallel``: a joblib Parallel for ``jobs > 1``,
-    else None."""
-
-    def __init__(self, options: BuildOptions) -> None:
-        self.parallel = None
-        if int(options.jobs) > 1:
-            # deferred: joblib is only needed for a parallel build, and importing it costs
-            # about 12 MB of a one-job build's memory
-            from joblib import Parallel
-
-            self.parallel = Parallel(n_jobs=int(options.jobs), backend=options.backend)
-
-    def __enter__(self):
-        if self.parallel is not None:
-            self.parallel.__enter__()
-        return self.parallel
-
-    def __exit__(self, *exc) -> None:
-        if self.parallel is not None:
-            self.parallel.__exit__(*exc)
-
-
 def _solve_chunk(kernel, masks: np.ndarray, first: int, count: int, W: np.ndarray, args: tuple) -> np.ndarray:
     # a plain copy of the current rows: a kernel may leave some columns as they are
     out = np.array(W[first:first + count])
@@ -482,15 +461,6 @@ def layer_chunks(model: Any, layer: int, n_chunks: int) -> list[tuple[np.ndarray
     return result
 
 
-def run_chunks(parallel, fn: Callable, calls: Sequence[tuple]) -> list:
-    """``[fn(*args) for args in calls]``, by the joblib ``parallel`` when given."""
-    if parallel is None:
-        return [fn(*args) for args in calls]
-    from joblib import delayed  # deferred with the pool (see parallel_pool)
-
-    return parallel(delayed(fn)(*args) for args in calls)
-
-
 def solve_layers(model: Any, W: np.ndarray, kernel, layer_args, progress: Progress | None = None, parallel=None,
                  n_chunks: int = 1, min_parallel_layer: int = 0) -> None:
     """Fill ``W`` layer by layer, from the last open box back to the empty card, with
@@ -510,7 +480,7 @@ def solve_layers(model: Any, W: np.ndarray, kernel, layer_args, progress: Progre
                     progress.advance(cnt)
             continue
         chunks = layer_chunks(model, layer, n_chunks)
-        results = run_chunks(parallel, _solve_chunk, [(kernel, masks, s0, cnt, W, args) for masks, s0, cnt in chunks])
+        results = run_calls(parallel, _solve_chunk, [(kernel, masks, s0, cnt, W, args) for masks, s0, cnt in chunks])
         for (masks, s0, cnt), out in zip(chunks, results):
             W[s0:s0 + cnt] = out
             if progress is not None:

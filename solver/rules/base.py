@@ -101,15 +101,18 @@ class Rules:
         return ", ".join(f"{k}={v}" for k, v in self.options().items())
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data: dataclasses as objects of their fields, tuples and
+    lists as lists, frozensets as sorted lists, mapping keys as strings (the state and
+    action documents, docs/STATE.md)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, frozenset):
-        return sorted(_jsonable(v) for v in value)
+        return sorted(jsonable(v) for v in value)
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     return value
 
 
@@ -236,19 +239,22 @@ class Game(ABC):
         returns are win shares, override it."""
         return tuple(float(r) for r in self.returns(state))
 
-    def check_state(self, state: Any) -> None:
+    def check_state(self, state: Any, recheck: bool = False) -> None:
         """Raise :class:`InvalidStateError` if ``state`` cannot occur under these rules.
 
         A state found valid is remembered (a few thousand, the newest): states are frozen
         and the rules fixed, so it stays valid, and the seat and the solvers check the same
-        state several times per request (read from JSON, then ranked)."""
+        state several times per request (read from JSON, then ranked). ``recheck`` checks
+        it in full even when an equal state was found valid: a state read from JSON may
+        equal a valid one and still hold the wrong types (``0.0 == 0 == False`` in
+        Python, and they hash alike), which only the full check refuses."""
         if not isinstance(state, self.STATE):
             raise InvalidStateError(f"{self.NAME}: expected a {self.STATE.__name__}, got {type(state).__name__}")
         if getattr(state, "rules", self.rules) != self.rules:
             raise InvalidStateError(f"{self.NAME}: state was made under other rules ({state.rules.describe()})")
         checked = self.__dict__.setdefault("_checked_states", {})
         try:
-            if state in checked:
+            if state in checked and not recheck:
                 return
         except TypeError:  # an unhashable state (a mutable field): checked every time
             self._check_state(state)
@@ -260,6 +266,34 @@ class Game(ABC):
 
     def describe_state(self, state: Any) -> str:
         return repr(state)
+
+    # ----- what generic front ends ask of a position (defaults; families override) -----
+    def legal_choices(self, state: Any) -> list:
+        """The legal decisions as a player chooses among them: :meth:`legal_actions` here;
+        the bluff games give each claim once, with the range of its stakes."""
+        return self.legal_actions(state)
+
+    def choice_to_json(self, choice: Any, state: Any, lang: str | None = None) -> dict:
+        """One of :meth:`legal_choices` as a front end lists it: the action document and
+        its words (box names in the game's language, or ``lang``)."""
+        return {"action": self.action_to_json(choice), "label": self.describe_action(choice, state, lang)}
+
+    def seat_on_turn(self, state: Any) -> int:
+        """The seat whose turn it is, also at its rolls and, at the end, the last to play:
+        the state's ``player`` where it records one, else the player to act (0 when none)."""
+        return getattr(state, "player", max(self.current_player(state), 0))
+
+    def scores_so_far(self, state: Any) -> tuple[int, ...]:
+        """Each seat's points as the players count them during the game (card totals,
+        Kocka's banked points); empty where a game keeps none."""
+        return ()
+
+    def final_score_position(self, state: Any, seat: int) -> Hashable | None:
+        """What ``seat``'s final score still depends on in ``state``, where every seat plays
+        a card of its own (the scorecard games, whose spec names a ``distribution``): the
+        position for the seat in mid-turn, its card for the others. None where the seats'
+        scores depend on each other."""
+        return None
 
     # ----- hidden information -----
     def observation(self, state: Any, player: int) -> dict:
@@ -275,7 +309,7 @@ class Game(ABC):
             "game": self.NAME,
             "rules": self.rules.options(),
             "players": self.num_players,
-            "state": _jsonable(self._state_fields(state)),
+            "state": jsonable(self._state_fields(state)),
         }
 
     def state_from_json(self, doc: Mapping[str, Any] | str) -> Any:
@@ -300,7 +334,7 @@ class Game(ABC):
             raise
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidStateError(f"malformed {self.NAME} state: {exc!s}") from None
-        self.check_state(state)
+        self.check_state(state, recheck=True)  # the memo cannot tell 0 from 0.0 or False
         return state
 
     def _rules_options(self) -> dict[str, Any]:
@@ -312,7 +346,7 @@ class Game(ABC):
         return known
 
     def action_to_json(self, action: Any) -> dict:
-        return {"type": type(action).__name__, **_jsonable(action)}
+        return {"type": type(action).__name__, **jsonable(action)}
 
     def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
         doc = _parse_json(doc, "action", IllegalActionError)
@@ -372,7 +406,7 @@ class Game(ABC):
 
     def _state_from_fields(self, fields: Mapping[str, Any]) -> Any:
         """Inverse of :meth:`_state_fields`; lists become tuples."""
-        return self.STATE(**_tuplify(fields))
+        return self.STATE(**tuplify(fields))
 
 
 _SCALAR_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -398,11 +432,13 @@ def _parse_json(doc: Any, what: str, error: type[Exception]) -> Any:
         raise error(f"{what} is not valid JSON: {exc}") from None
 
 
-def _tuplify(value: Any) -> Any:
+def tuplify(value: Any) -> Any:
+    """The inverse of :func:`jsonable` on the way in: every JSON list a tuple (states and
+    actions are frozen, hashable values)."""
     if isinstance(value, list):
-        return tuple(_tuplify(v) for v in value)
+        return tuple(tuplify(v) for v in value)
     if isinstance(value, Mapping):
-        return {k: _tuplify(v) for k, v in value.items()}
+        return {k: tuplify(v) for k, v in value.items()}
     return value
 
 

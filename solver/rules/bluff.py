@@ -62,7 +62,7 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.base.dice import FACES, Dice, all_outcomes, counts, outcome_distribution, remove, validate_dice
 from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
-from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, _jsonable, _tuplify
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, jsonable, tuplify
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import Words
 
@@ -830,6 +830,18 @@ class _BluffGame(Game):
             return []
         return self._claim_ranges(state) + self._other_actions(state)
 
+    def choice_to_json(self, choice: Any, state: BluffState, lang: str | None = None) -> dict:
+        """A claim range comes once, with its stakes as a range: ``stake`` ``{"min": ...,
+        "max": ...}`` beside an ``action`` that carries the smallest stake (any stake of the
+        range may be sent instead, docs/PROTOCOL.md); other choices as the base says."""
+        if not isinstance(choice, ClaimRange):
+            return super().choice_to_json(choice, state, lang)
+        lo, hi = choice.min_stake, choice.max_stake
+        action = choice.with_stake(lo)
+        label = (self.describe_action(action, state) if lo == hi
+                 else f"{self.describe_action(Claim(choice.claim), state)} stake {lo}..{hi}")
+        return {"action": self.action_to_json(action), "label": label, "stake": {"min": lo, "max": hi}}
+
     def _claim_ranges(self, state: BluffState) -> list[ClaimRange]:
         if state.phase != CLAIM:
             return []
@@ -877,7 +889,7 @@ class _BluffGame(Game):
         # converted here: the base converts dataclasses and tuples, not the values of a dict;
         # a bank at the start is rare (one round set up with one), so documents without it stay as they were
         return {
-            f.name: _jsonable(getattr(state, f.name))
+            f.name: jsonable(getattr(state, f.name))
             for f in dataclasses.fields(state)
             if f.name != "initial_bank" or state.initial_bank != 0
         }
@@ -887,7 +899,8 @@ class _BluffGame(Game):
         unknown = set(fields) - known
         if unknown:
             raise InvalidStateError(f"{self.NAME}: a state has no field(s) {', '.join(sorted(map(str, unknown)))}")
-        values = _tuplify(dict(fields))
+        _check_json_types(self.NAME, fields)
+        values = tuplify(dict(fields))
         try:
             values["standing"] = _claim_from_json(fields.get("standing"))
             if "history" in fields:
@@ -1026,6 +1039,8 @@ class _BluffGame(Game):
             if not (isinstance(revealed, tuple) and len(revealed) == 2 and _whole(revealed[0], 0, n - 1)
                     and _safe_dice(revealed[1], 2) is not None):
                 raise bad(f"revealed is a player and his two sorted dice, got {_text(revealed)}")
+            if state.rounds == 0:
+                raise bad(f"dice are revealed when a round ends (BLUFF-3), yet no round has ended: revealed {_text(revealed)}")
         self._check_turn(state, bad)
 
     def _check_seating(self, state: BluffState, bad: Any) -> None:
@@ -1054,6 +1069,48 @@ class _BluffGame(Game):
 
     def _phases(self) -> tuple[str, ...]:
         return (SEATING, ROLL, CLAIM, ANSWER, OVER)
+
+
+def _check_json_types(game: str, fields: Mapping[str, Any]) -> None:
+    """Refuse the fields of a state document that have the wrong JSON type, before any
+    check compares them: Python takes ``0.0 == 0 == False``, so a float or a boolean where
+    a whole number belongs passes ``in range(...)`` and then fails as an index, and an
+    object where an array belongs fails in a sum. The types come from the annotations of
+    :class:`BluffState`: a ``tuple`` or ``Dice`` field is an array (null too where the
+    annotation allows None), a ``bool`` one a boolean, an ``int`` one an integer; no
+    number anywhere in a state is a float, and a boolean sits only in a ``bool`` field."""
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(BluffState)}
+    for name, value in fields.items():
+        kind = kinds.get(name, "")
+        if value is None and kind.endswith("| None"):
+            continue
+        if kind.startswith("tuple") or kind == "Dice":
+            want, fits = "an array", isinstance(value, (list, tuple))
+        elif kind == "bool":
+            want, fits = "a boolean", isinstance(value, bool)
+        elif kind == "int":
+            want, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
+        else:
+            want, fits = "", True
+        if not fits:
+            raise InvalidStateError(f"{game}: the state field {name} must be {want}, got {_text(value)}")
+        stray = _stray_number(value, booleans=kind == "bool")
+        if stray is not None:
+            raise InvalidStateError(f"{game}: the state field {name} holds {stray!r}, where only integers belong")
+
+
+def _stray_number(value: Any, booleans: bool) -> float | bool | None:
+    """The first float inside a JSON value (or boolean, unless ``booleans``), else None."""
+    if isinstance(value, bool):
+        return None if booleans else value
+    if isinstance(value, float):
+        return value
+    items = value.values() if isinstance(value, Mapping) else value if isinstance(value, (list, tuple)) else ()
+    for item in items:
+        stray = _stray_number(item, booleans)
+        if stray is not None:
+            return stray
+    return None
 
 
 def _safe_dice(dice: Any, count: int | None = None) -> Dice | None:
@@ -1543,22 +1600,25 @@ _EQUILIBRIUM_AGENT = AgentEntry("equilibrium", "kocka.agents.bots.bluff_bots:equ
 
 register_game(GameSpec(
     name="abazs", title="Abázs", engine=AbazsGame,
-    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.equilibrium:ABAZS_EQUILIBRIUM"),),
+    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.abazs:ABAZS_EQUILIBRIUM"),),
     agents=_BLUFF_AGENTS + (
         AgentEntry("equilibrium", "kocka.agents.bots.bluff_bots:equilibrium_factory",
                    "two-player Abázs: the exact match equilibrium (table), mixed strategies"),
     ),
-    hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
+    hint=_HINT, hint_parameters="kocka.agents.advice.bluff:BluffHintParams", judges=("equilibrium", "bayes"),
+    **_BLUFF,
 ))
 register_game(GameSpec(
     name="bidding-bluff", title="bidding bluff", engine=BiddingBluffGame,
-    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.rounds:BIDDING_EQUILIBRIUM"),
-            TableKind("match", "kocka.solver.solvers.bluff.rounds:BIDDING_MATCH")),
-    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
+    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.bidding:BIDDING_EQUILIBRIUM"),
+            TableKind("match", "kocka.solver.solvers.bluff.match:BIDDING_MATCH")),
+    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT,
+    hint_parameters="kocka.agents.advice.bluff:BettingHintParams", judges=("equilibrium", "bayes"), **_BLUFF,
 ))
 register_game(GameSpec(
     name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
-    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.rounds:LIARS_EQUILIBRIUM"),
-            TableKind("match", "kocka.solver.solvers.bluff.rounds:LIARS_MATCH")),
-    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT, judges=("equilibrium", "bayes"), **_BLUFF,
+    tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.liars:LIARS_EQUILIBRIUM"),
+            TableKind("match", "kocka.solver.solvers.bluff.match:LIARS_MATCH")),
+    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT,
+    hint_parameters="kocka.agents.advice.bluff:LiarsPokerHintParams", judges=("equilibrium", "bayes"), **_BLUFF,
 ))

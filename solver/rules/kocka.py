@@ -888,6 +888,10 @@ class KockaGame(Game):
         if winners != tuple(seat for seat, s in enumerate(state.scores) if s == best):
             raise _invalid(f"winners {winners!r} are not the seats with the best score {best} (KOCKA-20)")
 
+    def scores_so_far(self, state: KockaState) -> tuple[int, ...]:
+        """The banked scores (KOCKA-1, KOCKA-12)."""
+        return tuple(state.scores)
+
     def describe_state(self, state: KockaState) -> str:
         """One line for people: who is to do what, the banked scores, the turn total, the
         dice in play, and the roll, series and joker when there are any."""
@@ -925,12 +929,14 @@ register_game(GameSpec(
     name="kocka", title="Hungarian 10000 (Kocka)", engine=KockaGame, players=(1, 6), outcome="win",
     words=Words("hu"),
     tables=(
-        TableKind("winprob", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_WINPROB"),
-        TableKind("turn_ev", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_TURN_EV"),
-        TableKind("turn_reach", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_TURN_REACH"),
-        TableKind("winprob3", "kocka.solver.solvers.kocka.kocka_solver:KOCKA_WINPROB3"),
+        TableKind("winprob", "kocka.solver.solvers.kocka.tables:KOCKA_WINPROB"),
+        TableKind("turn_ev", "kocka.solver.solvers.kocka.tables:KOCKA_TURN_EV"),
+        TableKind("turn_reach", "kocka.solver.solvers.kocka.tables:KOCKA_TURN_REACH"),
+        TableKind("winprob3", "kocka.solver.solvers.kocka.tables:KOCKA_WINPROB3"),
     ),
-    hint="kocka.agents.advice.kocka:hint", view="kocka.agents.frontends.games.play:render_kocka",
+    hint="kocka.agents.advice.kocka:hint", hint_parameters="kocka.agents.advice.kocka:KockaHintParams",
+    view="kocka.agents.frontends.games.play:render_kocka",
+    companion="kocka.agents.advice.table_talk:KOCKA_TALK",
     agents=(
         AgentEntry("optimal", "kocka.agents.bots.catalogue:kocka_optimal",
                    "plays the best action by P(win): exact for two players under every end rule and for "

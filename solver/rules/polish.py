@@ -966,7 +966,7 @@ register_game(GameSpec(
         AgentEntry("heuristic", "kocka.agents.bots.heuristic:polish_heuristic",
                    "a human-like rule set: chases the most valuable open box (kocka.agents.bots.heuristic)"),
     ),
-    **_POLISH_COMMON,
+    hint_parameters="kocka.agents.advice.cards:PolishHintParams", **_POLISH_COMMON,
 ))
 register_game(GameSpec(
     name="polish-basic", title="Polish poker dice (basic game)", engine=PolishBasicGame,
@@ -981,5 +981,6 @@ register_game(GameSpec(
         AgentEntry("heuristic", "kocka.agents.bots.heuristic:polish_basic_heuristic",
                    "a human-like rule set: records the most valuable combination (kocka.agents.bots.heuristic)"),
     ),
+    hint_parameters="kocka.agents.advice.cards:PolishBasicHintParams",
     **{**_POLISH_COMMON, "judges": ("winner", "optimal")},
 ))

@@ -518,6 +518,15 @@ class ScorecardGame(Game):
             total += self.final_bonus(self.tracker_of(card))
         return total
 
+    def scores_so_far(self, state: ScorecardState) -> tuple[int, ...]:
+        """Every card's total so far (:meth:`card_total`)."""
+        return tuple(self.card_total(card) for card in state.cards)
+
+    def final_score_position(self, state: ScorecardState, seat: int) -> ScorecardState | Card:
+        """Each seat plays its own card: the position of the turn in progress for the seat
+        on turn, the seat's card (at the start of its next turn) for the others."""
+        return state if seat == state.player and not self.is_terminal(state) else state.cards[seat]
+
     def max_lower_total(self) -> int:
         """Largest possible sum of the lower-box entries (no bonuses), from the score table."""
         return int(sum(self._score_table[b].max() for b in self.lower_boxes))
@@ -1084,8 +1093,11 @@ _SCORECARD_AGENTS = (
     AgentEntry("winner", "kocka.agents.bots.target_agents:winner_factory",
                "maximises P(finishing first) against the other players' cards (target table; 2+ players)"),
 )
-_SCORECARD_FRONT = dict(hint="kocka.agents.advice.cards:scorecard_hint", view="kocka.agents.frontends.games.play:render_scorecard",
-                        tables=_SCORECARD_TABLES, agents=_SCORECARD_AGENTS, judges=("optimal",))
+_SCORECARD_FRONT = dict(hint="kocka.agents.advice.cards:scorecard_hint",
+                        hint_parameters="kocka.agents.advice.cards:ScorecardHintParams", view="kocka.agents.frontends.games.play:render_scorecard",
+                        tables=_SCORECARD_TABLES, agents=_SCORECARD_AGENTS, judges=("optimal",),
+                        distribution="kocka.solver.solvers.scorecard.values:score_distribution",
+                        companion="kocka.agents.advice.table_talk:SCORECARD_TALK")
 
 HUNGARIAN_WORDS = Words("hu", {
     "ones": "1-esek", "twos": "2-esek", "threes": "3-asok", "fours": "4-esek", "fives": "5-ösök", "sixes": "6-osok",

@@ -55,12 +55,23 @@ class GameSpec:
     the game ends for all when one player completes his, so the players interact; the
     final total decides, ties shared -- the Polish basic game, PL-7) or ``"chips"`` (chip
     games). ``tables`` lists its table kinds, the default first; ``hint`` is ``"module:function(game,
-    params) -> HintReport"``; ``view`` the front end's ``"module:function(game, state,
+    params) -> HintReport"`` and ``hint_parameters`` the ``"module:Class"`` of its
+    ``params`` (a ``kocka.agents.advice.hint.HintParams`` dataclass whose declared fields
+    are the options of ``kocka hint GAME``); ``view`` the front end's ``"module:function(game, state,
     seat_names, viewer) -> str"`` (``None``: the generic observation view); ``judges``
     the agents whose valuation judges a human's moves (hints and the cost of mistakes in
     ``kocka play``), the first that can play the position wins: exact tables first, in
     the bluff and betting games the strongest bot; ``hides_information`` whether some players do not see the whole
     state (bluff dice).
+
+    What a generic front end needs of a game beyond the engine's methods is named here
+    too, so that no front end tests a game's class: ``distribution`` is
+    ``"module:function(game, table, position) -> ScoreDistribution"``, the distribution of
+    one seat's final score from :meth:`~kocka.solver.rules.base.Game.final_score_position`
+    under the default table's play (``None``: the seats' scores are not independent);
+    ``companion`` the ``"module:attribute"`` of the
+    :class:`~kocka.agents.advice.table_talk.TableTalk` that says what ``kocka table`` says
+    of this game beyond the engine's words (``None``: the generic one).
     """
 
     name: str
@@ -72,10 +83,13 @@ class GameSpec:
     outcome: str = "score"
     tables: tuple[TableKind, ...] = ()
     hint: str | None = None
+    hint_parameters: str | None = None
     agents: tuple[AgentEntry, ...] = ()
     view: str | None = None
     judges: tuple[str, ...] = ()
     hides_information: bool = False
+    distribution: str | None = None
+    companion: str | None = None
 
     def __post_init__(self) -> None:
         lo, hi = self.players

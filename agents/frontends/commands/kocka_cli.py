@@ -1,19 +1,18 @@
 """``kocka``: hints, terminal play, AI seat and arena for the kocka dice games."""
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import random
-import re
 import sys
-from typing import Any
 
 import click
 from click.core import ParameterSource
 
 from kocka.agents.bots.base import AgentUnavailable
 from kocka.agents.frontends.games.arena import ArenaError, PlotUnavailable, run_arena
-from kocka.agents.advice.hint import HintParams, hint as make_hint, render
+from kocka.agents.advice.hint import declared_options, hint as make_hint, parameters_class, parse_options, render
 from kocka.solver.base.jsonio import JSONInputError
 from kocka.solver.base.jsonio import loads as load_json
 from kocka.agents.frontends.games.play import play as play_game
@@ -80,102 +79,92 @@ def rules(game, rules):
     click.echo(f"variant id: {g.rules.variant_id()}")
 
 
-@main.command(context_settings={"ignore_unknown_options": False})
-@click.argument("game", type=click.Choice(GAME_NAMES))
-@click.argument("more_dice", nargs=-1, type=int)
-@click.option("--dice", type=int, default=None,
-              help="The dice showing now, e.g. --dice 1 1 3 4 6 (values after --dice are collected).")
-@click.option("--roll", type=int, default=None, help="Scorecard games: throws made this turn (1, 2 or 3).")
-@click.option("--card", default=None,
-              help="Card games: the filled boxes as box=points pairs, e.g. pair=12,full=19 (box ids or the names "
-                   "on the card, in any of the game's languages), or as JSON, e.g. '{\"pair\": 12}'.")
-@click.option("--state", "state_json", default=None, help="A full state document (docs/STATE.md) instead of the options above.")
-@click.option("--score", type=int, default=None, help="Kocka: your banked score.")
-@click.option("--opponent", default=None,
-              help="Kocka: the opponent's banked score. Polish basic game: the other player's card (like --card), "
-                   "for the two-player race's P(win).")
-@click.option("--opponents", default=None,
-              help="Kocka: the other players' banked scores in turn order after you, e.g. --opponents 4500,8000. "
-                   "Scorecard games: the other players' cards, ranking by P(win) against them: a JSON list of "
-                   "cards, or cards as box=points pairs separated by ';' (an empty card: {}); needs --kind target.")
-@click.option("--target", type=int, default=None,
-              help="Scorecard games: rank by P(final total >= TARGET), e.g. --target 250 (the table of "
-                   "kocka-solve build GAME --kind target).")
-@click.option("--turn-total", type=int, default=None, help="Kocka: points already set aside this turn.")
-@click.option("--dice-left", type=int, default=None, help="Kocka: how many dice were rolled for --dice.")
-@click.option("--fences", type=int, default=None, help="Polish: fences held at the start of this turn (PL-12).")
-@click.option("--stage", type=int, default=None, help="Polish: the stage being played (1, 2 or 3).")
-@click.option("--declared", default=None, help="Polish stage 2: the box declared this turn (PL-15).")
-@click.option("--standing", default=None, help="Bluff games, claiming: the claim to beat, e.g. 8, 'pair 5', 'two pairs 5 2'.")
-@click.option("--claim", default=None, help="Bluff games, answering: the claim you answer (see --standing).")
-@click.option("--previous", default=None, help="Bluff games, answering: the claim that --claim beat.")
-@click.option("--stake", type=int, default=None, help="Betting bluff games, answering: the claim's stake.")
-@click.option("--chips", type=int, nargs=2, default=None, help="Bluff games: your chips and the opponent's.")
-@click.option("--public", type=int, nargs=3, default=None, help="Liar's poker: the three public dice.")
-@click.option("--shown", type=int, default=None, help="Liar's poker: the die kept and shown on a re-throw.")
-@click.option("-r", "--rule", "--rules", "rules", multiple=True, help=RULE_HELP)
-@click.option("--top", type=int, default=8, show_default=True, help="How many actions to list (0 = all).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--cache-dir", default=None, help="Folder of the value tables.")
-@click.option("--build-missing", is_flag=True, help="Build a missing table instead of failing.")
-def hint(game, more_dice, dice, roll, card, state_json, score, opponent, opponents, target, turn_total, dice_left,
-         fences, stage, declared, standing, claim, previous, stake, chips, public, shown, rules, top, as_json,
-         cache_dir, build_missing):
-    """Rank every legal action in a position of GAME, with the loss of each versus the best."""
-    all_dice = None if dice is None else (dice, *more_dice)
-    if dice is None and more_dice:
-        fail(KockaError(f"unexpected values {list(more_dice)!r}: put dice after --dice"))
-    try:
-        g = game_from_cli(game, rules)
-        opponent, opponent_card = opponent_option(opponent)
-        params = HintParams(
-            dice=all_dice, roll=roll, card=card_option(card),
-            state=load_json(state_json, "--state") if state_json else None, score=score, opponent=opponent,
-            turn_total=turn_total, dice_left=dice_left, cache_dir=cache_dir, build_missing=build_missing,
-            extra={k: v for k, v in (("fences", fences), ("stage", stage), ("declare", declared),
-                                     ("opponents", opponents), ("standing", standing), ("claim", claim),
-                                     ("previous", previous), ("stake", stake), ("chips", chips), ("public", public),
-                                     ("shown", shown), ("opponent", opponent_card), ("target", target)) if v is not None},
-        )
-        report = make_hint(g, params)
-    except JSONInputError as exc:  # not JSON, nested too deeply, a number too large
-        fail(exc)
-    except (KockaError, TableError) as exc:
-        fail(exc)
-    click.echo(render(report, top=top, as_json=as_json))
+class HintGroup(click.Group):
+    """``kocka hint GAME ...``: one command per game, whose options are those its hint
+    declares (``GameSpec.hint_parameters``), then the options every game shares. A game's
+    command is built when it is named: its parameters live in its hint's module."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(GAME_NAMES)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return _hint_command(name) if name in GAME_NAMES else None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and not args[0].startswith("-") and args[0] not in GAME_NAMES:
+            ctx.fail(f"unknown game {args[0]!r}; games: {', '.join(GAME_NAMES)}")
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(spec.name, spec.title if spec.hint is not None else f"{spec.title} (no hints yet)")
+                for spec in game_specs()]
+        with formatter.section("Games"):
+            formatter.write_dl(rows)
 
 
-def opponent_option(text: str | None) -> tuple[int | None, Any]:
-    """``--opponent``: a banked score (an integer, Kocka) or the other player's card (read
-    as :func:`card_option` reads ``--card``; the Polish basic game's race)."""
-    if text is None:
-        return None, None
-    if re.fullmatch(r"\s*[+-]?\d+\s*", text):
-        return int(text), None
-    card = card_option(text)
-    return None, {} if card is None else card
+@main.group(cls=HintGroup, subcommand_metavar="GAME [OPTIONS]...")
+def hint():
+    """Rank every legal action in a position of GAME, with the loss of each versus the best.
+
+    \b
+    Each game takes its own options: kocka hint GAME --help lists them.
+    Example: kocka hint kockapoker --dice 1 1 3 4 6 --roll 1
+    """
 
 
-def card_option(text: str | None) -> Any:
-    """``--card`` as the engines' ``card_from_entries`` reads it: JSON (an object), or
-    ``box=points`` pairs separated by commas (``pair=12,full=19``, ``"kis sor=15"``,
-    ``ones=-3``); the box names are checked by the engine. None for no card."""
-    if text is None or not text.strip():
-        return None
-    if text.lstrip()[:1] in ("{", "[", '"') or "=" not in text:  # JSON (the engine refuses what is not an object)
-        return load_json(text, "--card")
-    entries: dict[str, int] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, sep, value = part.rpartition("=")
-        name = name.strip()
-        if not sep or not name or not re.fullmatch(r"[+-]?\d{1,6}", value.strip()):
-            raise KockaError(f"--card takes box=points pairs such as pair=12,full=19 (or a JSON object), got {part.strip()!r}")
-        if name in entries:
-            raise KockaError(f"--card names {name!r} twice")
-        entries[name] = int(value)
-    return entries
+def _shared_hint_options() -> list[click.Parameter]:
+    """The options of ``kocka hint`` in every game, after the game's own."""
+    return [
+        click.Option(["--state", "state_json"], default=None, metavar="JSON",
+                     help="A full state document (docs/STATE.md) instead of the options above."),
+        click.Option(["-r", "--rule", "--rules", "rules"], multiple=True, help=RULE_HELP),
+        click.Option(["--top"], type=int, default=8, show_default=True, help="How many actions to list (0 = all)."),
+        click.Option(["--json", "as_json"], is_flag=True, help="Machine-readable output."),
+        click.Option(["--cache-dir"], default=None, help="Folder of the value tables."),
+        click.Option(["--build-missing"], is_flag=True, help="Build a missing table instead of failing."),
+    ]
+
+
+@functools.lru_cache(maxsize=None)
+def _hint_command(name: str) -> click.Command:
+    """``kocka hint NAME``: the options the game's hint parameters declare (the values
+    after an option with ``rest``, such as ``--dice 1 1 3 4 6``, are collected into it)."""
+    spec = spec_for(name)
+    params_class = parameters_class(spec)
+    declared = declared_options(params_class)
+    rest = next(((field, option) for field, option in declared if option.rest), None)
+    parameters: list[click.Parameter] = []
+    if rest is not None:
+        parameters.append(click.Argument([f"more_{rest[0]}"], nargs=-1, type=rest[1].type))
+    parameters += [click.Option([option.spelling(field), field], type=option.type,
+                                nargs=option.nargs, default=None, help=option.help, metavar=option.metavar)
+                   for field, option in declared]
+    parameters += _shared_hint_options()
+
+    def run(state_json, rules, top, as_json, cache_dir, build_missing, **values):
+        if rest is not None:
+            field, option = rest
+            more = values.pop(f"more_{field}")
+            if values[field] is None and more:
+                fail(KockaError(f"unexpected values {list(more)!r}: put {field.replace('_', ' ')} after "
+                                f"{option.spelling(field)}"))
+            if values[field] is not None:
+                values[field] = (values[field], *more)
+        try:
+            game = game_from_cli(name, rules)
+            options = parse_options(params_class, values)
+            state = load_json(state_json, "--state") if state_json else None
+            report = make_hint(game, params_class(**options, state=state, cache_dir=cache_dir,
+                                                  build_missing=build_missing))
+        except (JSONInputError, KockaError, TableError) as exc:  # JSONInputError: not JSON, nested too deeply, ...
+            fail(exc)
+        click.echo(render(report, top=top, as_json=as_json))
+
+    if spec.hint is None:
+        about = f"{spec.title} has no hints yet."
+    else:
+        about = f"Rank every legal action in a position of {spec.title}, with the loss of each versus the best."
+    return click.Command(name, params=parameters, callback=run, help=about, short_help=spec.title)
 
 
 def _agent_options(cache_dir, build_missing):

@@ -14,7 +14,7 @@ from kocka.solver.store.table_store import (
     build_command, build_table, games_with_tables, game_from_cli, open_table, path_for, solver_for, solvers_for,
 )
 from kocka.solver.base.parallel import prepare_backend
-from kocka.solver.base.table_file import default_cache_dir, read_table
+from kocka.solver.base.table_file import default_cache_dir, is_stale, read_table, temporary_files
 
 RULE_HELP = "Rule option as key=value (names from RULES.md section 6, e.g. -r house_negative=count). Repeatable."
 CACHE_HELP = "Folder for tables (default: $KOCKA_CACHE, the checkout's cache/, or ~/.cache/kocka)."
@@ -59,12 +59,12 @@ def _stored_table_options(command):
 
 def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None, players: int | None = None):
     """The game (with ``players`` seats) and the table solver: ``--kind``, or the first
-    kind whose solver declares ``players`` (a solver's optional ``players`` attribute);
+    kind whose solver declares ``players`` (:attr:`TableSolver.players`);
     a kind whose declared players exclude ``players`` is refused."""
     probe = game_from_cli(game_name, rules)
     solvers = solvers_for(probe.NAME) if kind is None else [solver_for(probe.NAME, kind)]
     if players is not None:
-        declared = [s for s in solvers if getattr(s, "players", None) is not None]
+        declared = [s for s in solvers if s.players is not None]
         fits = [s for s in declared if players in s.players]
         if declared and not fits:
             counts = ", ".join(f"{'/'.join(map(str, s.players))} players ({s.kind})" for s in declared)
@@ -73,8 +73,7 @@ def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None, p
         solver = fits[0] if fits else solvers[0]
     else:
         solver = solvers[0]
-        declared_players = getattr(solver, "players", None)
-        players = declared_players[0] if kind is not None and declared_players else None
+        players = solver.players[0] if kind is not None and solver.players else None
     game = game_from_cli(game_name, rules, players)
     return game, solver
 
@@ -98,7 +97,7 @@ def build(game, rules, kind, players, jobs, backend, cache_dir, quiet):
         g, solver = _game_and_solver(game, rules, kind, players)
         prepare_backend(backend)
         table = build_table(g, solver, BuildOptions(jobs=jobs, backend=backend, progress=not quiet), cache_dir)
-    except (KockaError, TableError) as exc:
+    except (KockaError, TableError, OSError) as exc:  # the destination is checked before the solve
         _fail(exc)
     click.echo(f"built {g.NAME}/{solver.kind} in {table.meta.build_seconds:.2f}s -> {table.path}")
     for key, value in solver.summary(table).items():
@@ -107,11 +106,15 @@ def build(game, rules, kind, players, jobs, backend, cache_dir, quiet):
 
 def _fact_text(value) -> str:
     """A summary value as a reader sees it: mappings as ``key value`` pairs and lists
-    comma-separated, never a Python repr."""
+    comma-separated, never a Python repr; a number to 6 decimals (one below 1e-6 to 3
+    significant digits). The summaries hold full precision, which ``info --json`` gives."""
     if isinstance(value, dict):
         return "; ".join(f"{k}: {_fact_text(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return ", ".join(_fact_text(v) for v in value)
+    if isinstance(value, float):
+        shown = round(value, 6)
+        return f"{value:.3g}" if shown == 0 and value != 0 else str(shown)
     return str(value)
 
 
@@ -133,7 +136,7 @@ def info(game, rules, kind, players, cache_dir, as_json):
         "format_version": table.meta.format_version, "built_at": table.meta.built_at,
         "build_seconds": table.meta.build_seconds, **summary,
     }
-    if as_json:
+    if as_json:  # every number as the table records it (json writes a float's shortest exact repr)
         click.echo(json.dumps(facts, default=str))
     else:
         for key, value in facts.items():
@@ -225,3 +228,16 @@ def list_tables(cache_dir):
                        f"in {meta.build_seconds:.2f}s, {os.path.getsize(path):,} bytes")
         except TableError as exc:
             click.echo(f"  {path.name}: unreadable ({exc})")
+    for tmp in sorted({t for path in [*found, *_orphan_targets(folder, found)] for t in temporary_files(path)}):
+        state = ("stale: left by a build that died; the next build of that table removes it" if is_stale(tmp)
+                 else "being written by a build now")
+        click.echo(f"  {tmp.name}: temporary file, {os.path.getsize(tmp):,} bytes ({state})")
+
+
+def _orphan_targets(folder: pathlib.Path, found: list[pathlib.Path]) -> list[pathlib.Path]:
+    """The tables that temporary files in ``folder`` were written for, where the table
+    itself is not there (a first build that died)."""
+    if not folder.is_dir():
+        return []
+    targets = {t.name.split(".npz.", 1)[0] + ".npz" for t in folder.glob("*.npz.*.tmp")}
+    return [folder / name for name in sorted(targets - {p.name for p in found})]

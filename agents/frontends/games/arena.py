@@ -390,7 +390,7 @@ def run_arena(
     game: Game, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
     options: AgentOptions = AgentOptions(), progress: Callable[[int], None] | None = None, table: bool = False,
 ) -> ArenaResult:
-    """Play ``games`` seeded games between ``agents`` (registry names); see the module
+    """Play ``games`` seeded games between ``agents`` (names in the agent catalogue); see the module
     docstring for the two modes (``table``: a scorecard game at one table). The result
     does not depend on ``jobs``."""
     names = list(agents)

@@ -18,8 +18,9 @@ One line of input is one command (:meth:`TableSession.handle`):
 * ``?`` (``? all``) -- the hint for the player on turn: every action with its value and
   its loss versus the best, the first three in plain words
   (:func:`kocka.agents.advice.cards.advice_lines`), and the chance of finishing
-  first (:func:`finish_chances`; Kocka: the win probability). In a scorecard game of two
-  or more players it also ranks the moves "to win" (:meth:`TableSession.to_win_text`):
+  first (the game's talk, :mod:`kocka.agents.advice.table_talk`; Kocka: the win
+  probability). Where the talk says so (a scorecard game of two or more players) it also
+  ranks the moves "to win" (:meth:`TableSession.to_win_text`):
   the ``winner`` agent's P(finishing first) per move, from the target table
   (``kocka-solve build GAME --kind target``), and whether that differs from the move
   best for points;
@@ -31,6 +32,9 @@ file in the same folder, then :func:`os.replace`), so an interrupted game resume
 resume) and the position they lead to (checked against the replay). At the end: the final
 scores and each player's costliest decisions, by the judge's values (the spec's
 ``judges``: the exact tables).
+
+The companion names no game: what it says of a game beyond the engine's words comes from
+the game's :class:`~kocka.agents.advice.table_talk.TableTalk` (the spec's ``companion``).
 """
 from __future__ import annotations
 
@@ -45,23 +49,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from kocka.agents.bots.base import Agent, AgentUnavailable
 from kocka.agents.advice.hint import HintReport, render
-from kocka.agents.advice.cards import advice_lines, describe_scorecard
+from kocka.agents.advice.cards import advice_lines
+from kocka.agents.advice.table_talk import TableTalk, talk_for
 from kocka.solver.base.jsonio import loads as load_json
 from kocka.agents.frontends.games.play import final_scores_text, hint_ranking, judge_for, parse_input, render_state
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
-from kocka.solver.solvers.kocka import kocka_solver
-from kocka.solver.solvers.scorecard import values as scorecard_solver
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import KockaError, TableError
 from kocka.solver.store.table_store import build_command, game_from_cli, get_table, path_for, solver_for
 from kocka.solver.rules import CHANCE, Game, game_specs, get_game, spec_for
-from kocka.solver.rules.kocka import KockaGame
-from kocka.solver.rules.scorecard import ScorecardGame
-from kocka.solver.solvers.scorecard.target import is_exact
 
 FORMAT = "kocka.table/1"
 """Version of the saved-game document."""
@@ -80,65 +78,6 @@ def companion_games() -> tuple[str, ...]:
     """The games the companion keeps: those with value tables to judge by and nothing
     hidden from the players (from the specs)."""
     return tuple(s.name for s in game_specs() if s.tables and s.judges and not s.hides_information)
-
-
-# ----------------------------------------------------------------------------------------
-# Chances of finishing first
-# ----------------------------------------------------------------------------------------
-def first_place_shares(distributions: Sequence[tuple[int, np.ndarray]]) -> list[float]:
-    """Each player's chance of finishing first, ties shared (1/m to each of m tied at the
-    top), for independent final scores: ``distributions[i] = (first, probs)`` with
-    ``probs[k] = P(player i scores first + k)``.
-
-    For player i and a score x: the others finish below x or level with it; the chance
-    that exactly k of them are level (and the rest below) is the coefficient of z^k in
-    prod_j (P_j(< x) + P_j(= x) z), and it is worth 1/(k+1).
-
-    >>> first_place_shares([(10, np.array([1.0])), (5, np.array([0.5, 0.0, 0.0, 0.0, 0.0, 0.5]))])
-    [0.75, 0.25]
-    """
-    lo = min(first for first, _ in distributions)
-    hi = max(first + len(p) - 1 for first, p in distributions)
-    dense = []
-    for first, probs in distributions:
-        row = np.zeros(hi - lo + 1)
-        row[first - lo: first - lo + len(probs)] = probs
-        dense.append(row)
-    below = [np.concatenate(([0.0], np.cumsum(row)[:-1])) for row in dense]
-    shares = []
-    for i, mine in enumerate(dense):
-        total = 0.0
-        for x in np.nonzero(mine > 0)[0]:
-            poly = np.array([1.0])
-            for j in range(len(dense)):
-                if j != i:
-                    poly = np.convolve(poly, [below[j][x], dense[j][x]])
-            total += mine[x] * float(poly @ (1.0 / np.arange(1, len(poly) + 1)))
-        shares.append(total)
-    return shares
-
-
-def finish_chances(game: ScorecardGame, table: Any, state: Any, cache: dict | None = None) -> list[float]:
-    """Each player's chance of finishing first from ``state`` (ties shared), if everyone
-    plays for the best expected score from now on: the player on turn from the position
-    now, the others from their cards (:func:`kocka.solver.solvers.scorecard.values.score_distribution`);
-    a full card counts its total. Exact when every other card is full (then it is the
-    chance of the player on turn under the play that maximises his expected score).
-    ``cache`` keeps the distributions of the cards waiting for their turn."""
-    cache = {} if cache is None else cache
-    dists = []
-    for seat, card in enumerate(state.cards):
-        if seat == state.player and not game.is_terminal(state):
-            key: Any = ("now", state)
-        else:
-            key = ("card", card)
-        if key not in cache:
-            if len(cache) > 64:
-                cache.clear()
-            d = scorecard_solver.score_distribution(game, table, state if key[0] == "now" else card)
-            cache[key] = (d.first, d.probs)
-        dists.append(cache[key])
-    return first_place_shares(dists)
 
 
 # ----------------------------------------------------------------------------------------
@@ -307,6 +246,11 @@ class TableSession:
         save_document(self.path, self.document())
 
     # ----- facts -----
+    @property
+    def talk(self) -> TableTalk:
+        """What this game's spec says the companion says of it beyond the engine's words."""
+        return talk_for(self.game)
+
     @property
     def over(self) -> bool:
         return self.game.is_terminal(self.state)
@@ -517,12 +461,8 @@ class TableSession:
     def _after_move(self, before: Any, player: int, move: Move) -> str:
         name = self.names[player]
         lines = [f"{name}: {move.label}"]
-        if isinstance(self.game, ScorecardGame) and move.action and move.action["type"] == "Fill":
-            card = self.state.cards[player]
-            entry = card.entries[self.game.box_index(move.action["box"])]
-            lines[0] += f" ({entry} points; {self.game.card_total(card)} on the card)"
-        if getattr(self.state, "last_event", None) == "bank":
-            lines[0] += f" (banked {self.state.scores[player]})"
+        if move.action:
+            lines[0] += self.talk.move_note(self.game, self.state, player, move.action)
         lines.append(self.status())
         return "\n".join(lines)
 
@@ -538,9 +478,8 @@ class TableSession:
             kept = getattr(state, "kept", None) or ()
             if kept:
                 return f"{name} keeps {_dice(kept)}: type the {n} dice thrown (or all five)"
-            if isinstance(game, KockaGame):
-                return f"{name} to play ({_kocka_scores(self)}; turn total {state.turn_total}): type the {n} dice thrown"
-            return f"{stage}{name} to play: type the first roll ({n} dice)"
+            return (self.talk.roll_due(game, state, self.names, n)
+                    or f"{stage}{name} to play: type the first roll ({n} dice)")
         dice = getattr(state, "dice", None) or getattr(state, "roll", None)
         shown = f": {_dice(dice)}" if dice else ""
         fences = f", fences {state.fences[state.player]}" if hasattr(state, "fences") else ""
@@ -573,7 +512,7 @@ class TableSession:
             f"  {'? (or: ? all)':<24}the hint for the player on turn: every move with its loss against the best,",
             f"  {'':<24}the best in plain words, and the chance of finishing first",
             *([f"  {'':<24}(with two or more players also the moves that win most often: the target table)"]
-              if isinstance(game, ScorecardGame) and game.num_players > 1 else []),
+              if self.talk.plays_to_win(game) else []),
             f"  {'undo':<24}take back the last step (also after the end)",
             f"  {'cards':<24}everybody's card (or score) with totals",
             f"  {'moves':<24}the legal moves now",
@@ -590,41 +529,19 @@ class TableSession:
         return "\n".join(lines)
 
     def chances_text(self) -> str:
-        """Each player's chance of finishing first (scorecard games), or the win
-        probability of the player on turn at the start of his turn (Kocka)."""
-        game, state = self.game, self.state
-        if self.over or game.num_players < 2:
+        """The chances of finishing first, as the game's talk gives them (scorecard games:
+        every player's; Kocka: the win probability of the player on turn at the start of
+        his turn); "" with one player, after the end, or where the talk has none."""
+        if self.over or self.game.num_players < 2:
             return ""
         try:
-            if isinstance(game, ScorecardGame):
-                table = get_table(game, cache_dir=self.options.cache_dir, build_missing=self.options.build_missing)
-                shares = finish_chances(game, table, state, self._chances)
-                others_done = all(c.is_full for i, c in enumerate(state.cards) if i != state.player)
-                how = ("exact: the other cards are full" if others_done
-                       else "if everyone plays for the best expected score from now on")
-                return "chance of finishing first: " + ", ".join(
-                    f"{n} {100 * p:.1f}%" for n, p in zip(self.names, shares)) + f" ({how})"
-            if isinstance(game, KockaGame) and state.stage == "roll" and state.is_opening:
-                table = get_table(game, "winprob", cache_dir=self.options.cache_dir,
-                                  build_missing=self.options.build_missing)
-                p = kocka_solver.win_turn_values(game, table, state).opening
-                how = ("exact two-player table" if game.num_players == 2
-                       else "two-player table against the leading opponent, an approximation")
-                return f"P(win) for {self.names[state.player]} from the start of this turn: {100 * p:.1f}% ({how})"
+            return self.talk.chances(self.game, self.state, self.names, self.options, self._chances)
         except TableError as exc:
             return f"(no chances: {exc})"
-        return ""
 
     def position_text(self) -> str:
         """The position of the player on turn in one line."""
-        game, state = self.game, self.state
-        if isinstance(game, ScorecardGame):
-            return describe_scorecard(game, state)
-        if isinstance(game, KockaGame):
-            roll = f" {_dice(state.roll)}" if state.roll else ""
-            series = f", series of {state.series[0]}s ({state.series[1]} of 6 aside)" if state.series else ""
-            return f"{self.throw_text()}{roll}{series}; banked: {_kocka_scores(self)} (target {game.rules.target})"
-        return game.describe_state(state)
+        return self.talk.position(self.game, self.state, self.names, self.throw_text())
 
     def hint_text(self, show_all: bool = False) -> str:
         if self.over:
@@ -654,10 +571,11 @@ class TableSession:
     def winner_agent(self) -> Agent | str | None:
         """The ``winner`` agent of this game (P(finishing first) against the other cards,
         from the target table), or one sentence saying why there is none; None where it
-        does not apply (one player, or not a scorecard game). A missing table is looked
-        for again at the next hint (it may have been built meanwhile)."""
+        does not apply (the game's talk does not play to win here: one player, or not a
+        scorecard game). A missing table is looked for again at the next hint (it may have
+        been built meanwhile)."""
         game = self.game
-        if not isinstance(game, ScorecardGame) or game.num_players < 2:
+        if not self.talk.plays_to_win(game):
             return None
         if self._winner is not None:
             return self._winner
@@ -700,10 +618,8 @@ class TableSession:
             return ""
         if isinstance(ranked, str):
             return ranked
-        state, name = self.state, self.names[self.on_turn]
-        others = [c for i, c in enumerate(state.cards) if i != state.player]
-        how = ("exact: the other cards are full" if is_exact(state.cards[state.player], others)
-               else "this turn exact, the later turns valued as played for points")
+        name = self.names[self.on_turn]
+        how = self.talk.to_win_basis(self.game, self.state)
         lines = [f"to win: {name}'s chance of finishing first (ties shared) with each move, if the others play "
                  f"for points ({how}):"]
         shown = ranked if show_all else ranked[:TOP_TO_WIN]
@@ -824,10 +740,6 @@ def _percent(p: float) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _kocka_scores(session: TableSession) -> str:
-    return ", ".join(f"{n} {s}" for n, s in zip(session.names, session.state.scores))
 
 
 def _now() -> str:

@@ -4,8 +4,9 @@ uvicorn, with the h11 parser (strict HTTP/1.1 framing: chunked bodies decoded, m
 heads and lengths refused with 400), serves a small starlette app. The app checks, in
 this order, before a request reaches the seat:
 
-0. not both ``Transfer-Encoding`` and ``Content-Length`` -- 400 ``invalid_request``, and
-   the connection is closed; headers within ``max_head_bytes`` -- 431 (or 400 from h11);
+0. not both ``Transfer-Encoding`` and ``Content-Length``, and at most one ``Host`` and one
+   ``Origin`` -- 400 ``invalid_request``, and the connection is closed; headers within
+   ``max_head_bytes`` -- 431 (or 400 from h11);
 1. ``Host`` is a name of this server (refuses DNS rebinding) -- 403 ``forbidden``;
 2. a browser's ``Origin`` is the server's own or one named by ``--allow-origin`` (then
    with CORS headers) -- 403 ``forbidden``;
@@ -15,7 +16,7 @@ this order, before a request reaches the seat:
 6. the body, read with a cap and a deadline -- 413 ``invalid_request``, 408 ``timeout``;
 7. a free worker (at most ``max_inflight`` requests at once) -- 503 ``busy``.
 
-The seat then answers in a worker thread (:class:`kocka.agents.frontends.seat.protocol.Workers`),
+The seat then answers in a worker thread (:class:`kocka.agents.frontends.seat.workers.Workers`),
 not on the event loop, so a slow request does not hold up others; at the request's
 deadline the app answers ``timeout`` while the thread finishes on its own. Only
 ``hello``, a constant once it has been made, is answered on the event loop, so that it
@@ -24,8 +25,13 @@ refused (403 ``forbidden``) unless ``--allow-quit``. Every other answer of the s
 errors included, has status 200.
 
 Connections that send no request head within ``head_timeout`` seconds are closed
-(uvicorn closes idle keep-alive connections, but not a new or half-sent one: see
-:class:`_HeadTimeoutH11`); idle keep-alive connections after ``keep_alive`` seconds.
+(uvicorn closes idle keep-alive connections, but not a new or half-sent one), and so are
+those that read none of their queued answers for ``write_timeout`` seconds (a slow
+reader), whose queued output is capped meanwhile: see
+:class:`~kocka.agents.frontends.seat.connections.GuardedH11`; idle keep-alive
+connections after ``keep_alive`` seconds. Refusals are logged at debug level, with one
+warning at most every 10 s that counts them
+(:class:`~kocka.agents.frontends.seat.connections.RefusalLog`).
 
 This module is imported only for HTTP: the stdio seat runs on the standard library.
 """
@@ -43,7 +49,6 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
-import h11
 import uvicorn
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -51,11 +56,14 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from kocka.agents.frontends.seat.protocol import (
-    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, MAX_LINE_BYTES, PROTOCOL_VERSION, Job, ProtocolError, Seat, Workers,
-    answer_work, busy_response, decode_request, encode_response, error_response, parse_address, timeout_response,
+from kocka.agents.frontends.seat.connections import GuardedH11, RefusalLog
+from kocka.agents.frontends.seat.encoding import (
+    MAX_LINE_BYTES, ProtocolError, busy_response, decode_request, encode_response, error_response, timeout_response,
+)
+from kocka.agents.frontends.seat.protocol import PROTOCOL_VERSION, Seat, parse_address
+from kocka.agents.frontends.seat.workers import (
+    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, Job, Workers, answer_work,
 )
 
 log = logging.getLogger("kocka.seat")
@@ -97,6 +105,7 @@ class HTTPOptions:
     max_body: int = MAX_LINE_BYTES
     head_timeout: float = 5.0
     body_timeout: float = 10.0
+    write_timeout: float = 5.0
     keep_alive: int = 5
     max_head_bytes: int = 16 * 1024
     max_connections: int = 1024
@@ -197,9 +206,11 @@ class SeatApp:
     """The checks of the module docstring in front of one :class:`Seat`."""
 
     def __init__(self, seat: Seat, options: HTTPOptions, port: int, on_quit: Callable[[], None] | None = None,
-                 pages: Callable[["SeatApp"], Sequence[BaseRoute]] | None = None) -> None:
+                 pages: Callable[["SeatApp"], Sequence[BaseRoute]] | None = None,
+                 refusals: RefusalLog | None = None) -> None:
         self.seat = seat
         self.options = options
+        self.refusals = RefusalLog() if refusals is None else refusals
         self.hosts = allowed_host_headers(options, port)
         own = set() if self.hosts is None else {f"http://{h}".removesuffix(":80") for h in self.hosts}
         self.origins = frozenset(options.allow_origins)
@@ -237,6 +248,7 @@ class SeatApp:
             status = refusal.status
             text = encode_response(error_response(None, refusal.code, str(refusal)))
             cors = {**cors, **refusal.headers}
+            self.refusals.refused(f"{status} {refusal.code}", f"{request.method} {request.url.path[:100]!r}: {refusal}")
         except ClientDisconnect:
             return Response(status_code=400, headers=_CLOSE)
         log.debug("http %s %s -> %d in %.3f ms", request.method, request.url.path, status, 1000 * (time.perf_counter() - started))
@@ -255,6 +267,12 @@ class SeatApp:
         as the RFC requires, before anything pipelined behind it is read."""
         if "transfer-encoding" in request.headers and "content-length" in request.headers:
             raise _Refusal(400, "invalid_request", "a request with both Transfer-Encoding and Content-Length", _CLOSE)
+        # the checks read the first Host and Origin; a second one is for whoever reads the
+        # last (a proxy, a browser extension), so a request with two says two things (h11
+        # refuses a second Host already; Host stays here so that no parser change lets one by)
+        for name in (b"host", b"origin"):
+            if sum(1 for key, _ in request.scope["headers"] if key == name) > 1:
+                raise _Refusal(400, "invalid_request", f"a request with more than one {name.decode().title()} header", _CLOSE)
         # h11 caps a head that arrives in pieces; one that arrives in one read is counted here
         size = sum(len(name) + len(value) + 4 for name, value in request.scope["headers"])
         if size > self.options.max_head_bytes:
@@ -398,54 +416,6 @@ def _settle(future: asyncio.Future) -> None:
 # ----------------------------------------------------------------------------------------
 # uvicorn
 # ----------------------------------------------------------------------------------------
-class _HeadTimeoutH11(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request head.
-
-    uvicorn times out an idle keep-alive connection, but a connection that is new, or
-    sends its head a byte at a time, it keeps open for ever (a slowloris). Here the
-    clock starts when a connection is made and after each response, and is not reset by
-    further bytes: a connection whose request head is not complete ``head_timeout``
-    seconds later is closed.
-    """
-
-    head_timeout: float = 5.0
-    _head_timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._watch_head()
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        self._watch_head()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._watch_head()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_head_timer()
-        super().connection_lost(exc)
-
-    def _watch_head(self) -> None:
-        if self.conn.their_state is h11.IDLE:  # no complete request head yet
-            if self._head_timer is None and not self.transport.is_closing():
-                self._head_timer = self.loop.call_later(self.head_timeout, self._head_timed_out)
-        else:
-            self._stop_head_timer()
-
-    def _stop_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            log.debug("http: no request head within %g s; connection closed", self.head_timeout)
-            self.transport.close()
-
-
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and
@@ -483,8 +453,10 @@ class SeatHTTPServer:
         self.options = options
         self.socket = _bind(options.host, options.port)
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
-        self.app = SeatApp(seat, options, self.server_address[1], on_quit=self._quit, pages=pages)
-        protocol = type("HeadTimeoutH11", (_HeadTimeoutH11,), {"head_timeout": options.head_timeout})
+        self.refusals = RefusalLog()
+        self.app = SeatApp(seat, options, self.server_address[1], on_quit=self._quit, pages=pages, refusals=self.refusals)
+        protocol = type("SeatH11", (GuardedH11,), {"head_timeout": options.head_timeout,
+                                                    "write_timeout": options.write_timeout, "refusals": self.refusals})
         config = uvicorn.Config(
             self.app, http=protocol, ws="none", lifespan="off", interface="asgi3", log_config=None,
             log_level=log_level, access_log=False, server_header=False, proxy_headers=False,

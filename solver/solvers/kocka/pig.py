@@ -4,9 +4,9 @@ Rules (T. Neller, C. Presser, "Optimal Play of the Dice Game Pig", UMAP Journal 
 2004): on his turn a player rolls one die as often as he likes; a 1 loses the turn total
 and ends the turn, any other face adds to it; holding banks the turn total. The first to
 reach ``goal`` (100) wins. Pig is exactly a push-your-luck turn with one roll kind, so it
-runs through :class:`~kocka.solver.solvers.kocka.kocka_solver.TurnModelBuilder` and the same Cython race
-solver as Kocka; Neller and Presser's optimal first-player win probability (0.5306) checks
-the machinery.
+runs through :class:`~kocka.solver.solvers.kocka.turn_model.TurnModelBuilder` and the same
+Cython race solver as Kocka (:mod:`~kocka.solver.solvers.kocka.race`); Neller and Presser's
+optimal first-player win probability (0.5306) checks the machinery.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kocka.solver.base.errors import RulesError
-from kocka.solver.solvers.kocka.kocka_solver import RaceSolution, TurnModel, TurnModelBuilder, solve_race
+from kocka.solver.solvers.kocka.race import RaceSolution, solve_race
+from kocka.solver.solvers.kocka.turn_model import TurnModel, TurnModelBuilder
 
 BUST_FACE = 1
 

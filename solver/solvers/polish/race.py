@@ -5,7 +5,7 @@ with ``pl.basic_end = finish_round`` the round is completed first, so seat 1 get
 last turn after seat 0 completes), and the higher total wins. Recording is optional
 (PL-5), so a player may let a turn go by without a record, waiting for better dice,
 while the other may hurry to end the game: finishing fast and scoring high pull against
-each other, and the solitaire table (:class:`.polish_solver.PolishBasicEV`, a fixed horizon
+each other, and the solitaire table (:class:`.values.PolishBasicEV`, a fixed horizon
 of turns) cannot weigh them.
 
 **Objective.** The value of a position to the player to move is his *win share*: the
@@ -56,7 +56,8 @@ from kocka.solver.base.progress import Progress
 from kocka.solver.solvers.polish.values import basic_rewards, basic_turn_decisions, basic_turn_stops
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.polish import PolishBasicGame, PolishBasicRules, PolishBasicState
-from kocka.solver.base.table_file import Table, TableMeta
+from kocka.solver.base.table_file import Layout, Table, TableMeta
+from kocka.solver.models.table_solver import TableSolver
 
 VALUE_NAME = "P(win)"
 """What the race values are: the mover's win share (a tie counts one half)."""
@@ -133,7 +134,7 @@ def race_model(rules: PolishBasicRules) -> RaceModel:
 # Building
 # ----------------------------------------------------------------------------------------
 def _record_points(rules: PolishBasicRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel's view of the records (:func:`.polish_solver.basic_rewards`): each box's
+    """The kernel's view of the records (:func:`.values.basic_rewards`): each box's
     distinct point values ``rec_points[b, :n_points[b]]`` and, per box, throw kind and
     outcome, which of them a record scores (``rec_index``, -1: the dice do not show it), so
     that a turn looks each successor up once per point value, not once per outcome."""
@@ -324,24 +325,23 @@ def rank(game: PolishBasicGame, table: Table, state: PolishBasicState) -> list[D
 # The table solver object
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class PolishBasicRace:
+class PolishBasicRace(TableSolver):
     """Table solver of the two-player race of the basic game (PL-4..PL-7): the exact win
     share of the player to move at every pair of cards and undecided lead."""
 
     kind: str = "race"
     description: str = "exact P(win) of the two-player race of the basic game (both playing to win)"
+    game_type = PolishBasicGame
 
     def build(self, game: Game, options: BuildOptions):
-        if not isinstance(game, PolishBasicGame):
-            raise TableError(f"the polish-basic race solver cannot solve {game.NAME!r}")
         return build_race_arrays(game, options)
 
     def summary(self, table: Table) -> dict[str, Any]:
         x = table.meta.extra
-        return {"p_first_player_wins": round(x["p_first_player_wins"], 6), "states": x["states"],
+        return {"p_first_player_wins": x["p_first_player_wins"], "states": x["states"],
                 "never_ending_states": x["never_ending_states"], "value": x["value"]}
 
-    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+    def layout(self, game: Game, meta: TableMeta) -> Layout:
         """The arrays of :func:`build_race_arrays` (lengths from :func:`race_model`)."""
         model = race_model(game.rules)
         nmask = model.nmask
@@ -358,6 +358,10 @@ class PolishBasicRace:
         action of :func:`rank` (a numpy turn over the table's successor values and the
         other player's stored value for a turn without a record): the fixed point."""
         return race_check(game, table, samples, seed)
+
+    def spot_check(self, game: Game, table: Table, seed: int) -> list[str]:
+        """:meth:`check` at the start and two sampled positions."""
+        return race_check(game, table, 2, seed)
 
 
 def race_check(game: PolishBasicGame, table: Table, samples: int = 64, seed: int = 0) -> list[str]:

@@ -41,11 +41,12 @@ import numpy as np
 
 from kocka.solver.kernels import _scorecard
 from kocka.solver.models.card_model import (
-    N_KEEP, N_OUT, TrackerRows, best_proper_keep, five_dice, keep_values, layer_chunks, layer_order, parallel_pool,
-    reachable_groups, run_chunks, state_bases, three_throw_turn, tracker_classes, tracker_rows,
+    N_KEEP, N_OUT, TrackerRows, best_proper_keep, five_dice, keep_values, layer_chunks, layer_order,
+    reachable_groups, state_bases, three_throw_turn, tracker_classes, tracker_rows,
 )
+from kocka.solver.base.parallel import parallel_pool, run_calls
 from kocka.solver.kernels.dice_transitions import dice_tables
-from kocka.solver.base.errors import InvalidStateError, TableError
+from kocka.solver.base.errors import InvalidStateError
 from kocka.solver.base.progress import Progress
 from kocka.solver.base.decision import BuildOptions, Decision
 from kocka.solver.rules.base import Game
@@ -54,7 +55,8 @@ from kocka.solver.rules.polish import (
     BASE_THROWS, Declare, EndTurn, PolishBasicGame, PolishBasicRules, PolishBasicState,
     PolishGame, PolishRules, PolishState, Record, Scratch, Write, basic_value, box_value, stage_total,
 )
-from kocka.solver.base.table_file import Table, TableMeta
+from kocka.solver.base.table_file import Layout, Table, TableMeta
+from kocka.solver.models.table_solver import TableSolver
 
 HEADROOM = 3
 """Fence counts solved beyond the reachable ones (PL-12: at most 3 per turn played)."""
@@ -275,7 +277,7 @@ def solve_stage(model: StageModel, next_start: np.ndarray, options: BuildOptions
     with parallel_pool(pool) as parallel:
         for L in range(n - 1, -1, -1):
             chunks = layer_chunks(model, L, 8 * jobs if parallel is not None else 1)
-            run_chunks(parallel, _solve_chunk, [
+            run_calls(parallel, _solve_chunk, [
                 (masks, s0, blocks[L][s0 - lstart[L]:s0 - lstart[L] + cnt], int(lstart[L + 1]), blocks[L + 1], args,
                  model.cap) for masks, s0, cnt in chunks])
             progress.advance(int(lstart[L + 1] - lstart[L]))
@@ -688,27 +690,26 @@ _rank_basic = rank_basic  # what :func:`rank` calls for the basic game
 
 
 # ----------------------------------------------------------------------------------------
-# Table solver objects (registry.SOLVERS)
+# Table solver objects (named by the game specs, built and loaded by the value-table store)
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class PolishEV:
+class PolishEV(TableSolver):
     """Table solver of the full Polish game: exact expected total of every stage card and
     fence count (fences capped, see :data:`DEFAULT_FENCE_CAP`)."""
 
     kind: str = "ev"
     description: str = "exact optimal expected game total (solitaire) of every stage, card and fence count"
+    game_type = PolishGame
 
     def build(self, game: Game, options: BuildOptions):
-        if not isinstance(game, PolishGame):
-            raise TableError(f"the Polish solver cannot solve {game.NAME!r}")
         return build_arrays(game, options)
 
     def summary(self, table: Table) -> dict[str, Any]:
         x = table.meta.extra
-        return {"expected_score": round(x["expected_score"], 6), "states": x["states"], "fence_cap": x["fence_cap"],
-                "fence_value_at_stage_start": {k: round(v["fence_value_at_start"], 6) for k, v in x["stages"].items()}}
+        return {"expected_score": x["expected_score"], "states": x["states"], "fence_cap": x["fence_cap"],
+                "fence_value_at_stage_start": {k: v["fence_value_at_start"] for k, v in x["stages"].items()}}
 
-    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int | None, ...], Any]]:
+    def layout(self, game: Game, meta: TableMeta) -> Layout:
         """The arrays of :func:`build_arrays`: per stage k the flattened values (their
         count depends on the reachable tracker classes), the layer offsets and counts
         (:func:`compact_values`) and the per-mask ``base``; the tracker's classes and
@@ -725,14 +726,17 @@ class PolishEV:
                            f"base{k}": ((1 << n,), np.int64)})
         return arrays
 
-    def check(self, game: Game, table: Table, samples: int = 4, seed: int = 0) -> list[str]:
+    def check(self, game: Game, table: Table) -> list[str]:
         """The start value recomputed through :func:`rank` (engine scores, dense keep
         transitions) must equal the table's."""
         return _start_value_problems(game, table)
 
+    def spot_check(self, game: Game, table: Table, seed: int) -> list[str]:
+        return _start_value_problems(game, table)
+
 
 @dataclass(frozen=True)
-class PolishBasicEV:
+class PolishBasicEV(TableSolver):
     """Table solver of the solitaire basic game (PL-4..PL-6) over ``rules.solo_turns``
     turns (default 8).
 
@@ -748,23 +752,26 @@ class PolishBasicEV:
     kind: str = "ev"
     description: str = "exact optimal expected total of the solitaire basic game within solo_turns turns (default 8)"
 
+    game_type = PolishBasicGame
+
     def build(self, game: Game, options: BuildOptions):
-        if not isinstance(game, PolishBasicGame):
-            raise TableError(f"the Polish basic solver cannot solve {game.NAME!r}")
         return build_basic_arrays(game, options)
 
     def summary(self, table: Table) -> dict[str, Any]:
         x = table.meta.extra
-        return {"expected_score": round(x["expected_score"], 6), "horizon_turns": x["horizon_turns"],
+        return {"expected_score": x["expected_score"], "horizon_turns": x["horizon_turns"],
                 "reading": x["reading"], "states": x["states"]}
 
-    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+    def layout(self, game: Game, meta: TableMeta) -> Layout:
         """The array of :func:`build_basic_arrays`: ``values[h, m]`` for h = 0..solo_turns
         turns left and every mask m of the card's combinations."""
         rules = game.rules
         return {"values": ((rules.solo_turns + 1, 1 << len(rules.boxes)), np.float64)}
 
     def check(self, game: Game, table: Table) -> list[str]:
+        return _start_value_problems(game, table)
+
+    def spot_check(self, game: Game, table: Table, seed: int) -> list[str]:
         return _start_value_problems(game, table)
 
 

@@ -1,7 +1,7 @@
 """Target tables of the five-dice scorecard games: the best chance of reaching a score, and
 the score distribution of the expected-score-optimal player, from every card.
 
-**What is stored.** For every turn-start state s of :func:`~.scorecard_solver.build_model`
+**What is stored.** For every turn-start state s of :func:`~.values.build_model`
 (filled mask, tracker class, flag) and every integer target t:
 
 * ``R(s, t)``: the largest probability, over all strategies, that the points still to come
@@ -10,7 +10,7 @@ the score distribution of the expected-score-optimal player, from every card.
   of T with probability at most ``R(s, T - so_far - off)``, and the strategy that attains
   it is the ``target`` agent's.
 * ``D(s, t)``: the same probability under the expected-score-optimal policy of
-  :mod:`~.scorecard_solver` (its tie rules: first box, filling before keeping, the larger
+  :mod:`~.values` (its tie rules: first box, filling before keeping, the larger
   keep, the first group), the survival function of the opponents' final totals that the
   ``winner`` agent and the chip-bidding ``bettor`` use.
 
@@ -43,10 +43,9 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -57,14 +56,17 @@ from kocka.solver.models.card_model import (
 from kocka.solver.base.decision import BuildOptions, Decision
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import InvalidStateError, TableError
+from kocka.solver.base.parallel import parallel_pool, run_calls
 from kocka.solver.base.progress import Progress
+from kocka.solver.models.finishing import WinCurve, win_curve
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import bits_of
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardGame, ScorecardState, YahtzeeGame
 from kocka.solver.solvers.scorecard.values import (
     ScoreDistribution, ScorecardModel, distribution_from_start, model_for, solve_values, turn_start_average,
 )
-from kocka.solver.base.table_file import Table, TableMeta
+from kocka.solver.base.table_file import Layout, Table, TableMeta
+from kocka.solver.models.table_solver import TableSolver
 
 CAP = 6e-11
 """Stored values below this are cut (R = 0 above the run): see the module docstring for
@@ -205,38 +207,12 @@ def _solve_chunk(masks: np.ndarray, first: int, count: int, mode: int, next_firs
     return lo, length, vals
 
 
-CLUSTER_BACKENDS = ("dask", "ray")
-
-
-@contextmanager
-def _pool(options: BuildOptions) -> Iterator[Any]:
-    """A joblib pool for the chunks of a layer (None for one job). The kernel releases the
-    GIL and a layer reads the whole next layer, so local builds run on threads (processes
-    would copy the next layer to every worker). A cluster backend (dask, ray: prepared by
-    :func:`~kocka.solver.base.parallel.prepare_backend`) gets every worker, set through
-    ``parallel_config`` (joblib's dask backend cannot be named in ``Parallel`` itself: it
-    takes the nesting level for a task argument); joblib ships the next layer to the
-    workers once per layer (arguments of more than a kilobyte are scattered). joblib is
-    imported here, not with the module: a one-job build of any scorecard table loads this
-    module (the registry resolves every table kind of the game) and joblib costs 12 MB."""
-    from joblib import Parallel, parallel_config
-
-    if options.backend in CLUSTER_BACKENDS:
-        with parallel_config(backend=options.backend), Parallel(n_jobs=-1) as parallel:
-            yield parallel
-    elif int(options.jobs) > 1:
-        with Parallel(n_jobs=int(options.jobs), backend="threading") as parallel:
-            yield parallel
-    else:
-        yield None
-
-
 def solve_vectors(model: ScorecardModel, mode: int = REACH, dtype: Any = np.float64, W: np.ndarray | None = None,
                   options: BuildOptions = BuildOptions(progress=False), cap: float = CAP,
                   store_dtype: Any = None) -> Vectors:
     """Probability vectors of every state of ``model``: ``mode`` :data:`REACH` (the best
     chance, ``R``) or :data:`POLICY` (the expected-score policy, ``D``; ``W`` its values,
-    :func:`~.scorecard_solver.solve_values`). ``dtype``: float32 or float64 arithmetic;
+    :func:`~.values.solve_values`). ``dtype``: float32 or float64 arithmetic;
     ``store_dtype`` (default ``dtype``): the values kept once a layer is no longer read.
     """
     dtype = np.dtype(dtype)
@@ -258,7 +234,11 @@ def solve_vectors(model: ScorecardModel, mode: int = REACH, dtype: Any = np.floa
     todo = int(ss[n])
     label = f"{model.game.NAME} {'targets' if mode == REACH else 'policy distributions'}"
     progress = Progress(todo, label, enabled=options.progress)
-    with _pool(options if todo >= MIN_PARALLEL_STATES else BuildOptions()) as parallel:
+    # local builds run on threads: the kernel releases the GIL and a layer reads the whole
+    # next layer, which processes would each copy; a cluster gets the next layer once per
+    # layer (joblib scatters arguments of more than a kilobyte)
+    pool_options = options if todo >= MIN_PARALLEL_STATES else BuildOptions()
+    with parallel_pool(pool_options, local_backend="threading") as parallel:
         for layer in range(n - 1, -1, -1):
             first, count = int(ss[layer]), int(ss[layer + 1] - ss[layer])
             if count == 0:
@@ -276,9 +256,7 @@ def solve_vectors(model: ScorecardModel, mode: int = REACH, dtype: Any = np.floa
                     parts.append(_solve_chunk(masks, s0, cnt, *args))
                     progress.advance(cnt)
             else:
-                from joblib import delayed
-
-                parts = parallel(delayed(_solve_chunk)(masks, s0, cnt, *args) for masks, s0, cnt in chunks)
+                parts = run_calls(parallel, _solve_chunk, [(masks, s0, cnt, *args) for masks, s0, cnt in chunks])
                 progress.advance(count)
             lo = np.concatenate([p[0] for p in parts])
             off = np.zeros(count + 1, np.int64)
@@ -368,31 +346,30 @@ def build_arrays(game: ScorecardGame, options: BuildOptions = BuildOptions(progr
 
 
 @dataclass(frozen=True)
-class ScorecardTarget:
+class ScorecardTarget(TableSolver):
     """Table solver of the scorecard games' target tables (kind ``target``)."""
 
     kind: str = "target"
     description: str = ("best chance of reaching every final score from every card, and the score "
                         "distribution of the expected-score-optimal player (play to win)")
+    game_type = ScorecardGame
 
     def build(self, game: Game, options: BuildOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        if not isinstance(game, ScorecardGame):
-            raise TableError(f"the target solver cannot solve {game.NAME!r}")
         return build_arrays(game, options)
 
     def summary(self, table: Table) -> dict[str, Any]:
         x = table.meta.extra
         return {
-            "expected_score": round(x["expected_score"], 6),
+            "expected_score": x["expected_score"],
             "states": x["states"],
             "stored_values": x["reach_values"] + x["ev_values"],
             "P(final >= T), best / expected-score play": {
-                T: f"{v['best']:.6f} / {v['expected_score_policy']:.6f}" for T, v in x["start_reach"].items()},
+                T: [v["best"], v["expected_score_policy"]] for T, v in x["start_reach"].items()},
             "left out": f"probabilities below {x['left_out_below']:g}",
             "values": f"{x['value_dtype']} (computed in {x['compute_dtype']})",
         }
 
-    def layout(self, game: Game, meta: TableMeta) -> dict[str, tuple[tuple[int, ...], Any]]:
+    def layout(self, game: Game, meta: TableMeta) -> Layout:
         """Per-mask and per-(face-box set, tracker) arrays as in the expected-score table,
         one value and one ``lo`` per state, ``off`` per state plus one, and the stored
         probabilities (their counts recorded in the metadata)."""
@@ -416,7 +393,7 @@ class ScorecardTarget:
         offsets consistent; the empty card's P(final >= T) recomputed from :func:`rank`
         over the 252 first throws for a few T; and the expected-score policy's
         distribution from the empty card equal to the forward distribution of
-        :mod:`~.scorecard_solver` (an independent kernel)."""
+        :mod:`~.values` (an independent kernel)."""
         problems: list[str] = []
         view = TargetView.of_table(game, table)
         for kind, vec in (("reach", view.reach), ("ev", view.ev)):
@@ -623,7 +600,7 @@ def solve_turn(game: ScorecardGame, mask: int, Q: np.ndarray) -> TurnValues:
 def rank_turn(game: ScorecardGame, state: ScorecardState, tv: TurnValues,
               detail: Mapping[Any, Mapping[str, Any]] | None = None) -> list[Decision]:
     """Every legal action of ``state`` valued from the solved turn ``tv`` (the order rules
-    of :func:`~.scorecard_solver.rank`: fills, declarations, keeps largest first)."""
+    of :func:`~.values.rank`: fills, declarations, keeps largest first)."""
     actions = game.legal_actions(state)
     if not actions:
         return []
@@ -694,62 +671,8 @@ def turn_reach_value(game: ScorecardGame, table: Table, card: Card, target: int)
 
 
 # ----------------------------------------------------------------------------------------
-# Finishing first
+# Finishing first (the win curve: kocka.solver.models.finishing)
 # ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class WinCurve:
-    """``G(x)``: my expected win share when my final total is x, against independent
-    opponents' totals (ties shared, RULES.md section 0): ``values[x - first]`` on
-    ``first <= x <= first + len - 1``, 0 below, 1 above."""
-
-    first: int
-    values: np.ndarray
-
-    def __call__(self, x: np.ndarray | int) -> np.ndarray:
-        x = np.asarray(x, dtype=np.int64)
-        i = x - self.first
-        inside = (i >= 0) & (i < len(self.values))
-        return np.where(i < 0, 0.0, np.where(inside, self.values[np.clip(i, 0, len(self.values) - 1)], 1.0))
-
-    @property
-    def steps(self) -> np.ndarray:
-        """``G(x) - G(x - 1)`` for ``x = first .. first + len``."""
-        return np.diff(np.concatenate([[0.0], self.values, [1.0]]))
-
-
-def win_curve(distributions: Sequence[tuple[int, np.ndarray]]) -> WinCurve:
-    """:class:`WinCurve` against opponents with final-total pmfs ``(first, probs)``.
-
-    With a_j = P(Y_j < x) and b_j = P(Y_j = x), the share is the mean of 1/(k+1) over the
-    k opponents tied at x, all others below: ``G(x) = integral over z in [0, 1] of
-    prod_j (a_j + b_j z)``.
-
-    >>> win_curve([(10, np.array([0.5, 0.5]))]).values.tolist()
-    [0.25, 0.75]
-    """
-    if not distributions:
-        return WinCurve(0, np.ones(0))
-    first = max(f for f, _ in distributions)       # below: someone is surely above
-    last = max(f + len(p) - 1 for f, p in distributions)
-    xs = np.arange(first, last + 1)
-    poly = [np.ones(len(xs))]                        # coefficients of z^k, per x
-    for f, p in distributions:
-        pmf = np.zeros(len(xs))
-        cdf_below = np.zeros(len(xs))
-        idx = xs - f
-        inside = (idx >= 0) & (idx < len(p))
-        pmf[inside] = p[idx[inside]]
-        cum = np.concatenate([[0.0], np.cumsum(p)])
-        cdf_below = np.where(idx < 0, 0.0, cum[np.clip(idx, 0, len(p))])
-        new = [np.zeros(len(xs)) for _ in range(len(poly) + 1)]
-        for k, c in enumerate(poly):
-            new[k] += c * cdf_below
-            new[k + 1] += c * pmf
-        poly = new
-    G = sum(c / (k + 1) for k, c in enumerate(poly))
-    return WinCurve(first, np.clip(G, 0.0, 1.0))
-
-
 def expected_share(view: TargetView, curve: WinCurve, states: np.ndarray, y: np.ndarray, vectors: Vectors | None = None
                    ) -> np.ndarray:
     """For turn-start states ``states`` with ``y`` points so far (offsets included):

@@ -264,6 +264,9 @@ function render() {
   $("table").hidden = false;
   $("loading").hidden = true;
   $("title").textContent = gameTitle(app.game);
+  // the position on show (its generation), and below the hint and the card drawn for it:
+  // a test or script waits for these to match rather than for time (tests/test_browser.py)
+  document.body.dataset.position = String(app.generation);
   renderTurn(doc);
   renderDice(doc);
   renderControls(doc);
@@ -490,7 +493,7 @@ async function loadHint(generation) {
   }, el("td", { text: a.label }), el("td", { class: "num", text: formatValue(a.value, ranked.value_name) }),
      el("td", { class: a.loss <= 1e-12 ? "num loss-0" : "num", text: formatLoss(a.loss, ranked.value_name) }),
      points ? el("td", { class: "num points", text: formatValue(a.detail && a.detail[POINTS], POINTS) }) : null));
-  const table = el("table", { id: "hint-table" },
+  const table = el("table", { id: "hint-table", "data-position": generation },
     el("thead", {}, el("tr", {}, el("th", { text: "move" }), el("th", { class: "num", text: ranked.value_name }),
                     el("th", { class: "num", text: "loss" }), points ? el("th", { class: "num", text: "points" }) : null)),
     el("tbody", {}, ...rows));
@@ -648,7 +651,7 @@ async function renderCard(doc) {
     }, el("td", { text: boxLabel(id) }), el("td", { class: "num", text: open ? "" : String(entries[i]) }),
        el("td", { class: "num now", text: open && id in points ? String(points[id]) : "" }));
   });
-  $("card").replaceChildren(el("table", { id: "card-table" },
+  $("card").replaceChildren(el("table", { id: "card-table", "data-position": generation },
     el("thead", {}, el("tr", {}, el("th", { text: "box" }), el("th", { class: "num", text: "written" }),
                     el("th", { class: "num", text: "now" }))),
     el("tbody", {}, ...rows)));
