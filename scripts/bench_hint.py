@@ -87,7 +87,7 @@ def _per_call_us(fn, calls: int, repeat: int = 25) -> float:
 def _warm(variant: str, cache_dir: str) -> dict:
     """(runs in a fresh process) warm per-call figures over 60 positions."""
     from kocka.agents.advice.hint import HintParams, hint
-    from kocka.solver.solvers.scorecard import values as scorecard_solver
+    from kocka.solver.solvers.scorecard import ranking as scorecard_ranking
     from kocka.solver.store.table_store import get_table
     from kocka.solver.rules import get_game
     from kocka.solver.solvers.scorecard.values import rank
@@ -101,7 +101,7 @@ def _warm(variant: str, cache_dir: str) -> dict:
     actions = sum(len(rank(game, table, s)) for s in states) / len(states)
     n = len(states)
     warm = _per_call_us(lambda: [rank(game, table, s) for s in states], n)
-    ranker = scorecard_solver._ranker(game, table)
+    ranker = scorecard_ranking._ranker(game, table)
 
     def unseen(s):
         """rank as if the position had never been met: what the ranker remembers of
