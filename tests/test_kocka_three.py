@@ -84,12 +84,12 @@ def reference_three(rules: KockaRules) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def small():
-    return solve_three(kocka_model(SMALL), threads=2)
+    return solve_three(kocka_model(SMALL), threads=1)  # one thread inside an xdist worker
 
 
 @pytest.fixture(scope="module")
 def mixed():
-    return solve_three(kocka_model(MIXED), threads=2)
+    return solve_three(kocka_model(MIXED), threads=1)  # one thread inside an xdist worker
 
 
 def test_equals_plain_value_iteration(small):
