@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from kocka.agents.bots.base import Agent, ChanceSampler, Event, derive_seed
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
@@ -412,6 +411,9 @@ def run_arena(
             if progress:
                 progress(hi - lo)
     else:
+        # joblib only when games run in parallel: every `kocka` command imports this module
+        from joblib import Parallel, delayed
+
         parts = Parallel(n_jobs=jobs)(
             delayed(_play_chunk)(game, mode, names, seed, lo, hi, options) for lo, hi in bounds
         )
