@@ -6,7 +6,6 @@ examples of section 4.4, or hand arithmetic on the PL-n rule quoted beside the c
 from __future__ import annotations
 
 import dataclasses
-import doctest
 import json
 import random
 import re
@@ -272,10 +271,6 @@ def test_face_entries():
     # PL-9 formula for every count 0..5 of 3s: -9, -6, -3, 0, 3, 6
     for c, want in enumerate([-9, -6, -3, 0, 3, 6]):
         assert face_entry(3, (3,) * c + (1,) * (5 - c)) == want
-
-
-def test_doctests():
-    assert doctest.testmod(polish).failed == 0
 
 
 # ----------------------------------------------------------------------------------------
