@@ -21,6 +21,7 @@ import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -71,9 +72,34 @@ def build_stamp(ext: Extension) -> str:
     return h.hexdigest()
 
 
+def compile_catalogues() -> None:
+    """The message catalogues compiled (``.po`` -> ``.mo``) in the source tree, by the
+    function the package itself uses (:mod:`kocka.solver.base.i18n`, loaded from its file:
+    the package is not installed yet)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kocka_i18n_for_setup", HERE / "solver" / "base" / "i18n.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = module.compile_catalogues()
+    print(f"compiled {len(written)} message catalogues")
+
+
+class CataloguesBuildPy(build_py):
+    """build_py that compiles the catalogues before it copies the package data."""
+
+    def run(self) -> None:
+        compile_catalogues()
+        super().run()
+
+
 class ReusingBuildExt(build_ext):
     """build_ext that copies a kernel built in place before (``solver/kernels/_x.*.so`` with a
     matching ``solver/kernels/_x.build-stamp``) instead of cythonizing and compiling it again."""
+
+    def run(self) -> None:
+        compile_catalogues()  # an editable install runs build_ext in place, not build_py
+        super().run()
 
     def build_extension(self, ext: Extension) -> None:
         name = ext.name.rsplit(".", 1)[-1]
@@ -116,8 +142,9 @@ setup(
     packages=floor_packages(),
     package_dir={"kocka.solver": "solver", "kocka.agents": "agents"},
     package_data={"kocka.solver.kernels": ["*.pyx", "*.pxd"],
+                  "kocka.solver.base": ["locales/*/LC_MESSAGES/*.po", "locales/*/LC_MESSAGES/*.mo"],
                   "kocka.agents.frontends.seat": ["*.json", "static/*"]},
     ext_modules=extensions,
-    cmdclass={"build_ext": ReusingBuildExt},
+    cmdclass={"build_ext": ReusingBuildExt, "build_py": CataloguesBuildPy},
     zip_safe=False,
 )
