@@ -1,7 +1,7 @@
 """The message catalogues: extract every marked sentence from the source, bring each
 language's ``.po`` files up to date, and list what a language still lacks.
 
-    python scripts/catalogues.py update   # new ids added (empty), gone ones dropped
+    python scripts/catalogues.py update [DOMAIN ...]  # new ids added (empty), gone ones dropped
     python scripts/catalogues.py check    # exit 1 and a list when anything is missing
 
 A message belongs to the domain of the file it is written in (:data:`DOMAINS`: the page,
@@ -14,6 +14,7 @@ message travels into the catalogue.
 """
 from __future__ import annotations
 
+import copy
 import pathlib
 import re
 import sys
@@ -33,6 +34,7 @@ DOMAINS = (  # (path prefix, domain): the first prefix that a file's path starts
     ("agents/frontends/games/companion.py", "companion"),
     ("agents/frontends/games/", "play"),
     ("agents/", "advice"),
+    ("solver/rules/words.py", "words"),
     ("solver/rules/", "rules"),
     ("solver/", "solver"),
 )
@@ -84,11 +86,14 @@ def read(lang: str, domain: str) -> Catalog:
         return read_po(f, locale=lang, domain=domain)
 
 
-def update() -> None:
+def update(domains: list[str] | None = None) -> None:
+    """Each domain's catalogues (all, or those named) brought up to the source."""
     for domain, template in templates().items():
+        if domains and domain not in domains:
+            continue
         for lang in LANGUAGES:
             catalog = read(lang, domain)
-            catalog.update(template, no_fuzzy_matching=True)
+            catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)  # update shares the template's messages
             catalog.obsolete.clear()
             if lang == "en":
                 for message in catalog:
@@ -143,7 +148,7 @@ def problems() -> list[str]:
 def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else "check"
     if command == "update":
-        update()
+        update(argv[2:])
         return 0
     if command == "check":
         found = problems()

@@ -19,6 +19,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from kocka.solver.base.i18n import _
+
 if TYPE_CHECKING:  # base imports this module; the type is only for annotations
     from kocka.solver.rules.base import Game
 
@@ -99,6 +101,14 @@ def normalize(text: str) -> str:
 
 def dice_text(dice: Sequence[int]) -> str:
     return " ".join(str(d) for d in dice)
+
+
+def seat_label(seat: int, names: Sequence[str] | None = None) -> str:
+    """How a player reads seat ``seat`` (0-based inside the engines): its name when the
+    table has names, else 1-based in the language in force ("player 2", "2. játékos")."""
+    if names is not None and 0 <= seat < len(names) and names[seat]:
+        return names[seat]
+    return _("player {number}", number=seat + 1)
 
 
 def action_text(action: Any, game: Game | None = None, state: Any = None, lang: str | None = None) -> str:
