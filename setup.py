@@ -37,7 +37,7 @@ CYTHON_DIRECTIVES = {
     "warn.unused": True,
 }
 
-KERNELS = ["_dicetables", "_scorecard", "_kocka", "_target", "_polish_race"]
+KERNELS = ["_dicetables", "_scorecard", "_kocka", "_target", "_polish_race", "_simulate"]
 # kernels whose prange loops run on OpenMP threads
 OPENMP_KERNELS = {"_kocka", "_polish_race"}
 # Developers rebuilding one kernel in place: KOCKA_KERNELS=_name python setup.py build_ext --inplace

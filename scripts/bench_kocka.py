@@ -32,7 +32,7 @@ from kocka.solver.solvers.kocka.three_players import solve_three
 from kocka.agents.bots.base import play_with_rng
 from kocka.agents.bots.catalogue import make_agent
 from kocka.solver.solvers.kocka.pig import pig_win_probabilities
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.kocka import KockaGame, KockaRules, KockaState
 from kocka.solver.solvers.kocka.tables import KOCKA_TURN_EV, KOCKA_WINPROB

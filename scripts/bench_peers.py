@@ -17,10 +17,16 @@ solvers alternating (ours, theirs, ours, theirs; the better of the two runs coun
 * agreement: the largest difference between the two solvers' values of every option at
   those positions (theirs are remaining scores: ours less the points written, with the
   upper bonus once the face boxes are full);
-* variants: the optimal expected score of every house-rule variant both have.
+* variants: the optimal expected score of every house-rule variant both have;
+* simulation (Yahtzee): ``optimal`` games played per second, the whole arena
+  (``run_arena``, ``--jobs`` threads) through the simulation kernel and through the Python
+  engine loop, against their ``Solver.simulate`` on all cores. Without ``yatzy_solver`` only
+  ours are measured, and the ratio is to the peer's figure that issue 28 quotes
+  (:data:`PEER_QUOTED_GAMES_PER_S`).
 
     python scripts/bench_peers.py --cache-dir /tmp/tables
     python scripts/bench_peers.py --only yatzy --skip-variants
+    python scripts/bench_peers.py --only-simulation --sim-games 20000 --jobs 2
 """
 from __future__ import annotations
 
@@ -40,6 +46,11 @@ PAIRS = {
     "yatzy": (("yatzy", {}), "yatzy-scandinavian", {
         "pair": "one_pair", "three_kind": "three_of_a_kind", "four_kind": "four_of_a_kind"}),
 }
+PEER_QUOTED_GAMES_PER_S = 2900.0
+"""The peer's optimal Yahtzee games per second as issue 28 quotes it (``yatzy-solver``
+``simulate(20000)``: 6.9 s on the quiet 2-core machine): the reference where the peer is
+not installed; with it installed the script measures it instead."""
+
 VARIANTS = [  # (our game, our options, their variant id)
     ("yahtzee", {}, "american"),
     ("yahtzee", {"joker": "forced"}, "american+forced-joker"),
@@ -72,7 +83,7 @@ def child_build(side: str, name: str, folder: str) -> dict:
     start = time.perf_counter()
     before = _usage()
     if side == "ours":
-        from kocka.solver.base.decision import BuildOptions
+        from kocka.solver.base.build_options import BuildOptions
         from kocka.solver.store.table_store import build_table, solver_for
         from kocka.solver.rules import get_game
 
@@ -151,6 +162,58 @@ def child_warm(side: str, name: str, folder: str, positions: str) -> dict:
     for s in sits:
         solver.option_values(s)
     return {"rank_us": _per_call_us(lambda: [solver.option_values(s) for s in sits], len(sits))}
+
+
+def child_simulate(side: str, name: str, folder: str, games: str, jobs: str) -> dict:
+    """Games per second of optimal play: ``kernel`` and ``engine`` are our arena with and
+    without the simulation kernel (the table loaded before the clock starts), ``theirs``
+    their ``Solver.simulate`` (all cores)."""
+    import time
+
+    n, jobs_n = int(games), int(jobs)
+    if side == "theirs":
+        import yatzy_solver as ys
+
+        variant = ys.Variant(PAIRS[name][1])
+        solver = ys.Solver.load(str(pathlib.Path(folder) / f"{PAIRS[name][1]}.yzt"), variant)
+        start = time.perf_counter()
+        mean = float(solver.simulate(n, seed=1)["mean"])
+    else:
+        from kocka.agents.bots.catalogue import AgentOptions, make_agent
+        from kocka.agents.frontends.games.arena import run_arena
+
+        g, _ = _our_solver(name, folder)
+        options = AgentOptions(cache_dir=folder)
+        make_agent("optimal", g, 0, options)  # the table loaded (once per process)
+        start = time.perf_counter()
+        result = run_arena(g, ["optimal"], n, seed=1, jobs=jobs_n, options=options, kernels=side == "kernel")
+        mean = float(result.scores.mean())
+    seconds = time.perf_counter() - start
+    return {"games": n, "seconds": seconds, "games_per_s": n / seconds, "mean": mean}
+
+
+def simulation(folder: str, rounds: int, games: int, engine_games: int, jobs: int, peer: bool) -> dict:
+    """Print and return the simulation figures of optimal Yahtzee (each run in a fresh
+    process, the sides alternating, the best run counted)."""
+    if not peer:  # the table is built here, the peer's child_build is not run
+        run("--child", "build", "ours", "yahtzee", folder)
+    sides = [("kernel", games), ("engine", engine_games)] + ([("theirs", games)] if peer else [])
+    rows: dict[str, list] = {side: [] for side, _ in sides}
+    for _ in range(rounds):
+        for side, n in sides:
+            rows[side].append(run("--child", "simulate", side, "yahtzee", folder, str(n), str(jobs)))
+    rate = {side: max(r["games_per_s"] for r in rows[side]) for side in rows}
+    reference = rate["theirs"] if peer else PEER_QUOTED_GAMES_PER_S
+    where = f"{PAIRS['yahtzee'][1]} measured here" if peer else "quoted in issue 28, not measured here"
+    print(f"\nsimulation: optimal Yahtzee games per second ({jobs} jobs; ours the whole arena, run_arena)")
+    print(f"  ours, simulation kernel      {rate['kernel']:12.0f}  ({games} games, mean {rows['kernel'][0]['mean']:.2f})")
+    print(f"  ours, Python engine loop     {rate['engine']:12.0f}  ({engine_games} games); "
+          f"the kernel is {rate['kernel'] / rate['engine']:.0f}x faster")
+    print(f"  peer ({where}) {reference:12.0f}")
+    print(f"  ratio, their games/s / ours (<= 1: ours as fast): kernel {reference / rate['kernel']:.2f}, "
+          f"engine loop {reference / rate['engine']:.2f}")
+    return {"games_per_s": rate, "peer_games_per_s": reference, "peer_measured": peer,
+            "ratio_kernel": reference / rate["kernel"], "ratio_engine": reference / rate["engine"], "jobs": jobs}
 
 
 def child_variant(side: str, game: str, options: str, peer: str) -> dict:
@@ -240,22 +303,38 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="alternating runs of each measurement")
     parser.add_argument("--skip-variants", action="store_true")
     parser.add_argument("--json", default=None, help="also write the figures here")
+    parser.add_argument("--only-simulation", action="store_true", help="only the simulation figures")
+    parser.add_argument("--sim-games", type=int, default=20000, help="games of each kernel and peer simulation run")
+    parser.add_argument("--engine-games", type=int, default=400, help="games of each engine-loop run")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="our arena's jobs (the peer uses every core)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, *rest = args.child
-        fn = {"build": child_build, "first": child_first, "warm": child_warm, "variant": child_variant}[kind]
+        fn = {"build": child_build, "first": child_first, "warm": child_warm, "variant": child_variant,
+              "simulate": child_simulate}[kind]
         print(json.dumps(fn(*rest)))
         return
+    folder = args.cache_dir or tempfile.mkdtemp(prefix="kocka-peers-")
     try:
         import yatzy_solver  # noqa: F401  (only to see that it is there)
     except ImportError:
-        print("yatzy_solver is not installed (pip install yatzy-solver); nothing to compare with")
+        print(f"# bench_peers: cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f}; tables in {folder}")
+        print("yatzy_solver is not installed (pip install yatzy-solver): only our simulation figures")
+        results = {"simulation": simulation(folder, args.rounds, args.sim_games, args.engine_games, args.jobs, False)}
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps(results, indent=1))
         return
-    folder = args.cache_dir or tempfile.mkdtemp(prefix="kocka-peers-")
     print(f"# bench_peers: cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f} "
           f"yatzy-solver {yatzy_solver.__version__}; tables in {folder}")
     results: dict = {}
+    if args.only_simulation:
+        for side in ("ours", "theirs"):
+            run("--child", "build", side, "yahtzee", folder)
+        results["simulation"] = simulation(folder, args.rounds, args.sim_games, args.engine_games, args.jobs, True)
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps(results, indent=1))
+        return
     for name in args.only or PAIRS:
         rows: dict[str, dict[str, list]] = {"ours": {}, "theirs": {}}
         for _ in range(args.rounds):
@@ -292,6 +371,8 @@ def main() -> None:
             print(f"  {label:45s} {ours:10.3f} {theirs:10.3f}   ratio {ours / theirs:7.2f}")
         print(f"  score distribution step (ours only), CPU s     {r['distribution_cpu_s']:10.3f}")
         print(f"  agreement: largest difference {worst:.2e} over {compared} option values")
+    if "yahtzee" in (args.only or PAIRS):  # both tables were built above
+        results["simulation"] = simulation(folder, args.rounds, args.sim_games, args.engine_games, args.jobs, True)
     if not args.skip_variants:
         print("\nvariants: optimal expected score, ours vs theirs")
         results["variants"] = []

@@ -18,7 +18,7 @@ import resource
 import time
 
 from kocka.solver.solvers.polish.values import build_arrays, build_basic_arrays
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.rules.polish import PolishBasicGame, PolishGame, PolishRules
 
 

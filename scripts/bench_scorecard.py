@@ -58,8 +58,8 @@ def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
     """Build, store, reload and query one variant (runs in its own process)."""
     from kocka.agents.advice.cards import ScorecardHintParams
     from kocka.agents.advice.hint import hint
-    from kocka.solver.store import table_store as registry
-    from kocka.solver.base.decision import BuildOptions
+    from kocka.solver.store import table_store
+    from kocka.solver.base.build_options import BuildOptions
     from kocka.solver.store.table_store import build_table, get_table, solver_for
     from kocka.solver.rules import get_game
 
@@ -69,7 +69,7 @@ def run_one(variant: str, jobs: int, backend: str, cache_dir: str) -> dict:
         table = build_table(game, solver_for(name), BuildOptions(jobs=jobs, backend=backend, progress=False), cache_dir)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     x = table.meta.extra
-    registry._LOADED.clear()
+    table_store._LOADED.clear()
     with Clock() as load_clock:
         get_table(game, cache_dir=cache_dir)
     params = [ScorecardHintParams(dice=d, roll=r, cache_dir=cache_dir) for d, r in HINT_POSITIONS]

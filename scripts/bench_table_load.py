@@ -35,7 +35,7 @@ import numpy as np
 from kocka.solver.base import table_file as tables
 from kocka.solver.store.table_store import build_table, open_table, path_for, solver_for
 from kocka.solver.rules import get_game
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import KockaError, TableError
 
 TABLES = [("kockapoker", {}, None, 1, True), ("kocka", {}, "winprob", 2, True), ("polish", {}, None, 1, False)]

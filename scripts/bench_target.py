@@ -28,7 +28,7 @@ import time
 
 CHILD = r"""
 import json, os, resource, sys, time
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table, game_from_cli, solver_for
 name, rules, jobs, backend, cache = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 game = game_from_cli(name, rules)

@@ -28,7 +28,7 @@ import time
 from joblib import Parallel, delayed
 
 from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.dice import outcome_distribution
 from kocka.solver.rules import get_game
 from kocka.solver.rules.bluff import BiddingBluffGame, LiarsPokerGame

@@ -97,8 +97,8 @@ def update(domains: list[str] | None = None) -> None:
             catalog.obsolete.clear()
             if lang == "en":
                 for message in catalog:
-                    if message.id and not message.string:
-                        message.string = message.id
+                    if message.id and not all(_strings(message)):
+                        message.string = message.id  # a plural message: its (singular, plural)
             path = po_path(lang, domain)
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("wb") as f:

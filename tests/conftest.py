@@ -33,7 +33,7 @@ def liars_match_table():
     The smallest match there is (every round ends it) and one process: under ``-n auto``
     each xdist worker already has a core of its own."""
     from kocka.solver.solvers.bluff.match import LIARS_MATCH
-    from kocka.solver.base.decision import BuildOptions
+    from kocka.solver.base.build_options import BuildOptions
     from kocka.solver.store.table_store import build_table
     from kocka.solver.rules.bluff import LiarsPokerGame, LiarsPokerRules
 

@@ -1,4 +1,4 @@
-"""Agents: the protocol, the registry, legality over random states of every game, seeding,
+"""Agents: the protocol, the agent catalogue, legality over random states of every game, seeding,
 and the rule agents' choices in positions checked by hand against RULES.md.
 
 Expected values come from RULES.md (worked examples of sections 1.6 and 3.5, rule ids
@@ -193,7 +193,7 @@ def test_kocka_styles_refuse_other_games():
 
 
 def test_optimal_agent_without_solver_says_so_instead_of_playing_randomly():
-    # Abázs has no table solver in this project's optimal registry: a clear refusal.
+    # Abázs has no table solver among the agent catalogue's optimal agents: a clear refusal.
     with pytest.raises(AgentUnavailable, match=r"no 'optimal' agent for 'abazs'"):
         make_agent("optimal", get_game("abazs", {}, num_players=2))
 

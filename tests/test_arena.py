@@ -144,7 +144,7 @@ def test_arena_command_json():
 
 def test_arena_command_text_and_reproducible():
     runner = CliRunner()
-    args = ["arena", "kocka", "-r", "target=1000", "--agents", "heuristic,cautious,bold", "--games", "12", "--seed", "9"]
+    args = ["arena", "kocka", "-r", "target=1000", "--agents", "heuristic,cautious,bold", "--games", "12", "--seed", "9", "--lang", "en"]
     first = runner.invoke(main, args)
     assert first.exit_code == 0, first.output
     assert "95% CI (Wilson)" in first.output and "win rate by seat" in first.output

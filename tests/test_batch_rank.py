@@ -27,7 +27,8 @@ from kocka.agents.advice.cards import turn_targets
 from kocka.solver.solvers.scorecard import values as solver
 from kocka.solver.models.card_model import five_dice
 from kocka.agents.frontends.commands.solve_cli import main as solve_main
-from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.base.build_options import BuildOptions
+from kocka.solver.base.decision import Decision
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import IllegalActionError, InvalidStateError, TableError
 from kocka.solver.store.table_store import build_table, get_table, solver_for
@@ -107,7 +108,7 @@ def test_ranking_is_a_sequence_of_decisions():
 
 def test_rank_refuses_a_bad_state_with_the_engines_words():
     game, table = _tiny_table("yahtzee", _options_key({"boxes": ("sixes", "chance")}))
-    with pytest.raises(InvalidStateError, match="not a possible entry"):
+    with pytest.raises(InvalidStateError, match="7 cannot be written in Sixes"):
         solver.rank(game, table, ScorecardState(cards=(Card(entries=(7, None)),), throw=1, dice=(1, 2, 3, 4, 5)))
 
 
@@ -241,7 +242,7 @@ def test_yatzy_forced_order_fills_top_to_bottom():
     card = Card(entries=(1, 2) + (None,) * 13)
     state = ScorecardState(cards=(card,), throw=3, dice=(3, 3, 3, 5, 6))
     assert [a for a in game.legal_actions(state) if isinstance(a, Fill)] == [Fill("threes")]
-    with pytest.raises(IllegalActionError, match="may not be filled now"):
+    with pytest.raises(IllegalActionError, match="may not be written now"):
         game.apply(state, Fill("chance"))
     assert [a for a in get_game("yatzy").legal_actions(state) if isinstance(a, Fill)][:2] == [Fill("threes"), Fill("fours")]
 

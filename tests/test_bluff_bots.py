@@ -17,8 +17,8 @@ from kocka.agents.bots.base import AgentUnavailable, Event
 from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, round_policy
 from kocka.agents.bots.catalogue import AgentOptions, agent_names, make_agent
 import betting_round_abstraction as abstraction
-from kocka.solver.solvers.bluff import abazs as be
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.solvers.bluff import abazs as bluff_abazs
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table, solver_for
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.bluff import (
@@ -316,9 +316,9 @@ def test_bayes_best_stake_among_the_candidates_is_its_best_over_every_stake():
 # ----------------------------------------------------------------------------------------
 def test_truthful_is_heavily_exploitable_threshold_less():
     rules = AbazsRules()
-    game = be.walk_game(rules)
-    truthful = be.abazs_exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability
-    threshold = be.abazs_exploitability(game, round_policy(ThresholdBot(game, 0))).exploitability
+    game = bluff_abazs.walk_game(rules)
+    truthful = bluff_abazs.abazs_exploitability(game, round_policy(TruthfulBot(game, 0))).exploitability
+    threshold = bluff_abazs.abazs_exploitability(game, round_policy(ThresholdBot(game, 0))).exploitability
     # a best responder facing a player who never challenges claims 12 as starter and is
     # never challenged: the never-challenger loses most rounds (0.87 chips measured)
     assert truthful > 0.8 and 0 < threshold < truthful
@@ -363,11 +363,11 @@ def test_equilibrium_bot_answers_a_state_document_as_in_a_match(table_dir):
     state = feed(game, bot, game.new_round_state((10, 10)), [(4, 6), Claim(s(10)), Accept(), (1, 2), Claim(s(11))])
     in_match = [(d.action, d.value, d.detail["P(claim true)"]) for d in bot.rank(state)]
     table = bot.table
-    expected = be.rank_abazs(game, table, state, previous=s(10))
+    expected = bluff_abazs.rank_abazs(game, table, state, previous=s(10))
     assert [(d.action, d.value, d.detail["P(claim true)"]) for d in expected] == in_match
     seat = Seat(SeatOptions(cache_dir=table_dir))
     assert seat_rank(game, state, "equilibrium", seat) == [(a, pytest.approx(v)) for a, v, _ in in_match]
-    opening = be.rank_abazs(game, table, state, previous=None)
+    opening = bluff_abazs.rank_abazs(game, table, state, previous=None)
     assert [d.detail["P(claim true)"] for d in opening] != [p for _, _, p in in_match]
 
 

@@ -10,10 +10,10 @@ from fractions import Fraction
 import pytest
 
 import betting_round_abstraction as abstraction
-from kocka.solver.solvers.bluff import abazs as be
+from kocka.solver.solvers.bluff import abazs as bluff_abazs
 from kocka.solver.solvers.bluff import lp
 from kocka.solver.base.errors import RulesError
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table, solver_for
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, BiddingBluffGame, Challenge, Claim, Pass, TwoDiceClaim, actual_result,
@@ -28,8 +28,8 @@ def s(value: int) -> TwoDiceClaim:
 
 
 @pytest.fixture(scope="module")
-def simple_round() -> be.AbazsEquilibrium:
-    return be.solve_abazs(SIMPLE)
+def simple_round() -> bluff_abazs.AbazsEquilibrium:
+    return bluff_abazs.solve_abazs(SIMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +105,7 @@ STAGE_VALUES = [
 
 @pytest.mark.parametrize("ranking, standing, value", STAGE_VALUES)
 def test_stage_values_match_hand_solutions(ranking, standing, value):
-    eq = be.solve_abazs(AbazsRules(ranking=ranking))
+    eq = bluff_abazs.solve_abazs(AbazsRules(ranking=ranking))
     assert eq.stage(standing).value == value
 
 
@@ -143,39 +143,39 @@ def test_best_response_against_an_honest_doubter_by_hand():
     # As responder he faces a true claim c; challenging loses 1, accepting and claiming
     # his own result r when r > c (else a lie) earns P(r > c) - P(r <= c); summed over c
     # this is -P(tie) = -sum p^2 = -146/1296 (chances 1..6..1 out of 36, BLUFF-7).
-    game = be.walk_game(SIMPLE)
+    game = bluff_abazs.walk_game(SIMPLE)
     policy = _honest_doubter("simple")
-    assert be.best_response_value(game, policy, 0) == 1
-    assert be.best_response_value(game, policy, 1) == Fraction(-146, 1296)
+    assert bluff_abazs.best_response_value(game, policy, 0) == 1
+    assert bluff_abazs.best_response_value(game, policy, 1) == Fraction(-146, 1296)
 
 
 def test_round_equilibrium_is_exactly_unexploitable(simple_round):
-    game = be.walk_game(SIMPLE)
-    measured = be.abazs_exploitability(game, be.exact_policy(simple_round))
+    game = bluff_abazs.walk_game(SIMPLE)
+    measured = bluff_abazs.abazs_exploitability(game, bluff_abazs.exact_policy(simple_round))
     assert measured.exploitability == 0  # exact rational arithmetic throughout
     assert measured.best_response == (simple_round.value, -simple_round.value)
 
 
 def test_seat_values_sum_to_zero_and_match_the_lp(simple_round):
-    game = be.walk_game(SIMPLE)
-    policy = be.exact_policy(simple_round)
-    first = be.policy_value(game, [policy, policy], 0)
-    second = be.policy_value(game, [policy, policy], 1)
+    game = bluff_abazs.walk_game(SIMPLE)
+    policy = bluff_abazs.exact_policy(simple_round)
+    first = bluff_abazs.policy_value(game, [policy, policy], 0)
+    second = bluff_abazs.policy_value(game, [policy, policy], 1)
     assert first + second == 0 and first == simple_round.value == Fraction(74381, 216216)
 
 
 def test_pro_round_equilibrium_below_target():
     rules = AbazsRules(ranking="pro", truth="at_least")
-    eq = be.solve_abazs(rules)
-    assert be.abazs_exploitability(be.walk_game(rules), be.exact_policy(eq)).exploitability == 0
+    eq = bluff_abazs.solve_abazs(rules)
+    assert bluff_abazs.abazs_exploitability(bluff_abazs.walk_game(rules), bluff_abazs.exact_policy(eq)).exploitability == 0
 
 
 # ----------------------------------------------------------------------------------------
 # The match: the next round's start is worth chips (BLUFF-10)
 # ----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def simple_match() -> be.AbazsEquilibrium:
-    return be.solve_match(SIMPLE)
+def simple_match() -> bluff_abazs.AbazsEquilibrium:
+    return bluff_abazs.solve_match(SIMPLE)
 
 
 def test_match_start_value_is_a_fixed_point(simple_match):
@@ -186,27 +186,27 @@ def test_match_start_value_is_a_fixed_point(simple_match):
 
 
 def test_match_equilibrium_is_unexploitable_in_the_match_but_not_the_round(simple_round, simple_match):
-    game = be.walk_game(SIMPLE)
-    assert abs(be.abazs_match_exploitability(game, be.exact_policy(simple_match)).gain) < 1e-9
+    game = bluff_abazs.walk_game(SIMPLE)
+    assert abs(bluff_abazs.abazs_match_exploitability(game, bluff_abazs.exact_policy(simple_match)).gain) < 1e-9
     # the +-1 round equilibrium ignores who starts next: a best responder in the match
     # gains chips off it (0.199 per round with these rules, by this measurement)
-    assert be.abazs_match_exploitability(game, be.exact_policy(simple_round)).gain > 0.1
+    assert bluff_abazs.abazs_match_exploitability(game, bluff_abazs.exact_policy(simple_round)).gain > 0.1
 
 
 def test_match_value_of_a_policy_against_itself_is_zero(simple_match):
     # the match is symmetric: a policy against itself gains nothing on average
-    game = be.walk_game(SIMPLE)
-    policy = be.exact_policy(simple_match)
-    assert abs(be.match_value(game, policy, policy).gain) < 1e-12
+    game = bluff_abazs.walk_game(SIMPLE)
+    policy = bluff_abazs.exact_policy(simple_match)
+    assert abs(bluff_abazs.match_value(game, policy, policy).gain) < 1e-12
 
 
 def test_loser_starts_rule_scales_the_challenge_payoffs():
     # next_starter = loser: a false claim makes the claimant start, so his payoffs are
     # (1 - x/2, -1 + x/2), a scaled +-1: the round plan stays an equilibrium of the match
     rules = AbazsRules(next_starter="loser")
-    assert be.challenge_payoffs(rules, Fraction(1, 2)) == (Fraction(3, 4), Fraction(-3, 4))
-    game = be.walk_game(rules)
-    assert abs(be.abazs_match_exploitability(game, be.exact_policy(be.solve_abazs(rules))).gain) < 1e-9
+    assert bluff_abazs.challenge_payoffs(rules, Fraction(1, 2)) == (Fraction(3, 4), Fraction(-3, 4))
+    game = bluff_abazs.walk_game(rules)
+    assert abs(bluff_abazs.abazs_match_exploitability(game, bluff_abazs.exact_policy(bluff_abazs.solve_abazs(rules))).gain) < 1e-9
 
 
 # ----------------------------------------------------------------------------------------
@@ -219,12 +219,12 @@ def test_loser_starts_rule_scales_the_challenge_payoffs():
 ])
 def test_unsupported_games_are_refused(game, message):
     with pytest.raises(RulesError, match=message):
-        be.check_abazs_rules(game)
+        bluff_abazs.check_abazs_rules(game)
 
 
 def test_canonical_game_ignores_chips_and_seating():
     game = AbazsGame(AbazsRules(start_chips=3, seating="roll", ranking="pro"), 2)
-    assert be.canonical_abazs_game(game).rules == AbazsRules(ranking="pro")
+    assert bluff_abazs.canonical_abazs_game(game).rules == AbazsRules(ranking="pro")
 
 
 # ----------------------------------------------------------------------------------------
@@ -245,12 +245,12 @@ def test_table_rank_gives_posterior_and_values(simple_table):
     state = game.apply(state, Claim(s(12)))
     # previous claim 11: every roller must claim 12, so P(true) = P(a 12) = 1/36; the
     # round plan pays the challenger 1 - 2/36
-    ranked = be.rank_abazs(game, simple_table, state, previous=s(11), plan="round")
+    ranked = bluff_abazs.rank_abazs(game, simple_table, state, previous=s(11), plan="round")
     assert [d.action for d in ranked] == [Challenge()]
     assert ranked[0].detail["P(claim true)"] == pytest.approx(1 / 36)
     assert ranked[0].value == pytest.approx(34 / 36)
     opening = game.apply(game.apply(game.new_round_state((10, 10)), (3, 4)), Claim(s(7)))
-    answers = be.rank_abazs(game, simple_table, opening)
+    answers = bluff_abazs.rank_abazs(game, simple_table, opening)
     assert {type(d.action) for d in answers} == {Challenge, Accept}
     assert sum(d.detail["P(chosen)"] for d in answers) == pytest.approx(1.0)
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.dice import all_outcomes
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.table_file import Table, check_layout

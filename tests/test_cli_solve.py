@@ -22,7 +22,7 @@ def test_build_info_verify_list(tmp_path):
     assert "built yahtzee/ev" in built.output
     info = run("info", *TINY, "--cache-dir", str(tmp_path), "--json")
     facts = json.loads(info.output)
-    assert facts["matches_rules"] is True and facts["format_version"] == 2
+    assert facts["matches_rules"] is True and facts["format_version"] == 3
     assert facts["states"] > 0
     verified = run("verify", *TINY, "--cache-dir", str(tmp_path))
     assert verified.exit_code == 0 and verified.output.startswith("ok:")
@@ -55,7 +55,7 @@ def test_corrupt_table_fails_verify(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["build", "chess"], "unknown game 'chess'"),
+    (["build", "chess"], "there is no game chess"),
     (["build", "yahtzee", "-r", "joker=sometimes", "-q"], "joker"),
     (["build", "yahtzee", "-r", "nonsense", "-q"], "key=value"),
     (["build", "yahtzee", "--backend", "carrier-pigeon", "-q"], "unknown backend"),

@@ -22,7 +22,7 @@ import pytest
 
 from kocka_reference import BatchTurn, value_iteration
 from kocka.agents.bots.base import play_with_rng
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import TableError
 from kocka.solver.solvers.kocka.end_race import (
     LEAD_UNITS, end_race_turn_values, final_turn_table, final_turn_values, solve_race_ends,

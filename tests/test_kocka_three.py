@@ -31,7 +31,7 @@ from kocka.agents.advice.kocka import KockaHintParams, banked_scores
 from kocka.agents.advice.kocka import hint as kocka_hint
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.commands.solve_cli import main as solve_cli
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.solvers.kocka.dask_runner import DaskClassRunner
 from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model

@@ -24,7 +24,7 @@ from kocka.agents.frontends.commands.kocka_cli import main as kocka_main
 from kocka.agents.advice.cards import PolishBasicHintParams, polish_hint
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.bots.base import AgentUnavailable
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import InvalidStateError
 from kocka.solver.solvers.polish.race import (
     POLISH_BASIC_RACE, build_race_arrays, last_turn_value, mover_value, race_model, rank,
@@ -288,7 +288,7 @@ def test_hint_with_opponent_gives_p_win_per_action(default_race):
         want = enum.share(0, enum.end_of(0, game._apply(state, d.action)))
         assert d.value == pytest.approx(want, abs=1e-12), d.action
     assert {type(d.action) for d in report.decisions} == {Keep, Record, EndTurn}
-    assert report.position.startswith("polish-basic race: you are seat 1 of 2, throw 1 of 3, dice 1 2 3 4 5; your total 0")
+    assert report.position.startswith("polish-basic race: you are player 1 of 2, throw 1 of 3, dice 1 2 3 4 5; your total 0")
 
 
 def test_hint_when_the_opponent_has_completed_is_the_last_turn(default_race):
@@ -317,8 +317,8 @@ def test_cli_hint_opponent_card(default_race):
     after = enum.turn_values(enum.slot[PolishBasicState(player=0, records=state.records)])
     assert doc["value"] == "P(win)"
     assert doc["actions"][0]["value"] == pytest.approx(after[1][enum.index[(1, 2, 3, 4, 5)]], abs=1e-12)
-    bad = CliRunner().invoke(kocka_main, args[:-7] + ["--opponent", "35", "--cache-dir", str(cache)])
-    assert bad.exit_code == 2 and "--opponent takes the other player's card" in bad.output
+    bad = CliRunner().invoke(kocka_main, args[:-7] + ["--opponent", "35", "--cache-dir", str(cache), "--lang", "en"])
+    assert bad.exit_code == 2 and "--opponent takes the card of the other player" in bad.output
 
 
 def test_solve_cli_builds_and_reports_the_race(tmp_path):

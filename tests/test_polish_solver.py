@@ -4,7 +4,7 @@ fence cap, the basic game and the hint.
 
 Every expected number is recomputed here independently of the solver: the expectimax below
 walks the engine's own states (PolishGame / PolishBasicGame hooks), so it shares no code
-with the kernel or with :func:`polish_solver.rank` (PL-2, PL-9..PL-16).
+with the kernel or with :func:`kocka.solver.solvers.polish.values.rank` (PL-2, PL-9..PL-16).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.base import CHANCE, TERMINAL
 from kocka.solver.rules.polish import (

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kocka.solver.base.dice import all_outcomes, outcome_distribution, sub_multisets
+from kocka.solver.base.i18n import use_language
 from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import get_game
 from kocka.solver.rules.kocka import (
@@ -541,55 +542,57 @@ def test_numeric_parameters_make_small_variants():
 # ---------------------------------------------------------------------------------------
 BAD_STATES = [
     (dict(scores=(0, 0), series=(6, 2), dice_in_play=4, last_event="series"),
-     r"a series needs a banked score of 2500 or more, seat 0 has 0 \(KOCKA-14\)"),
-    (dict(scores=(0, 0), turn_total=-50), r"turn_total must be an integer >= 0, got -50"),
+     r"a series needs a banked score of 2500 or more, but player 1 has 0", "KOCKA-14"),
+    (dict(scores=(0, 0), turn_total=-50), r"the turn total must be a whole number of at least 0, not -50", None),
     (dict(scores=(0, 0), turn_total=120, dice_in_play=5, last_event="roll_on"),
-     r"turn_total must be a multiple of 50, got 120"),
-    (dict(scores=(0, 0), dice_in_play=0), r"dice_in_play must be an integer 1..6, got 0"),
-    (dict(scores=(0, 0), dice_in_play=7), r"dice_in_play must be an integer 1..6, got 7"),
-    (dict(scores=(0,)), r"scores must be a tuple of 2 banked scores, got \(0,\)"),
-    (dict(scores=(0, 30)), r"banked scores must be multiples of 50, got 30"),
-    (dict(scores=(0, 0), player=2), r"player must be an integer 0..1, got 2"),
-    (dict(scores=(0, 0), stage="thinking"), r"stage must be one of .*, got 'thinking'"),
-    (dict(scores=(0, 0), last_event="nap"), r"last_event must be one of .*, got 'nap'"),
+     r"the turn total is a multiple of 50, not 120", "KOCKA-5"),
+    (dict(scores=(0, 0), dice_in_play=0), r"the number of dice in play must be a whole number from 1 to 6, not 0", None),
+    (dict(scores=(0, 0), dice_in_play=7), r"the number of dice in play must be a whole number from 1 to 6, not 7", None),
+    (dict(scores=(0,)), r"there must be 2 banked scores, one per player, not 0$", None),
+    (dict(scores=(0, 30)), r"banked scores are multiples of 50, not 30", "KOCKA-5"),
+    (dict(scores=(0, 0), player=2), r"the player to move must be a whole number from 0 to 1, not 2", None),
+    (dict(scores=(0, 0), stage="thinking"), r"the stage must be roll, .* or over, not thinking", None),
+    (dict(scores=(0, 0), last_event="nap"), r"the last event must be start, .* or six_ones, not nap", None),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 5), last_event="rolled"),
-     r"roll must be 6 values in 1..6, got \[1, 5\]"),
+     r"the roll must be 6 dice, not 1 5", None),
     (dict(scores=(0, 0), stage="set_aside", roll=(2, 3, 4), dice_in_play=3, turn_total=150,
-          last_event="rolled"), r"the roll 2 3 4 ends the turn \(bust\)"),
+          last_event="rolled"), r"the roll 2 3 4 scores nothing, so the turn is lost", "KOCKA-9"),
     (dict(scores=(3000, 0), stage="bank_or_roll", series=(6, 2), dice_in_play=4, last_event="set_aside"),
-     r"a series cannot be banked \(KOCKA-16\)"),
-    (dict(scores=(0, 0), joker=2), r"a joker \(2\) is named only for the last die of a series"),
+     r"a series cannot be banked", "KOCKA-16"),
+    (dict(scores=(0, 0), joker=2), r"a joker is named only for the last die of a series", "KOCKA-18"),
     (dict(scores=(3000, 0), dice_in_play=1, series=(6, 5), joker=9, last_event="joker"),
-     r"joker must be a face in 1..6, got 9"),
+     r"the joker must be a face from 1 to 6, not 9", "KOCKA-18"),
     (dict(scores=(3000, 0), dice_in_play=1, series=(6, 5), joker=6, last_event="joker"),
-     r"the joker must differ from the series face 6 \(KOCKA-18\)"),
+     r"the joker must differ from the series face 6", "KOCKA-18"),
     (dict(scores=(3000, 0), series=(6, 2), dice_in_play=3, last_event="series"),
-     r"a series with 2 dice aside leaves 4 in play, not 3"),
+     r"a series with 2 dice collected leaves 4 dice in play, not 3", None),
     (dict(scores=(3000, 0), series=(4, 6), turn_total=2000, last_event="series_complete"),
-     r"a complete series of 4s is worth 4000, but turn_total is 2000 \(KOCKA-17\)"),
+     r"a complete series of 4s is worth 4000, but the turn total is 2000", "KOCKA-17"),
     (dict(scores=(0, 0), turn_total=100, dice_in_play=3, last_event="roll_on"),
-     r"turn_total 100 is too small for 3 dice set aside \(at least 150\)"),
-    (dict(scores=(10000, 0), player=1, last_event="bust"), r"reached the target 10000, but reached_by"),
+     r"with 3 dice in play, 3 dice are already set aside this turn, worth at least 150 points, but the turn total "
+     r"is 100", "KOCKA-5"),
+    (dict(scores=(10000, 0), player=1, last_event="bust"), r"reached the target 10000, but nobody is marked", "KOCKA-20"),
     (dict(scores=(0, 0), stage="over", winners=(1,), last_event="bank"),
-     r"the game ends when a player reaches the target and the final turns are played"),
+     r"the game ends when a player reaches the target and the final turns are played", "KOCKA-20"),
 ]
 
 
-@pytest.mark.parametrize("fields, message", BAD_STATES)
-def test_impossible_states_are_rejected(fields, message):
+@pytest.mark.parametrize("fields, message, rule", BAD_STATES)
+def test_impossible_states_are_rejected(fields, message, rule):
     game = game_with()
-    with pytest.raises(InvalidStateError, match=message):
+    with pytest.raises(InvalidStateError, match=message) as caught:
         game.check_state(KockaState(**fields))
+    assert caught.value.rule == rule
 
 
 def test_bad_state_documents():
     game = game_with()
     doc = game.state_to_json(game.new_initial_state())
     doc["state"]["turn_total"] = "lots"
-    with pytest.raises(InvalidStateError, match=r"turn_total must be an integer >= 0, got 'lots'"):
+    with pytest.raises(InvalidStateError, match=r"the turn total must be a whole number of at least 0, not lots"):
         game.state_from_json(doc)
     doc["state"] = {**game.state_to_json(game.new_initial_state())["state"], "mood": 1}
-    with pytest.raises(InvalidStateError, match=r"malformed kocka state"):
+    with pytest.raises(InvalidStateError, match=r"the state has no field mood$"):
         game.state_from_json(doc)
 
 
@@ -597,61 +600,62 @@ SERIES_6 = dict(scores=(3000, 0), stage="set_aside", roll=(1, 6), dice_in_play=2
                 last_event="rolled")
 BAD_ACTIONS = [
     (dict(scores=(0, 0), stage="bank_or_roll", turn_total=50, dice_in_play=5, last_event="set_aside"),
-     Bank(), r"turn total 50 is below the minimum bank of 350 \(KOCKA-13\)"),
+     Bank(), r"the turn total 50 is below the minimum bank of 350", "KOCKA-13"),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     S((2, 2)), r"^kocka: a pair of 2s does not score: set aside 1s, 5s or three of a kind \(KOCKA-5\)$"),
+     S((2, 2)), r"^a pair of 2s does not score: set aside 1s, 5s or three of a kind$", "KOCKA-5"),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     S((2,)), r"^kocka: a lone 2 does not score: set aside 1s, 5s or three of a kind \(KOCKA-5\)$"),
+     S((2,)), r"^a lone 2 does not score: set aside 1s, 5s or three of a kind$", "KOCKA-5"),
     (dict(scores=(0, 0), stage="set_aside", roll=(2, 2, 2, 2, 3, 4), last_event="rolled"),
-     S((2, 2, 2, 2)), r"only three of the four 2s score: set aside three of them \(KOCKA-5\)$"),
+     S((2, 2, 2, 2)), r"only three of the 4 dice showing 2 score: set aside three of them$", "KOCKA-5"),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     S(()), r"at least one die must be set aside \(KOCKA-10\)$"),
+     S(()), r"at least one die must be set aside$", "KOCKA-10"),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     S((5,)), r"take 5 is not possible: 5 is not part of the roll 1 2 2 3 4 6"),
+     S((5,)), r"take 5 is not possible: 5 is not part of the roll 1 2 2 3 4 6", None),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 1, 5, 5, 5, 5), last_event="rolled"),
-     S((1, 1)), r"the roll 1 1 5 5 5 5 is full and must be set aside whole \(KOCKA-10\)"),
+     S((1, 1)), r"the roll 1 1 5 5 5 5 is full and must be set aside whole", "KOCKA-10"),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     SS(2, 2), r"a series needs a banked score of 2500 or more \(KOCKA-14\)"),
+     SS(2, 2), r"a series needs a banked score of 2500 or more", "KOCKA-14"),
     (dict(scores=(3000, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), turn_total=500, last_event="rolled"),
-     SS(2, 2), r"a series can start only on the turn's opening roll"),
+     SS(2, 2), r"a series can start only on the opening roll of a turn", "KOCKA-14"),
     (dict(scores=(3000, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     SS(2, 3), r"does not show 3 dice of face 2"),
-    (SERIES_6, T(2), r"take 6 6 is not possible: the roll 1 6 has only 1 die for the series of 6s"),
-    (SERIES_6, S((1,)), r"take 1 is not possible: in a series of 6s only dice showing 6 may be taken \(KOCKA-15\)"),
-    (SERIES_6, Roll(), r"the roll 1 6 must be used first"),
+     SS(2, 3), r"does not show 3 dice of face 2", "KOCKA-14"),
+    (SERIES_6, T(2), r"take 6 6 is not possible: the roll 1 6 has only 1 die for the series of 6s", "KOCKA-15"),
+    (SERIES_6, S((1,)), r"take 1 is not possible: in a series of 6s only dice showing 6 may be taken", "KOCKA-15"),
+    (SERIES_6, Roll(), r"use the roll 1 6 first", "KOCKA-10"),
     (dict(scores=(3000, 0), stage="joker", dice_in_play=1, series=(6, 5), last_event="series"),
-     J(6), r"the joker must be a face in 1..6 other than the series face 6 \(KOCKA-18\)"),
+     J(6), r"the joker must be a face from 1 to 6 other than the series face 6", "KOCKA-18"),
     (dict(scores=(3000, 0), stage="joker", dice_in_play=1, series=(6, 5), last_event="series"),
-     Bank(), r"name a joker or roll the last die"),
+     Bank(), r"name a joker or roll the last die", "KOCKA-18"),
     (dict(scores=(0, 0), stage="bank_or_roll", turn_total=400, dice_in_play=5, last_event="set_aside"),
-     J(2), r"joker 2 is not possible now: after a set-aside, choose bank or roll \(KOCKA-12\)"),
+     J(2), r"joker 2 is not possible now: the dice are set aside, so bank your 400 points or roll the 5 dice left$", "KOCKA-12"),
     (dict(scores=(0, 0), stage="set_aside", roll=(1, 2, 2, 3, 4, 6), last_event="rolled"),
-     T(1), r"no series is under way"),
+     T(1), r"no series is under way", "KOCKA-15"),
     (dict(scores=(3000, 0), stage="set_aside", roll=(2, 3, 3, 4, 5, 6), turn_total=2000, series=(2, 6),
-          last_event="rolled"), SS(3, 2), r"the re-roll after a complete series is scored normally \(KOCKA-17\)"),
+          last_event="rolled"), SS(3, 2), r"the re-roll after a complete series is scored normally", "KOCKA-17"),
 ]
 
 
-@pytest.mark.parametrize("fields, action, message", BAD_ACTIONS)
-def test_illegal_actions_are_rejected(fields, action, message):
+@pytest.mark.parametrize("fields, action, message, rule", BAD_ACTIONS)
+def test_illegal_actions_are_rejected(fields, action, message, rule):
     game = game_with()
-    with pytest.raises(IllegalActionError, match=message):
+    with pytest.raises(IllegalActionError, match=message) as caught:
         game.apply(KockaState(**fields), action)
+    assert caught.value.rule == rule
 
 
 def test_bad_input_errors():
     game = game_with()
-    with pytest.raises(DiceError, match=r"roll must be 6 values in 1..6, got \[7, 1, 1, 1, 1, 1\]"):
+    with pytest.raises(DiceError, match=r"the roll must be values from 1 to 6, not 7 1 1 1 1 1"):
         game.apply(game.new_initial_state(), (7, 1, 1, 1, 1, 1))
-    with pytest.raises(DiceError, match=r"set-aside must be values in 1..6, got \[0\]"):
+    with pytest.raises(DiceError, match=r"the dice set aside must be values from 1 to 6, not 0"):
         SetAside((0,))
-    with pytest.raises(IllegalActionError, match=r"not a chance node"):
+    with pytest.raises(IllegalActionError, match=r"no dice are to be rolled now"):
         game.chance_outcomes(KockaState(**SERIES_6))
-    with pytest.raises(RulesError, match=r"'min_bank' must be one of \['below_2500', 'always'\], got 'never'"):
+    with pytest.raises(RulesError, match=r"min_bank must be below_2500 or always, not never"):
         get_game("kocka", {"kocka.min_bank": "never"})
-    with pytest.raises(RulesError, match=r"'target' must be a non-negative multiple of 50, got 120"):
+    with pytest.raises(RulesError, match=r"target must be 0 or a multiple of 50, not 120"):
         KockaRules(target=120)
-    with pytest.raises(IllegalActionError, match=r"unknown action type 'Pass'"):
+    with pytest.raises(IllegalActionError, match=r"there is no action type Pass"):
         game.action_from_json({"type": "Pass"})
 
 
@@ -669,18 +673,18 @@ def test_position_from_the_numbers_a_player_types():
     # no roll: bank or roll on with the dice left (KOCKA-12)
     choice = game.position((0, 0), turn_total=400, dice_left=3)
     assert choice.stage == "bank_or_roll" and game.legal_actions(choice) == [Bank(), Roll()]
-    with pytest.raises(DiceError, match=r"dice must be 1..6 values in 1..6, got \[1, 1, 2, 3, 4, 5, 6\]"):
+    with pytest.raises(DiceError, match=r"a roll is of 1 to 6 dice, not 7: 1 1 2 3 4 5 6"):
         game.position((0, 0), roll=(1, 1, 2, 3, 4, 5, 6))
-    with pytest.raises(DiceError, match=r"dice must be values in 1..6, got \[1, 7\]"):
+    with pytest.raises(DiceError, match=r"the dice must be values from 1 to 6, not 1 7"):
         game.position((0, 0), roll=(1, 7))
-    with pytest.raises(DiceError, match="needs the roll to use, or the dice left"):
+    with pytest.raises(DiceError, match="needs the roll to use, or the number of dice left"):
         game.position((0, 0))
-    with pytest.raises(DiceError, match=r"4 dice left do not match the 3 dice rolled"):
+    with pytest.raises(DiceError, match=r"the 3 dice rolled do not match the 4 dice left"):
         game.position((0, 0), roll=(1, 2, 3), dice_left=4)
     # positions the rules cannot produce are refused with the engine's reason
-    with pytest.raises(InvalidStateError, match=r"the roll 2 3 4 ends the turn \(bust\)"):
+    with pytest.raises(InvalidStateError, match=r"the roll 2 3 4 scores nothing"):
         game.position((0, 0), turn_total=300, roll=(2, 3, 4))
-    with pytest.raises(InvalidStateError, match=r"turn_total 100 is too small for 3 dice set aside"):
+    with pytest.raises(InvalidStateError, match=r"3 dice are already set aside this turn, worth at least 150 points, but the turn total is 100"):
         game.position((0, 0), turn_total=100, dice_left=3)
 
 
@@ -715,29 +719,37 @@ def test_series_from_full_and_unscored_reasons():
     assert series_allowed_from((1, 1, 1, 5, 5, 5)) and not series_allowed_from((1, 1, 1, 5, 5, 5), forbidden)
     assert series_allowed_from((1, 1, 1, 5, 5, 6), forbidden)
     assert unscored_reason((1, 1, 5), 6) is None
-    assert unscored_reason((3,), 6) == "a lone 3 does not score: set aside 1s, 5s or three of a kind (KOCKA-5)"
+    assert unscored_reason((3,), 6) == "a lone 3 does not score: set aside 1s, 5s or three of a kind"
+    assert unscored_reason((3,), 6).rule == "KOCKA-5"
     assert unscored_reason((6, 6), 6).startswith("a pair of 6s does not score")
-    assert unscored_reason((4,) * 5, 6) == "only three of the five 4s score: set aside three of them (KOCKA-5)"
-    assert unscored_reason((), 6) == "at least one die must be set aside (KOCKA-10)"
+    assert unscored_reason((4,) * 5, 6) == "only three of the 5 dice showing 4 score: set aside three of them"
+    assert unscored_reason((), 6) == "at least one die must be set aside" and unscored_reason((), 6).rule == "KOCKA-10"
     assert "opening roll" in unscored_reason(STRAIGHT, 6, KockaRules(straight="opening_roll_only"), opening=False)
-    assert unscored_reason((1, 1, 1), 2) == "3 dice cannot be set aside from a roll of 2 (KOCKA-6)"
+    assert unscored_reason((1, 1, 1), 2) == "3 dice cannot be set aside from a roll of 2"
+    assert unscored_reason((1, 1, 1), 2).rule == "KOCKA-6"
 
 
 def test_messages_name_actions_as_players_type_them():
     game = game_with()
     in_series = KockaState(scores=(3000, 0), stage="set_aside", roll=(2,), dice_in_play=1, series=(6, 5), joker=2,
                            last_event="rolled")
-    assert game.describe_state(in_series) == ("seat 0 to set dice aside; banked 3000, 0; turn total 0; 1 die in play; "
-                                              "thrown 2; series of 6s with 5 aside; joker 2")
-    with pytest.raises(IllegalActionError, match=r"^kocka: take 2 is not possible: in a series of 6s only dice "
-                                                 r"showing 6 or the joker 2 may be taken \(KOCKA-15\)$"):
+    # the state as built above, said by hand: seat 0 is the first player, 5 of the 6s are aside (KOCKA-16)
+    with use_language("en"):
+        assert game.describe_state(in_series) == ("player 1 to set dice aside; banked 3000, 0; turn total 0; "
+                                                  "1 die in play; thrown 2; series of 6s with 5 dice aside; joker 2")
+    with use_language("hu"):
+        assert game.describe_state(in_series) == ("1. játékos tesz félre kockát; felírva: 3000, 0; a kör pontja 0; "
+                                                  "1 kocka van játékban; dobva: 2; 6-sorozat, 5 kocka félretéve; dzsóker: 2")
+    with pytest.raises(IllegalActionError, match=r"^take 2 is not possible: in a series of 6s only dice "
+                                                 r"showing 6 or the joker 2 may be taken$"):
         game.apply(in_series, S((2,)))
-    with pytest.raises(IllegalActionError, match=r"^kocka: bank is not possible yet: the roll 2 must be used first"):
+    with pytest.raises(IllegalActionError, match=r"^bank is not possible yet: use the roll 2 first"):
         game.apply(in_series, Bank())
-    with pytest.raises(IllegalActionError, match=r"^kocka: str is not a kocka move; the moves are take, series"):
+    with pytest.raises(IllegalActionError, match=r"^that is not a move of this game; the moves are take, series"):
         game.apply(in_series, "take 2")
     complete = KockaState(scores=(3000, 0), turn_total=6000, series=(6, 6), last_event="series_complete")
-    assert "complete series of 6s" in game.describe_state(complete)
+    with use_language("en"):
+        assert "the series of 6s is complete" in game.describe_state(complete)
 
 
 # ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from kocka.solver.base.dice import all_outcomes
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.i18n import use_language
 from kocka.solver.rules import CHANCE, TERMINAL, get_game, play_random_game
 from kocka.solver.rules.scorecard import (
     Card,
@@ -176,7 +177,7 @@ def test_sk_example_5_settlement_sums_to_zero():
     # SK-11: exact fractions; 1, 0, 0 has mean 1/3
     assert slovak_settlement([1, 0, 0]) == (Fraction(2, 3), Fraction(-1, 3), Fraction(-1, 3))
     assert sum(slovak_settlement([250, 190, 160, 7])) == 0
-    with pytest.raises(InvalidStateError, match=r"\[250, 'x'\]"):
+    with pytest.raises(InvalidStateError, match=r"one whole-number total per player, not 250 x$"):
         slovak_settlement([250, "x"])
 
 
@@ -337,7 +338,7 @@ def test_hu2_three_throws_and_stopping():
     state = game.apply(game.apply(state, Keep(())), (1, 1, 1, 1, 1))
     assert state.throw == 3
     assert all(isinstance(a, Fill) for a in game.legal_actions(state))
-    with pytest.raises(IllegalActionError, match=r"no throw left after throw 3"):
+    with pytest.raises(IllegalActionError, match=r"no throw is left after throw 3"):
         game.apply(state, Keep((1,)))
 
 
@@ -350,7 +351,7 @@ def test_hu3_one_box_per_turn_entries_final():
     assert state.cards[0].entries[game.box_index("five_kind")] == 50
     state = game.apply(game.apply(state, (1, 1, 2, 2, 3)), Fill("sixes"))  # seat 1, any order
     state = game.apply(state, (6, 6, 6, 6, 6))
-    with pytest.raises(IllegalActionError, match=r"nagy póker is already filled \(with 50\)"):
+    with pytest.raises(IllegalActionError, match=r"nagy póker is already written, with 50; open boxes: 1-esek, "):
         game.apply(state, Fill("five_kind"))
 
 
@@ -430,8 +431,9 @@ def test_sk3_part1_first():
     state = game.apply(game.new_initial_state(), (4, 4, 4, 4, 4))
     fills = {a.box for a in game.legal_actions(state) if isinstance(a, Fill)}
     assert fills == {"ones", "twos", "threes", "fours", "fives", "sixes"}
-    with pytest.raises(IllegalActionError, match=r"poker may not be filled before part 1 is complete"):
+    with pytest.raises(IllegalActionError, match=r"poker may not be written before part 1 is complete") as caught:
         game.apply(state, Fill("poker"))
+    assert caught.value.rule == "SK-3"
     # option free: any box at any time
     free = SlovakGame(SlovakRules(part_order="free"))
     state = free.apply(free.new_initial_state(), (4, 4, 4, 4, 4))
@@ -543,7 +545,7 @@ def test_card_from_entries_takes_box_names_in_any_language():
     assert game.card_from_entries(None) == game.new_initial_state().cards[0]
     yahtzee = YahtzeeGame().card_from_entries({"entries": {"YAHTZEE": 50}, "yahtzee_bonuses": 1})
     assert yahtzee.yahtzee_bonuses == 1 and 50 in yahtzee.entries
-    with pytest.raises(InvalidStateError, match="no box 'bogus' on this card; the boxes are 1-esek, 2-esek"):
+    with pytest.raises(InvalidStateError, match="there is no box bogus on this card; the boxes are 1-esek, 2-esek"):
         game.card_from_entries({"bogus": 3})
 
 
@@ -556,8 +558,9 @@ def test_sk11_returns_and_settlement(rng):
     results = slovak_settlement(totals)
     assert sum(results) == 0 and results[0] == totals[0] - Fraction(sum(totals), 3)
     assert game.settlement(final) == results  # the engine settles with SK-11
-    with pytest.raises(IllegalActionError, match=r"only at the end of the game \(SK-11\)"):
+    with pytest.raises(IllegalActionError, match=r"only at the end of the game$") as caught:
         game.settlement(game.new_initial_state())
+    assert caught.value.rule == "SK-11"
 
 
 # ----------------------------------------------------------------------------------------
@@ -593,7 +596,7 @@ def test_yahtzee_forced_joker():
     game = YahtzeeGame(YahtzeeRules(joker="forced"))
     state = _yahtzee_state(game, {"yahtzee": 50}, [5, 5, 5, 5, 5])
     assert [a for a in game.legal_actions(state) if isinstance(a, Fill)] == [Fill("fives")]
-    with pytest.raises(IllegalActionError, match=r"Chance may not be filled now; allowed: Fives$"):
+    with pytest.raises(IllegalActionError, match=r"Chance may not be written now; open boxes: Fives$"):
         game.apply(state, Fill("chance"))
     lower = set(YAHTZEE_LOWER) - {"yahtzee"}
     state = _yahtzee_state(game, {"yahtzee": 50, "fives": 15}, [5, 5, 5, 5, 5])
@@ -773,28 +776,28 @@ def test_full_game_in_a_dozen_lines():
 def test_illegal_actions_name_the_problem():
     game = HungarianGame()
     state = game.apply(game.new_initial_state(), (1, 2, 2, 3, 6))
-    with pytest.raises(IllegalActionError, match=r"kept dice \[6, 6\] are not among the dice \[1, 2, 2, 3, 6\]"):
+    with pytest.raises(IllegalActionError, match=r"the kept dice 6 6 are not among the dice 1 2 2 3 6$"):
         game.apply(state, Keep((6, 6)))
     with pytest.raises(IllegalActionError, match="keeping all five dice"):
         game.apply(state, Keep((1, 2, 2, 3, 6)))
-    with pytest.raises(IllegalActionError, match=r"no box 'yahtzee'"):
+    with pytest.raises(IllegalActionError, match=r"there is no box yahtzee"):
         game.apply(state, Fill("yahtzee"))
-    with pytest.raises(IllegalActionError, match=r"got \(1, 2\)"):
+    with pytest.raises(IllegalActionError, match=r"a roll of 5 dice is due, not 1 2$"):
         game.apply(game.new_initial_state(), (1, 2))
-    with pytest.raises(IllegalActionError, match=r"declare 1-esek is not a move of Hungarian kockapóker"):
+    with pytest.raises(IllegalActionError, match=r"declare 1-esek is not a move of this game"):
         game.apply(state, Declare("ones"))
-    with pytest.raises(IllegalActionError, match="malformed Keep"):
+    with pytest.raises(IllegalActionError, match="the action Keep is malformed: the kept dice must be values from 1 to 6, not 7"):
         game.action_from_json({"type": "Keep", "dice": [7]})
 
 
 @pytest.mark.parametrize(
     "state, message",
     [
-        (ScorecardState(cards=(Card((99,) + (None,) * 14),)), r"99 is not a possible entry of 1-esek"),
-        (ScorecardState(cards=(Card((None,) * 15),), throw=1, dice=(1, 2, 3, 4, 7)), r"got \[1, 2, 3, 4, 7\]"),
-        (ScorecardState(cards=(Card((None,) * 15),), throw=0, dice=(1, 2, 3, 4, 5)), r"need throw >= 1"),
+        (ScorecardState(cards=(Card((99,) + (None,) * 14),)), r"99 cannot be written in 1-esek on the card of player 1"),
+        (ScorecardState(cards=(Card((None,) * 15),), throw=1, dice=(1, 2, 3, 4, 7)), r"not 1 2 3 4 7$"),
+        (ScorecardState(cards=(Card((None,) * 15),), throw=0, dice=(1, 2, 3, 4, 5)), r"dice on the table come from a throw, with no dice kept aside"),
         (ScorecardState(cards=(Card((None,) * 15),), throw=3), r"no roll can follow throw 3"),
-        (ScorecardState(cards=(Card((None,) * 15),), declared="ones"), r"no declared box, got 'ones'"),
+        (ScorecardState(cards=(Card((None,) * 15),), declared="ones"), r"boxes are not declared in this game"),
         (ScorecardState(cards=(Card((None,) * 15, 1),)), r"1 bonus Yahtzees are impossible"),
     ],
 )
@@ -806,18 +809,19 @@ def test_impossible_states(state, message):
 def test_turn_order_is_checked():
     game = HungarianGame(num_players=2)
     card = card_from(game, {"ones": -3})
-    with pytest.raises(InvalidStateError, match=r"hold \[0, 1\] entries"):
+    with pytest.raises(InvalidStateError, match=r"the cards hold 0 1 entries, which is impossible with player 1 to play") as caught:
         game.check_state(ScorecardState(cards=(game.new_initial_state().cards[0], card), player=0))
+    assert caught.value.rule == "HU-3, SK-2"
 
 
 @pytest.mark.parametrize(
     "cls, options, message",
     [
-        (HungarianRules, {"hu.house_negative": "minus"}, r"'house_negative' must be one of \['zero', 'count'\], got 'minus'"),
-        (SlovakRules, {"sk.part_order": "random"}, r"got 'random'"),
-        (YahtzeeRules, {"joker": "wild"}, r"got 'wild'"),
-        (YatzyRules, {"boxes": ["ones", "yahtzee"]}, r"got \['ones', 'yahtzee'\]"),
-        (YatzyRules, {"boxes": []}, r"got \[\]"),
+        (HungarianRules, {"hu.house_negative": "minus"}, r"the rule option house_negative must be zero or count, not minus$"),
+        (SlovakRules, {"sk.part_order": "random"}, r"must be part1_first or free, not random$"),
+        (YahtzeeRules, {"joker": "wild"}, r"must be free or forced, not wild$"),
+        (YatzyRules, {"boxes": ["ones", "yahtzee"]}, r"must name one or more different boxes out of ones, .*, not ones yahtzee$"),
+        (YatzyRules, {"boxes": []}, r"must name one or more different boxes out of ones, .*, not nothing$"),
     ],
 )
 def test_rule_option_errors(cls, options, message):
@@ -848,7 +852,25 @@ def test_state_json_document():
     assert doc["state"]["declared"] == "twos" and doc["state"]["cards"][0]["entries"]["poker"] is None
     assert game.state_from_json(json.dumps(doc)) == state
     doc["state"]["cards"][0]["entries"]["yatzy"] = 50
-    with pytest.raises(InvalidStateError, match="card entries must name the boxes"):
+    with pytest.raises(InvalidStateError, match="a card must give the boxes ones, twos"):
         game.state_from_json(doc)
-    with pytest.raises(InvalidStateError, match="other slovak rules"):
+    with pytest.raises(InvalidStateError, match="the state was made under other rules of this game"):
         SlovakGame(num_players=2).state_from_json(game.state_to_json(state))
+
+
+def test_describe_state_is_a_sentence_in_the_language_in_force():
+    # seat 1 of two (0-based inside the engine) after his second throw, 6 6 kept: the
+    # position as a player of each language says it, seats 1-based, dice as dice
+    game = HungarianGame(HungarianRules(), num_players=2)
+    empty = Card((None,) * game.num_boxes)
+    state = ScorecardState(cards=(empty, empty), player=1, throw=2, dice=(6, 6, 1, 2, 3), kept=(6, 6))
+    said = {}
+    for lang in ("en", "hu", "pl", "sk"):
+        with use_language(lang):
+            said[lang] = game.describe_state(state)
+    assert said == {
+        "en": "player 2, throw 2 of 3, dice 1 2 3 6 6, kept 6 6",
+        "hu": "2. játékos, 2. dobás (összesen 3), kockák: 1 2 3 6 6, megtartva: 6 6",
+        "pl": "gracz 2, rzut 2 z 3, kości 1 2 3 6 6, zostawione 6 6",
+        "sk": "hráč 2, hod 2 z 3, kocky 1 2 3 6 6, nechané 6 6",
+    }

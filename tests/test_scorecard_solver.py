@@ -25,7 +25,7 @@ from kocka.agents.frontends.commands.kocka_cli import main
 from kocka.agents.advice.cards import ScorecardHintParams
 from kocka.agents.advice.hint import hint
 from kocka.solver.base.errors import DiceError, InvalidStateError, TableError
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table, get_table, path_for, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, ScorecardState
@@ -306,7 +306,7 @@ def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
     # expected: the listed values are rank's values, best first, loss = best - value
     game, table = kockapoker_table
     args = ["hint", "kockapoker", "--dice", "1", "1", "3", "4", "6", "--roll", "1",
-            "--cache-dir", str(table.path.parent), "--top", "0"]
+            "--cache-dir", str(table.path.parent), "--top", "0", "--lang", "en"]
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 0, text.output
     assert "reroll all" in text.output and "write szemét" in text.output
@@ -338,9 +338,9 @@ def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
 
 def test_hint_rejects_bad_input(kockapoker_table):
     game, table = kockapoker_table
-    with pytest.raises(DiceError, match=r"\[1, 1, 7"):
+    with pytest.raises(DiceError, match=r"not 1 1 7 4 6"):
         hint(game, ScorecardHintParams(dice=(1, 1, 7, 4, 6), roll=1, cache_dir=str(table.path.parent)))
     with pytest.raises(InvalidStateError, match="--roll must be 1, 2 or 3"):
         hint(game, ScorecardHintParams(dice=(1, 1, 3, 4, 6), roll=4, cache_dir=str(table.path.parent)))
-    with pytest.raises(InvalidStateError, match="no box 'bogus'"):
+    with pytest.raises(InvalidStateError, match="there is no box bogus"):
         hint(game, ScorecardHintParams(dice=(1, 1, 3, 4, 6), roll=1, card={"bogus": 3}, cache_dir=str(table.path.parent)))

@@ -578,17 +578,17 @@ def _claiming_doc(name: str, chips: int, players: int = 2) -> dict:
 def test_bluff_chips_that_do_not_add_up_are_an_illegal_state():
     doc = _claiming_doc("bidding-bluff", 10)
     doc["state"]["chips"] = [10, 1000000]  # the game began with [10, 10]
-    response = exchange({"id": 1, "method": "legal", "state": doc})
+    response = exchange({"id": 1, "method": "legal", "state": doc, "lang": "en"})
     assert response["error"]["code"] == "illegal_state"
-    assert "the chips do not add up: the players hold [10, 1000000] and the bank 0" in response["error"]["message"]
+    assert "the chips do not add up: the players and the bank hold 1000010 in all, but the game began with 20" in response["error"]["message"]
     for method in ("choose", "rank"):
         assert error_code({"id": 2, "method": method, "state": doc, "agent": "bayes"}) == "illegal_state"
 
 
 def test_bluff_start_chips_beyond_a_million_are_bad_rules():
-    response = exchange({"id": 1, "method": "new", "game": "bidding-bluff", "rules": {"start_chips": 1000000000}})
+    response = exchange({"id": 1, "method": "new", "game": "bidding-bluff", "rules": {"start_chips": 1000000000}, "lang": "en"})
     assert response["error"] == {
-        "code": "bad_rules", "message": "bidding-bluff: start_chips must be a whole number of chips from 1 to 1000000, got 1000000000",
+        "code": "bad_rules", "message": "the starting chips must be a whole number from 1 to 1000000, not 1000000000",
     }
 
 
@@ -625,13 +625,13 @@ def test_bluff_legal_at_ten_chips_offers_each_claim_once():
     for step in [(4, 5), game.action_from_json({"type": "Claim", "claim": {"kind": "sum", "value": 9}, "stake": 1}),
                  game.action_from_json({"type": "Pass"}), (2, 4)]:
         state = game.apply(state, step)
-    legal = result({"id": 1, "method": "legal", "state": game.state_to_json(state)})
+    legal = result({"id": 1, "method": "legal", "state": game.state_to_json(state), "lang": "en"})
     assert [(a["action"]["claim"]["value"], a["label"], a["stake"]) for a in legal["actions"]] == [
         (v, f"claim {v} stake 1..9", {"min": 1, "max": 9}) for v in (10, 11, 12)
     ]
     abazs = get_game("abazs", {"seating": "given"}, 2)
     opening = abazs.apply(abazs.new_initial_state(), (1, 3))
-    entries = result({"id": 2, "method": "legal", "state": abazs.state_to_json(opening)})["actions"]
+    entries = result({"id": 2, "method": "legal", "state": abazs.state_to_json(opening), "lang": "en"})["actions"]
     assert len(entries) == 11 and entries[0] == {
         "action": {"type": "Claim", "claim": {"kind": "sum", "value": 2}, "stake": 0}, "label": "claim 2", "stake": {"min": 0, "max": 0},
     }
@@ -984,6 +984,6 @@ def test_an_action_field_of_the_wrong_json_type_is_an_illegal_action(game, rules
     state = seat.handle({"id": 1, "method": "new", "game": game, "rules": rules})["result"]["state"]
     if outcome is not None:
         state = seat.handle({"id": 2, "method": "apply", "state": state, "outcome": outcome})["result"]["state"]
-    answer = seat.handle({"id": 3, "method": "apply", "state": state, "action": {"type": action, "box": box}})
+    answer = seat.handle({"id": 3, "method": "apply", "state": state, "action": {"type": action, "box": box}, "lang": "en"})
     assert answer["error"]["code"] == "illegal_action"
     assert "needs box as a name" in answer["error"]["message"]

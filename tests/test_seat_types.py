@@ -153,7 +153,7 @@ def test_seat_rolls_given_as_an_object_is_an_illegal_state() -> None:
     game = get_game("liars-poker")
     doc = game.state_to_json(game.new_initial_state())
     doc["state"]["seat_rolls"] = {}
-    for request in ({"method": "apply", "outcome": [1, 2]}, {"method": "legal"}):
+    for request in ({"method": "apply", "outcome": [1, 2], "lang": "en"}, {"method": "legal", "lang": "en"}):
         error = _error_of(Seat().handle_line(json.dumps({"id": 1, "state": doc, **request})))
         assert error["code"] == "illegal_state" and "seat_rolls must be an array" in error["message"], error
         assert "\n" not in error["message"]
@@ -165,7 +165,7 @@ def test_a_reveal_before_any_round_ended_is_an_illegal_state() -> None:
     assert doc["state"]["rounds"] == 0
     doc["state"]["revealed"] = [0, [1, 2]]
     for agent in ("bayes", "truthful", "random"):
-        error = _error_of(Seat().handle_line(json.dumps({"id": 1, "method": "rank", "state": doc, "agent": agent})))
+        error = _error_of(Seat().handle_line(json.dumps({"id": 1, "method": "rank", "state": doc, "agent": agent, "lang": "en"})))
         assert error["code"] == "illegal_state" and "no round has ended" in error["message"], error
 
 

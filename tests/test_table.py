@@ -25,6 +25,7 @@ from kocka.agents.frontends.games.companion import FORMAT, TableFileError, Table
 from kocka.agents.bots.catalogue import AgentOptions
 from kocka.agents.bots.target_agents import WinnerAgent
 from kocka.solver.base.errors import KockaError
+from kocka.solver.base.i18n import use_language
 from kocka.solver.models.finishing import first_place_shares
 from kocka.solver.store.table_store import game_from_cli, get_table
 from kocka.solver.rules import game_specs
@@ -99,12 +100,12 @@ def test_saved_after_every_step_and_resumed(tmp_path):
 def test_the_cli_plays_and_resumes_from_typed_lines(tmp_path):
     path = tmp_path / "cli.json"
     runner = CliRunner()
-    first = runner.invoke(main, ["table", "kockapoker", "--players", "Anna,Béla,me", "--save", str(path),
+    first = runner.invoke(main, ["table", "kockapoker", "--players", "Anna,Béla,me", "--save", str(path), "--lang", "en",
                                  "--build-missing", *itertools.chain(*(("-r", r) for r in THREE_BOXES))],
                           input="\n".join(ROUND_1 + ["quit"]) + "\n")
     assert first.exit_code == 0, first.output
     assert f"kocka table --resume {path}" in first.output
-    second = runner.invoke(main, ["table", "--resume", str(path), "--build-missing"],
+    second = runner.invoke(main, ["table", "--resume", str(path), "--build-missing", "--lang", "en"],
                            input="\n".join(ROUND_2 + ROUND_3) + "\n")
     assert second.exit_code == 0, second.output
     assert FINAL in second.output
@@ -114,12 +115,55 @@ def test_undo_takes_back_a_step_and_the_save(tmp_path):
     session = new_session(tmp_path)
     feed(session, ["66661", "write chance"])
     assert session.state.cards[0].entries == (None, 25, None)  # szemét 1+6+6+6+6 = 25
-    assert "undone: Anna write szemét" in session.handle("undo")
+    assert "undone: Anna: write szemét" in session.handle("undo")
     assert session.state.dice == (1, 6, 6, 6, 6) and session.state.cards[0].entries == (None, None, None)
     saved = json.loads(session.path.read_text())
     assert saved["state"]["state"]["dice"] == [1, 6, 6, 6, 6]
     session.handle("sixes")
     assert session.state.cards[0].entries == (6, None, None)
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("hu", {"help": ["súgó", "sugo", "SÚGÓ"], "undo": ["vissza"], "cards": ["lapok"], "moves": ["lépések", "lepesek"],
+            "all": ["? mind", "?mind"], "quit": ["kilépés", "kilepes"]}),
+    ("pl", {"help": ["pomoc"], "undo": ["cofnij"], "cards": ["karty"], "moves": ["ruchy"], "all": ["? wszystkie"],
+            "quit": ["koniec"]}),
+    ("sk", {"help": ["pomoc"], "undo": ["späť", "spat"], "cards": ["karty"], "moves": ["ťahy", "tahy"],
+            "all": ["? všetky", "? vsetky"], "quit": ["koniec"]}),
+])
+def test_commands_are_typed_in_the_language_and_in_english(tmp_path, lang, words):
+    # each native word answers as its English command does, with or without accents, in any
+    # language in force (the words of all four are understood); the help names the native word
+    english = {"help": "help", "cards": "cards", "moves": "moves", "all": "? all"}  # undo and quit change the game
+    with use_language(lang):
+        session = new_session(tmp_path)
+        feed(session, ["66661"])
+        for command, typed in words.items():
+            if command in english:
+                expected = session.handle(english[command])
+                for line in typed:
+                    assert session.handle(line) == expected, (command, line)
+        help_text = session.handle("help")
+        assert all(f"{typed[0]} (" in help_text for command, typed in words.items() if command in ("undo", "cards"))
+        feed(session, ["write chance"])
+        assert session.state.cards[0].entries == (None, 25, None)  # szemét 1+6+6+6+6 = 25
+        session.handle(words["undo"][-1])
+        assert session.state.cards[0].entries == (None, None, None)
+        session.handle(words["quit"][-1])
+        assert session.stopped
+    with use_language("en"):  # another language's word works too
+        other = new_session(tmp_path, name="other.json")
+        assert other.handle(words["help"][0]) == other.handle("help")
+
+
+def test_a_kocka_hint_words_the_moves_in_the_language(tmp_path):
+    # 1 1 3 4 5 6: a single 1 scores 100 and leaves 5 dice (KOCKA-5); the companion says it
+    # as ``kocka hint kocka`` does, in the language in force
+    with use_language("hu"):
+        session = new_session(tmp_path, names=("Anna", "Béla"), rules=("target=1000",), game="kocka")
+        session.handle("113456")
+        text = session.handle("?")
+    assert "tedd félre: 1 (+100, 5 kocka marad)" in text and "set aside" not in text
 
 
 @pytest.mark.parametrize("line, message", [
@@ -146,8 +190,16 @@ def test_a_roll_after_a_keep_must_contain_the_kept_dice(tmp_path):
 def test_a_bare_digit_at_a_decision_is_not_guessed(tmp_path):
     session = new_session(tmp_path)
     session.handle("66612")
-    assert "not a roll here: type 'keep 6'" in session.handle("6")
+    assert "not a roll here: type “keep 6”" in session.handle("6")
     assert session.state.throw == 1
+
+
+def test_a_bare_box_name_already_written_says_so(tmp_path):
+    session = new_session(tmp_path)
+    feed(session, ["66661", "sixes", "12345", "chance", "12366", "pair", "66612"])  # a round: 6-osok is Anna's
+    text = session.handle("sixes")  # the bare box name, as a move: the engine's reason, not "I don't understand"
+    assert "already" in text and "6-osok" in text and "understand" not in text
+    assert session.state.cards[0].entries == (6, None, None)  # HU-5: four 6s, (4 - 3) x 6 = 6, unchanged
 
 
 def test_help_lists_this_games_moves_only(tmp_path):
@@ -333,7 +385,7 @@ def test_the_moves_to_win_before_the_others_have_finished(tmp_path):
     ranked = WinnerAgent(session.game, 0, options).rank(session.state)
     rows = _to_win_rows(text)
     assert rows[ranked[0].label] == (f"{100 * ranked[0].value:.1f}%", True)
-    assert len(rows) == 5 and "... 7 more ('? all' lists every move)" in text  # 12 legal moves
+    assert len(rows) == 5 and "… 7 more moves (“? all” lists every move)" in text  # 12 legal moves
     assert len(_to_win_rows(session.handle("? all"))) == len(ranked) == 12
     table = get_table(session.game, cache_dir=tmp_path)
     assert ranked[0].value >= finish_chances(session.game, table, session.state)[0] - 1e-5
@@ -370,11 +422,11 @@ def test_a_kocka_turn_with_bank_and_bust(tmp_path):
     rules = ("target=1000",)
     session = new_session(tmp_path, names=("Anna", "Béla"), rules=rules, game="kocka")
     assert "type the 6 dice thrown" in session.status()
-    assert "P(win) for Anna from the start of this turn" in session.handle("?")
+    assert "chance of winning for Anna from the start of this turn" in session.handle("?")
     feed(session, ["111552", "take 1 1 1"])   # three 1s: 1000 (KOCKA-5)
     assert session.state.turn_total == 1000 and session.state.dice_in_play == 3
     text = session.handle("?")
-    assert "bank 1000" in text and "P(win)" in text
+    assert "bank 1000" in text and "chance of winning" in text  # the judge's unit, P(win)
     out = session.handle("bank")               # 1000 banked: the target is reached (KOCKA-20, end immediate)
     assert session.over and "final scores: Anna 1000, Béla 0" in out
 
@@ -447,8 +499,8 @@ def test_hint_takes_the_card_as_pairs_in_any_language():
     # the open boxes are szemét and drill; HU-6: 3+3+3+5+5 = 19 and 3 x 3 = 9
     points = {a["detail"]["box"]: a["detail"]["points"] for a in json.loads(by_json.stdout)["actions"]}
     assert points == {"chance": 19, "three_kind": 9}
-    bad = runner.invoke(main, base + ["--card", "pairs=12"])
-    assert bad.exit_code == 2 and "no box 'pairs' on this card" in bad.output
+    bad = runner.invoke(main, base + ["--card", "pairs=12", "--lang", "en"])
+    assert bad.exit_code == 2 and "no box pairs on this card" in bad.output, bad.output
 
 
 # ----------------------------------------------------------------------------------------
@@ -473,12 +525,61 @@ def test_a_whole_full_card_game_typed_saved_and_resumed(tmp_path):
     path = tmp_path / "full.json"
     runner = CliRunner()
     half = 40  # twenty turns: into the seventh round
-    first = runner.invoke(main, ["table", "kockapoker", "--players", "Anna,Béla,me", "--save", str(path)],
+    first = runner.invoke(main, ["table", "kockapoker", "--players", "Anna,Béla,me", "--save", str(path), "--lang", "en"],
                           input="\n".join(lines[:half] + ["quit"]) + "\n")
     assert first.exit_code == 0, first.output
     saved = json.loads(path.read_text())
     assert len(saved["turns"]) == half and saved["state"]["state"]["player"] == 20 % 3
-    second = runner.invoke(main, ["table", "--resume", str(path)], input="\n".join(lines[half:]) + "\n")
+    second = runner.invoke(main, ["table", "--resume", str(path), "--lang", "en"], input="\n".join(lines[half:]) + "\n")
     assert second.exit_code == 0, second.output
     assert "final scores: Anna 324, Béla 304, me 274" in second.output and "winner: Anna" in second.output
     assert len(json.loads(path.read_text())["turns"]) == len(lines)
+
+
+# ----------------------------------------------------------------------------------------
+# Every language: a whole seeded game per companion game, every line scanned
+# ----------------------------------------------------------------------------------------
+from player_text import LANGS, SMALL_RULES, problems, table_lines  # noqa: E402  (tests/ is on the path)
+
+_ENGLISH_RUNS: dict[str, str] = {}
+"""The English run of each game (its save file's name left out), made once per session."""
+COMPANION_ENGLISH = ("for the hint", "for the commands", "at the table", "throw 1 of", "final scores", "game over",
+                     "Type the", "decisions judged", "saving to")
+"""English sentences of the companion that a game in another language must not show."""
+
+
+def _table_in(tmp_path, game_name: str, lang: str, seed: int = 5):
+    rules = SMALL_RULES[game_name]
+    game = game_from_cli(game_name, rules, num_players=2)
+    lines = table_lines(game, seed, lang)
+    path = tmp_path / f"{game_name}-{lang}.json"
+    out = CliRunner().invoke(main, ["table", game_name, "--players", "Anna,Béla", "--save", str(path), "--build-missing",
+                                    "--lang", lang, *itertools.chain(*(("-r", r) for r in rules))],
+                             input="\n".join(lines) + "\n")
+    return path, out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("game_name", companion_games())
+def test_a_whole_companion_game_reads_as_sentences_in_every_language(tmp_path, game_name, lang):
+    """Anna and Béla type a whole seeded game into the companion (each roll as digits, each
+    move in the language's own words, with a hint, the moves, the cards, the help, a bad
+    line and an undo at the first decision): the game ends (the saved file replays to a
+    finished game), nothing typed is refused but the bad line, and no line shows a
+    bracket, a quoted repr, a rule id, a class name or an identifier; in hu, pl and sk no
+    English sentence of the companion's own is left."""
+    path, out = _table_in(tmp_path, game_name, lang)
+    assert out.exit_code == 0, out.output
+    if lang == "en":
+        _ENGLISH_RUNS[game_name] = out.stdout.replace("-en.json", "")
+    assert TableSession.resume(path, OPTIONS).over
+    assert problems(out.stdout, hide=(str(path),)) == [], "\n".join(problems(out.stdout, hide=(str(path),)))
+    assert "not possible" not in out.stdout and "not allowed" not in out.stdout
+    if lang == "en":
+        assert "I don't understand “fly away”" in out.stdout and "final scores: Anna" in out.stdout
+    else:
+        english = [p for p in COMPANION_ENGLISH if p in out.stdout]
+        assert english == [], english
+        if game_name not in _ENGLISH_RUNS:
+            _ENGLISH_RUNS[game_name] = _table_in(tmp_path, game_name, "en")[1].stdout.replace("-en.json", "")
+        assert out.stdout.replace(f"-{lang}.json", "") != _ENGLISH_RUNS[game_name]

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.solver.store import table_store as registry
+from kocka.solver.store import table_store
 from kocka.solver.base import table_file as tables
 from kocka.solver.base.errors import TableError
 from kocka.solver.store.table_store import build_table, get_table, open_table, path_for, solver_for
@@ -34,7 +34,7 @@ REBUILD = "rebuild it with: kocka-solve build yahtzee -r boxes=sixes,chance --ca
 @pytest.fixture(autouse=True)
 def _fresh_process_cache(monkeypatch):
     """get_table shares loaded tables per process; every test here loads its own file."""
-    monkeypatch.setattr(registry, "_LOADED", {})
+    monkeypatch.setattr(table_store, "_LOADED", {})
 
 
 def tiny_game():
@@ -69,8 +69,8 @@ def rewrite(path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None
         doc["checksum"] = tables.checksum(arrays, doc)
     text = json.dumps(doc, sort_keys=True).encode()
     assert resign or text == raw.tobytes() or change in (blank_checksum, edit_rules, edit_expected_score, old_format)
-    with open(path, "wb") as fh:
-        np.savez(fh, **arrays, __meta__=np.frombuffer(text, dtype=np.uint8))
+    with open(path, "wb") as fh:  # in place, in the layout save_table writes (same size, same inode)
+        tables.write_npz(fh, {**arrays, "__meta__": np.frombuffer(text, dtype=np.uint8)})
 
 
 def halve_values(arrays, doc):
@@ -497,7 +497,7 @@ def test_a_full_disk_fails_before_the_build(tmp_path, monkeypatch):
 
 def test_a_failed_build_missing_is_not_retried_per_request(tmp_path, monkeypatch):
     calls = _counting_build(monkeypatch)
-    monkeypatch.setattr(registry, "_FAILED_BUILDS", {})
+    monkeypatch.setattr(table_store, "_FAILED_BUILDS", {})
     folder = attacks.unwritable_folder(tmp_path)
     messages = []
     for _ in range(3):
@@ -511,7 +511,7 @@ def test_a_failed_build_missing_is_not_retried_per_request(tmp_path, monkeypatch
 def test_the_seat_answers_table_missing_when_build_missing_fails(tmp_path, monkeypatch):
     from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
 
-    monkeypatch.setattr(registry, "_FAILED_BUILDS", {})
+    monkeypatch.setattr(table_store, "_FAILED_BUILDS", {})
     calls = _counting_build(monkeypatch)
     seat = Seat(SeatOptions(cache_dir=attacks.unwritable_folder(tmp_path), build_missing=True))
     for i in range(3):
@@ -547,3 +547,104 @@ def test_a_live_write_is_not_taken_for_stale(tmp_path):
         assert tables.temporary_files(path) == [live] and not tables.is_stale(live)
         assert tables.remove_stale_temporaries(path) == []
     assert tables.is_stale(live)
+
+
+# ----------------------------------------------------------------------------------------
+# Tables that cannot lie (issue 24, point 6): every load re-solves a few states from the
+# rules, so a table whose values were halved and its checksum recomputed is refused, for
+# every kind; scripts/attack_tables.py runs the same attack on every kind
+# ----------------------------------------------------------------------------------------
+class OneClassLiars(__import__("kocka.solver.solvers.bluff.liars", fromlist=["x"]).LiarsEquilibriumSolver):
+    """The liar's poker round table of one public-roll class (the class of [6,6,6]) only:
+    the same stages, rows and layout as the full table's (48 s to build at 1 chip each),
+    in about a second; the spot check draws among the public rolls a table holds."""
+
+    def build(self, game, options):
+        from kocka.solver.solvers.bluff import liars
+
+        members = next(c for c in liars.public_classes(game) if (6, 6, 6) in c)
+        total = 2 * game.rules.start_chips
+        rows = liars.solve_liars_class(game.rules, members, total)
+        return liars.liars_arrays(rows, len(game.claims()), total), {"total": total}
+
+
+def _small_kind(label: str):
+    make_game, make_solver = attacks.small_kinds()[label]
+    return make_game(), (OneClassLiars(measured=()) if label == "liars-poker/equilibrium" else make_solver())
+
+
+SPOT_CHECKED = ["yahtzee/target", "kocka/turn_ev", "kocka/turn_reach", "abazs/equilibrium", "bidding-bluff/equilibrium",
+                "bidding-bluff/match", "liars-poker/equilibrium", "liars-poker/match"]
+"""The kinds whose load-time spot checks came with issue 24 (the others': the tests above)."""
+
+
+@pytest.fixture
+def small_table(request, tmp_path, liars_match_table):
+    """(game, solver, path) of the kind named by the test's parameter, built small into
+    ``tmp_path`` (the liar's poker match: the session's table, copied; Abázs, 6 s to
+    build: once per session into its table cache, copied)."""
+    import shutil
+
+    from kocka.solver.base.build_options import BuildOptions
+
+    label = request.param
+    game, solver = _small_kind(label)
+    if label == "liars-poker/match":
+        source = liars_match_table.path
+    elif label == "abazs/equilibrium":
+        source = get_table(game, solver.kind, build_missing=True, options=BuildOptions(jobs=1, progress=False),
+                           announce=lambda m: None).path
+    else:
+        return game, solver, build_table(game, solver, BuildOptions(jobs=1, progress=False), cache_dir=tmp_path).path
+    path = tmp_path / source.name
+    shutil.copyfile(source, path)
+    return game, solver, path
+
+
+def _open_message(game, solver, path) -> str:
+    with pytest.raises(TableError) as exc:
+        open_table(game, solver, path.parent)
+    return str(exc.value)
+
+
+@pytest.mark.parametrize("small_table", SPOT_CHECKED, indirect=True)
+def test_a_halved_table_with_a_recomputed_checksum_is_refused_and_the_intact_one_used(small_table):
+    """The intact table passes the spot check (its states are what the rules give from the
+    states they lead to, RULES.md KOCKA-*, BLUFF-*, the scorecard's boxes) and loads; the
+    same table with its value arrays halved and the checksum recomputed passes every other
+    check (format, layout, checksum) and is refused in one line naming the rebuild
+    command."""
+    game, solver, path = small_table
+    intact = open_table(game, solver, path.parent, verify="full")
+    assert solver.spot_check(game, intact, 0) == [] and solver.spot_check(game, intact, 1) == []
+    halved = attacks.scaled_and_resigned(path)
+    assert halved and all(name in intact.arrays for name in halved)
+    message = _open_message(game, solver, path)
+    assert "\n" not in message and "Traceback" not in message
+    assert repr(str(path)) in message and "disagrees with the rules" in message, message
+    assert f"rebuild it with: {table_store.build_command(game, solver, path.parent)}" in message
+
+
+@pytest.mark.parametrize("small_table", ["abazs/equilibrium"], indirect=True)
+def test_an_abazs_table_with_other_challenge_payoffs_is_refused(small_table):
+    """Scaling every payoff and value of an equilibrium keeps it an equilibrium (of another
+    game): the spot check holds the challenge payoffs to BLUFF-10's +-1 chip (the round;
+    the match adds the value of starting next), so halving them with the values is refused."""
+    game, solver, path = small_table
+    attacks.scaled_and_resigned(path, names=["round_challenged", "round_stage_value"])
+    assert "a challenge pays [0.5, -0.5], the rules [1.0, -1.0]" in _open_message(game, solver, path)
+
+
+def test_a_forged_run_offset_never_reaches_the_target_kernel(tmp_path):
+    """The target kernel reads runs by the stored offsets (C pointers): a table whose
+    offsets point outside its values (checksum recomputed) is refused before the kernel
+    runs, in one line."""
+    game, solver = _small_kind("yahtzee/target")
+    path = build_table(game, solver, cache_dir=tmp_path).path
+
+    def forge(arrays, doc):
+        arrays["reach_off"] = arrays["reach_off"] + 10 ** 9
+
+    rewrite(path, forge, resign=True)
+    message = _open_message(game, solver, path)
+    assert "disagrees with the rules" in message and "run offsets are not a partition" in message, message

@@ -22,8 +22,8 @@ from kocka.agents.frontends.commands.kocka_cli import main
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.bots.target_agents import TargetAgent
 from kocka.solver.base import parallel
-from kocka.solver.solvers.scorecard import target as ts
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.solvers.scorecard import target as scorecard_target
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table, get_table, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, ScorecardState
@@ -117,10 +117,10 @@ def _solved(name, options):
     key = (name, tuple(sorted(options.items())))
     if key not in _SOLVED:
         game = get_game(name, options)
-        model = ts.model_for(game)
+        model = scorecard_target.model_for(game)
         W = solve_values(model)
-        R = ts.solve_vectors(model, ts.REACH, np.float64)
-        D = ts.solve_vectors(model, ts.POLICY, np.float64, W=W)
+        R = scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float64)
+        D = scorecard_target.solve_vectors(model, scorecard_target.POLICY, np.float64, W=W)
         _SOLVED[key] = (game, model, R, D, W)
     return _SOLVED[key]
 
@@ -131,7 +131,7 @@ def test_tiny_cards_equal_naive_threshold_expectimax(name, options):
     # target in its range, from the empty card and from every card one turn later
     game, model, R, _, _ = _solved(name, options)
     naive = NaiveThreshold(game)
-    view = ts.TargetView(game, np.zeros(model.n_states), R, R)
+    view = scorecard_target.TargetView(game, np.zeros(model.n_states), R, R)
     empty = Card(entries=(None,) * game.num_boxes)
     k = view.key(empty)
     np.testing.assert_allclose(R.at(k.state, naive.ts - k.offset), naive.value(0, game.initial_tracker, None),
@@ -148,12 +148,12 @@ def test_tiny_cards_equal_naive_threshold_expectimax(name, options):
 @pytest.mark.parametrize("name, options", [v[1:3] for v in TINY], ids=[v[0] for v in TINY])
 def test_policy_vectors_equal_the_forward_distribution(name, options):
     # expected: the survival function of the scorecard solver's forward distribution of
-    # expected-score play (scorecard_solver.distribution_from_start, its own kernel), to
+    # expected-score play (scorecard.distribution.distribution_from_start, its own kernel), to
     # the cap's bound (every value left out or cut is below 1e-9)
     game, model, R, D, W = _solved(name, options)
     dist = distribution_from_start(model, W)
     survival = np.cumsum(dist.probs[::-1])[::-1]
-    s0, off0 = ts.start_state(model)
+    s0, off0 = scorecard_target.start_state(model)
     np.testing.assert_allclose(D.at(s0, dist.scores - off0), survival, rtol=0, atol=1e-9)
     assert D.at(s0, dist.scores[-1] + 1 - off0) == 0 and D.at(s0, dist.scores[0] - off0) == 1
 
@@ -169,7 +169,7 @@ def test_reach_is_a_nonincreasing_probability_above_the_policy(name, options):
         for s in range(model.n_states):
             run = vec.vals[vec.off[s]:vec.off[s + 1]]
             if lengths[s]:
-                assert run[0] < 1 and run[-1] >= ts.CAP and (np.diff(run) <= 0).all(), s
+                assert run[0] < 1 and run[-1] >= scorecard_target.CAP and (np.diff(run) <= 0).all(), s
     lo = min(int(R.lo.min()), int(D.lo.min())) - 2
     hi = int((R.lo + np.diff(R.off)).max()) + 2
     t = np.arange(lo, hi)
@@ -193,9 +193,9 @@ def test_reach_is_one_up_to_the_guaranteed_points_on_a_negative_card():
     # come are -6 at least (no 2 at all), so R(t) = 1 for t <= -6 and < 1 above; the most
     # is 2 * 2 + 50 = 54 (five 2s), so R(54) > 0 = R(55)
     game = get_game("slovak", {"boxes": ("twos",)})
-    model = ts.model_for(game)
-    R = ts.solve_vectors(model, ts.REACH, np.float64)
-    s0, off0 = ts.start_state(model)
+    model = scorecard_target.model_for(game)
+    R = scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float64)
+    s0, off0 = scorecard_target.start_state(model)
     p = R.at(s0, np.arange(-10, 60) - off0)
     t = np.arange(-10, 60)
     assert (p[t <= -6] == 1).all() and (p[t > -6] < 1).all()
@@ -207,9 +207,9 @@ def test_float32_arithmetic_stays_within_its_documented_error():
     # on every stored value of a card with face boxes, joker and bonus (the README and
     # docs/SOLVER.md state the measured difference of the full games)
     game = get_game("yahtzee", {"boxes": ("ones", "fives", "sixes", "full_house", "yahtzee", "chance")})
-    model = ts.model_for(game)
-    R64 = ts.solve_vectors(model, ts.REACH, np.float64)
-    R32 = ts.solve_vectors(model, ts.REACH, np.float32)
+    model = scorecard_target.model_for(game)
+    R64 = scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float64)
+    R32 = scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float32)
     lo = int(min(R64.lo.min(), R32.lo.min()))
     hi = int(max((R64.lo + np.diff(R64.off)).max(), (R32.lo + np.diff(R32.off)).max())) + 1
     t = np.arange(lo, hi + 1)
@@ -238,8 +238,8 @@ def test_table_loads_with_its_layout_and_passes_its_checks(small_tables):
     # non-increasing, the empty card's P(final >= T) recomputed through rank_target equals
     # the table, the stored policy distribution equals the forward one)
     game, table, _, _ = small_tables
-    assert table.meta.extra["states"] == ts.model_for(game).n_states
-    assert ts.SCORECARD_TARGET.check(game, table) == []
+    assert table.meta.extra["states"] == scorecard_target.model_for(game).n_states
+    assert scorecard_target.SCORECARD_TARGET.check(game, table) == []
 
 
 def test_checks_catch_damaged_vectors(small_tables):
@@ -247,7 +247,7 @@ def test_checks_catch_damaged_vectors(small_tables):
     # longer what the widget recomputes from the successors
     game, table, _, _ = small_tables
     damaged = Table(arrays={**table.arrays, "reach_vals": table["reach_vals"] ** 2}, meta=table.meta)
-    assert any("recomputed" in p for p in ts.SCORECARD_TARGET.check(game, damaged))
+    assert any("recomputed" in p for p in scorecard_target.SCORECARD_TARGET.check(game, damaged))
 
 
 def test_reach_dominates_the_stored_distribution_of_expected_score_play(small_tables):
@@ -256,7 +256,7 @@ def test_reach_dominates_the_stored_distribution_of_expected_score_play(small_ta
     game, table, ev_table, _ = small_tables
     dist = score_distribution(game, ev_table)
     survival = np.cumsum(dist.probs[::-1])[::-1]
-    view = ts.view_of(game, table)
+    view = scorecard_target.view_of(game, table)
     empty = Card(entries=(None,) * game.num_boxes)
     reach = np.array([view.reach_card(empty, int(T)) for T in dist.scores])
     assert (reach >= survival - 1e-6).all()          # float32 storage
@@ -264,13 +264,13 @@ def test_reach_dominates_the_stored_distribution_of_expected_score_play(small_ta
 
 
 def test_expected_score_column_is_the_expected_score_tables_value(small_tables):
-    # expected: scorecard_solver.rank's values (the expected-score table), action by action
+    # expected: scorecard.ranking.rank's values (the expected-score table), action by action
     from kocka.solver.solvers.scorecard.values import rank
     game, table, ev_table, _ = small_tables
     card = game.card_from_entries({"twos": -2})
     state = ScorecardState(cards=(card,), throw=2, dice=(2, 2, 3, 6, 6))
     want = {d.action: d.value for d in rank(game, ev_table, state)}
-    for d in ts.rank_target(game, table, state, 120):
+    for d in scorecard_target.rank_target(game, table, state, 120):
         assert d.detail["expected final score"] == pytest.approx(want[d.action], abs=1e-9)
 
 
@@ -279,7 +279,7 @@ def test_monte_carlo_target_policy_reaches_its_target_as_often_as_the_table_says
     # in which the target agent, played through the rules engine with true chance, reaches T
     game, table, _, cache = small_tables
     T = 80
-    p = ts.view_of(game, table).reach_card(Card(entries=(None,) * game.num_boxes), T)
+    p = scorecard_target.view_of(game, table).reach_card(Card(entries=(None,) * game.num_boxes), T)
     agent = TargetAgent(game, 0, AgentOptions(cache_dir=cache), target=T)
     rng = random.Random(2025)
     games = 1200
@@ -294,7 +294,7 @@ def test_win_curve_shares_ties_by_hand():
     # expected, by hand (RULES.md section 0: m tied players share the win, 1/m each):
     # opponent A totals 10 or 12 (1/2 each), B 11 surely. At x = 11: beat A with 1/2 (A =
     # 10) and tie B: 1/2 * 1/2 = 1/4; at x = 12: above B, tie A with 1/2: 1/2 + 1/2 * 1/2
-    curve = ts.win_curve([(10, np.array([0.5, 0.0, 0.5])), (11, np.array([1.0]))])
+    curve = scorecard_target.win_curve([(10, np.array([0.5, 0.0, 0.5])), (11, np.array([1.0]))])
     assert curve.first == 11
     assert curve(np.array([9, 10, 11, 12, 13])).tolist() == pytest.approx([0, 0, 0.25, 0.75, 1])
 
@@ -305,7 +305,7 @@ def test_exact_winner_against_finished_opponents_equals_naive_expected_utility(s
     # the mean over first throws of the exact turn's values equals the brute-force best
     # expected utility of a card with two boxes open (at most 30 + 22 + 20 = 72 points)
     game, table, _, _ = small_tables
-    view = ts.view_of(game, table)
+    view = scorecard_target.view_of(game, table)
     # net -2 < 0 gives house 0 under house_negative = zero (HU-7), so each total is its lower
     # entries: 15 + 10 + 15 = 40 and 20 + 14 + 26 = 60 (full 6 6 6 4 4)
     opponents = [Card(entries=(-2, 0, 15, 10, 15)), Card(entries=(-2, 0, 20, 14, 26))]
@@ -316,22 +316,22 @@ def test_exact_winner_against_finished_opponents_equals_naive_expected_utility(s
     utility = np.where(x > 60, 1.0, np.where(x == 60, 0.5, 0.0))
     naive = NaiveThreshold(game, lo, hi, utility=utility)
     want = float(naive.value(card.filled_mask, game.tracker_of(card), None, game.entries_total(card))[0])
-    curve = ts.opponents_curve(view, opponents)
-    assert ts.is_exact(card, opponents)
-    tv = ts.winner_turn(view, card, curve, exact=True)
+    curve = scorecard_target.opponents_curve(view, opponents)
+    assert scorecard_target.is_exact(card, opponents)
+    tv = scorecard_target.winner_turn(view, card, curve, exact=True)
     got = float(sum(p * v for (d, p), v in zip(FIVE, next(iter(tv.turns.values()))["V1"])))
     assert 0 < want < 1
     assert got == pytest.approx(want, abs=1e-9)
     # the full-information value of later turns can only be higher (it is a bound)
-    bound = ts.winner_turn(view, card, curve, exact=False, continuation="reach")
+    bound = scorecard_target.winner_turn(view, card, curve, exact=False, continuation="reach")
     assert float(sum(p * v for (d, p), v in zip(FIVE, next(iter(bound.turns.values()))["V1"]))) >= got - 1e-9
 
 
 def test_final_distributions_are_the_forward_ones(small_tables):
-    # expected: scorecard_solver.score_distribution (forward propagation of expected-score
+    # expected: scorecard.distribution.score_distribution (forward propagation of expected-score
     # play, its own kernel) of the same card, value by value (float32 storage)
     game, table, ev_table, _ = small_tables
-    view = ts.view_of(game, table)
+    view = scorecard_target.view_of(game, table)
     for card in (Card(entries=(None,) * 5), Card(entries=(-2, None, 20, None, None)), Card(entries=(None, 6, None, 0, 22))):
         first, probs = view.final_distribution(card)
         dist = score_distribution(game, ev_table, card)
@@ -361,7 +361,7 @@ def test_winner_agent_ranks_with_the_win_share_and_says_it(small_tables):
     game.check_state(state)
     agent = make_agent("winner", game, 0, AgentOptions(cache_dir=cache))
     ranked = agent.rank(state)
-    want = ts.rank_winner(game, table, state, [other])
+    want = scorecard_target.rank_winner(game, table, state, [other])
     assert [d.action for d in ranked] == [d.action for d in want]
     assert [d.value for d in ranked] == pytest.approx([d.value for d in want], abs=1e-12)
     assert agent.win_probability(state) == pytest.approx(ranked[0].value)
@@ -385,7 +385,7 @@ def test_arena_table_mode_shares_each_seats_dice_across_rotations(small_tables):
 # Hints
 # ----------------------------------------------------------------------------------------
 def _cli(cache, *args):
-    base = ["-r", "boxes=" + ",".join(SMALL[1]["boxes"]), "--cache-dir", str(cache), "--top", "0"]
+    base = ["-r", "boxes=" + ",".join(SMALL[1]["boxes"]), "--cache-dir", str(cache), "--top", "0", "--lang", "en"]
     return CliRunner().invoke(main, ["hint", "kockapoker", *args, *base])
 
 
@@ -395,9 +395,9 @@ def test_hint_target_prints_the_chance_of_every_keep(small_tables):
     game, table, _, cache = small_tables
     out = _cli(cache, "--dice", "1", "1", "3", "4", "6", "--roll", "1", "--target", "80")
     assert out.exit_code == 0, out.output
-    assert "P(final >= 80)" in out.output and "expected final score" in out.output
+    assert "chance of reaching 80" in out.output and "expected final score" in out.output
     state = ScorecardState(cards=(Card(entries=(None,) * 5),), throw=1, dice=(1, 1, 3, 4, 6))
-    want = ts.rank_target(game, table, state, 80)
+    want = scorecard_target.rank_target(game, table, state, 80)
     lines = [line for line in out.output.splitlines() if line[2:].startswith(("keep", "reroll", "write"))]
     assert len(lines) == len(want) == len(game.legal_actions(state))
     for line, d in zip(lines, want):
@@ -411,8 +411,8 @@ def test_hint_opponents_ranks_by_the_win_share(small_tables):
                "--opponents", "twos=0,chance=25")
     assert out.exit_code == 0, out.output
     state = ScorecardState(cards=(Card(entries=(None, -6, None, None, None)),), throw=2, dice=(2, 2, 2, 5, 6))
-    want = ts.rank_winner(game, table, state, [Card(entries=(0, None, 25, None, None))])
-    assert "P(win)" in out.output and f"{want[0].value:.4f}" in out.output
+    want = scorecard_target.rank_winner(game, table, state, [Card(entries=(0, None, 25, None, None))])
+    assert "chance of winning" in out.output and f"{want[0].value:.4f}" in out.output
     bad = _cli(cache, "--dice", "2", "2", "2", "5", "6", "--opponents", "twos=banana")
     assert bad.exit_code == 2 and "box=points" in bad.output
 
@@ -424,23 +424,23 @@ def test_threads_and_a_dask_cluster_give_the_serial_vectors(monkeypatch):
     # expected: the serial vectors bit for bit (the same arithmetic per state, whoever
     # runs the chunk): threads, and a distributed.LocalCluster of two worker processes
     distributed = pytest.importorskip("distributed")
-    monkeypatch.setattr(ts, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
-    monkeypatch.setattr(ts, "CHUNK_STATES", 16)
+    monkeypatch.setattr(scorecard_target, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
+    monkeypatch.setattr(scorecard_target, "CHUNK_STATES", 16)
     game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house")})
-    model = ts.model_for(game)
-    serial = ts.solve_vectors(model, ts.REACH, np.float32)
+    model = scorecard_target.model_for(game)
+    serial = scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float32)
 
     def same(other):
         assert np.array_equal(other.lo, serial.lo) and np.array_equal(other.off, serial.off)
         assert np.array_equal(other.vals, serial.vals)
 
-    same(ts.solve_vectors(model, ts.REACH, np.float32, options=BuildOptions(jobs=2, backend="threading", progress=False)))
+    same(scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float32, options=BuildOptions(jobs=2, backend="threading", progress=False)))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
         monkeypatch.setattr(parallel, "_clients", {})  # connect to this cluster, as kocka-solve --backend dask does
         parallel.prepare_backend("dask")
         try:
-            same(ts.solve_vectors(model, ts.REACH, np.float32, options=BuildOptions(jobs=2, backend="dask", progress=False)))
+            same(scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float32, options=BuildOptions(jobs=2, backend="dask", progress=False)))
         finally:
             parallel._clients["dask"].close()
 
@@ -459,7 +459,7 @@ def test_seat_rank_offers_the_winner_and_its_win_probability(small_tables):
     response = seat.handle({"id": 1, "method": "rank", "state": game.state_to_json(state), "agent": "winner"})
     check_response(response, "rank")
     result = response["result"]
-    want = ts.rank_winner(game, table, state)
+    want = scorecard_target.rank_winner(game, table, state)
     assert result["value_name"] == "P(win)"
     assert result["win_probability"] == pytest.approx(want[0].value, abs=1e-12)
     assert [a["value"] for a in result["actions"]] == pytest.approx([d.value for d in want], abs=1e-12)

@@ -110,25 +110,60 @@ def test_kocka_web_refuses_bad_options_in_one_line():
     assert outcome.exit_code == 2 and "--port must be 0..65535" in outcome.output
 
 
+def test_the_page_messages_are_served_per_language(site):
+    """GET /i18n/LANG.json: the page's catalogue (domain page) in one language, and the
+    languages for the switch, each in its own name."""
+    doc = httpx.get(site + "/i18n/pl.json").json()
+    assert doc["lang"] == "pl" and doc["messages"]["loss"] == "strata"  # issue 25's word for loss
+    assert doc["languages"] == {"en": "English", "hu": "magyar", "pl": "polski", "sk": "slovenčina"}
+    # a count in Polish has three forms (1 kość, 2-4 kości, 5+ kości), English two
+    assert len(doc["messages"]["roll {n} die"]) == 3 and len(httpx.get(site + "/i18n/en.json").json()["messages"]["roll {n} die"]) == 2
+    refused = httpx.get(site + "/i18n/xx.json")
+    assert refused.status_code == 404 and "en, hu, pl, sk" in refused.text and "\n" not in refused.text.strip()
+
+
 # ----------------------------------------------------------------------------------------
 # The seat methods the page uses
 # ----------------------------------------------------------------------------------------
-def test_hello_lists_the_boxes_in_both_languages(seat):
+def test_hello_lists_the_boxes_in_every_language(seat):
     games = {g["name"]: g for g in answer(seat, {"method": "hello"})["games"]}
     hu = games["kockapoker"]
     assert hu["language"] == "hu" and len(hu["boxes"]) == 15  # HU-1: fifteen boxes
     labels = {b["id"]: b["labels"] for b in hu["boxes"]}
-    assert labels["pair"] == {"hu": "pár", "en": "pair"} and labels["full_house"] == {"hu": "full", "en": "full house"}
+    # a Hungarian box keeps its name in Polish and Slovak (words.py); English has its own
+    assert labels["pair"] == {"hu": "pár", "pl": "pár", "sk": "pár", "en": "pair"}
+    assert labels["full_house"] == {"hu": "full", "pl": "full", "sk": "full", "en": "full house"}
     assert games["kocka"]["boxes"] == []
 
 
 def test_labels_in_another_language(seat):
     doc = position((3, 3, 3, 5, 5), 3)
-    assert [a["label"] for a in answer(seat, {"method": "legal", "state": doc})["actions"]] == ["write szemét"]
+    # the game's own language by default (kockapóker: Hungarian, its verb "írd be"), the
+    # game's verbs of each language (issue 25's words), English box names only in English
+    assert [a["label"] for a in answer(seat, {"method": "legal", "state": doc})["actions"]] == ["írd be: szemét"]
+    assert [a["label"] for a in answer(seat, {"method": "legal", "state": doc, "lang": "pl"})["actions"]] == ["zapisz szemét"]
     assert [a["label"] for a in answer(seat, {"method": "legal", "state": doc, "lang": "en"})["actions"]] == ["write chance"]
     assert answer(seat, {"method": "rank", "state": doc, "lang": "en"})["actions"][0]["label"] == "write chance"
+    assert answer(seat, {"method": "rank", "state": doc, "lang": "sk"})["actions"][0]["label"] == "zapíš szemét"
     bad = seat.handle({"method": "rank", "state": doc, "lang": "de"})
-    assert bad["error"]["code"] == "invalid_request" and "'lang' must be one of" in bad["error"]["message"]
+    assert bad["error"]["code"] == "invalid_request" and '"en", "hu", "pl", "sk"' in bad["error"]["message"]
+
+
+def test_each_http_request_is_answered_in_its_own_language(site):
+    """Over HTTP the seat answers in worker threads (workers.py): the language is set in the
+    thread that answers, per request, so one request's language never sticks to the next."""
+    doc = position((3, 3, 3, 5, 5), 3)
+    labels = {}
+    for lang in ("pl", "sk", None, "en", "hu"):
+        request = {"id": 1, "method": "legal", "state": doc, **({"lang": lang} if lang else {})}
+        labels[lang] = [a["label"] for a in httpx.post(site + "/", json=request).json()["result"]["actions"]]
+    # the words of issue 25: zapisz / zapíš / írd be (write); English box names in English only
+    assert labels == {"pl": ["zapisz szemét"], "sk": ["zapíš szemét"], None: ["írd be: szemét"], "en": ["write chance"],
+                      "hu": ["írd be: szemét"]}
+    # an error message in the request's language too (the seat's own sentence, seat.po)
+    error = httpx.post(site + "/", json={"id": 2, "method": "score", "game": "kocka", "dice": [1, 2, 3, 4, 5],
+                                         "lang": "pl"}).json()["error"]
+    assert error["code"] == "not_supported" and error["message"].startswith("score działa dla gier z rubrykami")
 
 
 def test_distribution_after_the_last_throw_is_certain(seat):
@@ -167,10 +202,10 @@ def test_distribution_of_another_seat_and_of_other_games(seat):
 
 def test_advice_words_the_best_moves(seat):
     doc = position((1, 2, 3, 5, 6), 2)
-    lines = [a["text"] for a in answer(seat, {"method": "advice", "state": doc, "top": 2})["advice"]]
+    lines = [a["text"] for a in answer(seat, {"method": "advice", "state": doc, "top": 2, "lang": "en"})["advice"]]
     # the best keeps 5 6 (84.5, above); the next keeps 3 5 6: 63 + 14 + 2 x 3.5 = 84, half a point less
-    assert lines == ["keep 5 6: going for szemét (100%); the best play",
-                     "keep 3 5 6: going for szemét (100%); you give up 0.50 points on average"]
+    assert lines == ["keep 5 6: going for chance (100%); the best play",
+                     "keep 3 5 6: going for chance (100%); you give up 0.50 points on average"]
     final = answer(seat, {"method": "advice", "state": position((3, 3, 3, 5, 5), 3), "lang": "en"})["advice"]
     assert [a["text"] for a in final] == ["write chance: 19 points now; the best play"]
     assert seat.handle({"method": "advice", "state": doc, "top": 0})["error"]["code"] == "invalid_request"
@@ -199,7 +234,7 @@ def test_the_page_offers_play_to_win(site):
     script = httpx.get(site + "/static/app.js").text
     # offered where hello lists the winner agent for the game and there are other players
     assert 'agents.includes("winner")' in script and "doc.players >= 2" in script
-    assert 'agent: "winner"' in script and "No ranking to win: ${err.message}" in script
+    assert 'agent: "winner"' in script and 't("No ranking to win: {reason}"' in script
 
 
 @pytest.fixture(scope="module")
@@ -225,24 +260,25 @@ def test_play_to_win_ranks_by_the_chance_of_finishing_first(win_cache):
     game, state = _anna_has_90()
     doc = game.state_to_json(state)
     with serving(seat=Seat(SeatOptions(cache_dir=win_cache))) as base:
-        ranked = httpx.post(base + "/", json={"id": 1, "method": "rank", "state": doc, "agent": "winner"}).json()["result"]
-        advice = httpx.post(base + "/", json={"id": 2, "method": "advice", "state": doc, "agent": "winner", "top": 2}).json()
+        ranked = httpx.post(base + "/", json={"id": 1, "method": "rank", "state": doc, "agent": "winner", "lang": "en"}).json()["result"]
+        advice = httpx.post(base + "/", json={"id": 2, "method": "advice", "state": doc, "agent": "winner", "top": 2,
+                                              "lang": "en"}).json()
     # by hand: writing 28 now, 91 > 90, wins surely; keeping 6 6 6 6 leaves one die with two
     # throws: 4+ wins, 3 ties, and with one throw left throwing again (1/2 + 1/12 = 7/12)
     # beats the tie's 1/2: 1/2 + 1/2 x 7/12 = 19/24. For points keep 6 6 6 6 is better:
     # 63 + 24 + 4.25 = 91.25 against 91 (a die thrown twice averages 4.25)
     assert ranked["agent"] == "winner" and ranked["value_name"] == "P(win)"
     top = {a["label"]: a for a in ranked["actions"][:2]}
-    assert ranked["actions"][0]["label"] == "write szemét" and ranked["win_probability"] == pytest.approx(1.0)
-    assert top["write szemét"]["value"] == pytest.approx(1.0) and top["keep 6 6 6 6"]["value"] == pytest.approx(19 / 24)
-    assert top["write szemét"]["detail"]["expected final score"] == pytest.approx(91)
+    assert ranked["actions"][0]["label"] == "write chance" and ranked["win_probability"] == pytest.approx(1.0)
+    assert top["write chance"]["value"] == pytest.approx(1.0) and top["keep 6 6 6 6"]["value"] == pytest.approx(19 / 24)
+    assert top["write chance"]["detail"]["expected final score"] == pytest.approx(91)
     assert top["keep 6 6 6 6"]["detail"]["expected final score"] == pytest.approx(91.25)
     # and the agent itself, built here, agrees on every move
     agent = WinnerAgent(game, 0, AgentOptions(cache_dir=win_cache))
     assert [a["value"] for a in ranked["actions"]] == pytest.approx([d.value for d in agent.rank(state)], abs=1e-12)
     assert [a["text"] for a in advice["result"]["advice"]] == [
-        "write szemét: 28 points now; P(win) 100.0%; the best play",
-        "keep 6 6 6 6: going for szemét (100%); P(win) 79.2%; you give up 20.8 percentage points of winning chance"]
+        "write chance: 28 points now; chance of winning 100.0%; the best play",
+        "keep 6 6 6 6: going for chance (100%); chance of winning 79.2%; you give up 20.8 percentage points of winning chance"]
 
 
 def test_play_to_win_unavailable_gets_the_seats_message(win_cache, tmp_path):

@@ -11,37 +11,43 @@ game's languages); the words come from the game (``describe_action``, ``box_labe
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from kocka.agents.advice.hint import HintParams, HintReport, hint_option
+from kocka.agents.advice.hint import (
+    HintParams, HintReport, hint_option, is_probability, or_list, points_instead_line, value_words,
+)
+from kocka.agents.bots.fallback import points_instead
+from kocka.solver.base.i18n import N_, _, ngettext, number, percent, use_language
 from kocka.solver.base.jsonio import loads as load_json
 from kocka.solver.solvers.polish import race as polish_race
-from kocka.solver.solvers.polish import values as polish_solver
-from kocka.solver.solvers.scorecard import values as scorecard_solver
-from kocka.solver.solvers.scorecard import target as target_solver
+from kocka.solver.solvers.polish import values as polish_values
+from kocka.solver.solvers.scorecard import values as scorecard_values
+from kocka.solver.solvers.scorecard import target as scorecard_target
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.dice import validate_dice
-from kocka.solver.base.errors import DiceError, InvalidStateError, KockaError
+from kocka.solver.base.errors import DiceError, InvalidStateError, KockaError, TableError
 from kocka.solver.store.table_store import get_table
 from kocka.solver.rules.polish import PolishBasicGame, PolishBasicState, PolishGame, PolishState
 from kocka.solver.rules.scorecard import MAX_THROWS, ScorecardGame, ScorecardState
 
-DICE_NEEDED = "give the five dice showing with --dice, e.g. --dice 1 1 3 4 6"
+DICE_NEEDED = N_("give the five dice showing with --dice, e.g. --dice 1 1 3 4 6")
 
 
 # ----------------------------------------------------------------------------------------
 # What a person types: the options of `kocka hint GAME`
 # ----------------------------------------------------------------------------------------
-def card_option(text: str | None) -> Any:
+def card_option(text: str | None, option: str = "--card") -> Any:
     """``--card`` as the engines' ``card_from_entries`` reads it: JSON (an object), or
     ``box=points`` pairs separated by commas (``pair=12,full=19``, ``"kis sor=15"``,
-    ``ones=-3``); the box names are checked by the engine. None for no card."""
+    ``ones=-3``); the box names are checked by the engine. None for no card. ``option`` is
+    the option named in an error (``--opponent`` reads a card too)."""
     if text is None or not text.strip():
         return None
-    if text.lstrip()[:1] in ("{", "[", '"') or "=" not in text:  # JSON (the engine refuses what is not an object)
-        return load_json(text, "--card")
+    if text.lstrip()[:1] in ("{", "[", '"'):  # JSON (the engine refuses what is not an object)
+        return load_json(text, option)
     entries: dict[str, int] = {}
     for part in text.split(","):
         if not part.strip():
@@ -49,9 +55,10 @@ def card_option(text: str | None) -> Any:
         name, sep, value = part.rpartition("=")
         name = name.strip()
         if not sep or not name or not re.fullmatch(r"[+-]?\d{1,6}", value.strip()):
-            raise KockaError(f"--card takes box=points pairs such as pair=12,full=19 (or a JSON object), got {part.strip()!r}")
+            raise KockaError(_("{option} takes box=points pairs such as pair=12,full=19 (or a JSON object), got {text}",
+                               option=option, text=part.strip()))
         if name in entries:
-            raise KockaError(f"--card names {name!r} twice")
+            raise KockaError(_("{option} names {box} twice", option=option, box=name))
         entries[name] = int(value)
     return entries
 
@@ -60,9 +67,9 @@ def opponent_card_option(text: str) -> Any:
     """``--opponent`` of the Polish basic game: the other player's card, read as
     :func:`card_option` reads ``--card`` (nothing: an empty card); a number is refused."""
     if re.fullmatch(r"\s*[+-]?\d+\s*", text):
-        raise InvalidStateError("polish-basic: --opponent takes the other player's card as JSON, "
-                                "e.g. --opponent '{\"pair\": 8}', not a number")
-    card = card_option(text)
+        raise InvalidStateError(_("polish-basic: --opponent takes the card of the other player, e.g. --opponent "
+                                  "pair=8, not a number"))
+    card = card_option(text, "--opponent")
     return {} if card is None else card
 
 
@@ -90,8 +97,8 @@ def opponent_documents(value: Any) -> list[Any]:
             except ValueError:
                 sep = ""
             if not sep or not name.strip():
-                raise InvalidStateError(f"--opponents takes cards of box=points pairs separated by ';' (or a JSON list), "
-                                        f"got {pair.strip()!r}")
+                raise InvalidStateError(_("--opponents takes cards of box=points pairs separated by semicolons (or a "
+                                          "JSON list), got {text}", text=pair.strip()))
         cards.append(entries)
     return cards
 
@@ -161,7 +168,7 @@ def _polish_throw(params: CardHintParams) -> tuple[int, tuple[int, ...] | None]:
     if roll <= 0:
         return roll, None
     if params.dice is None:
-        raise DiceError(DICE_NEEDED)
+        raise DiceError(_(DICE_NEEDED))
     return roll, validate_dice(params.dice, 5)
 
 
@@ -182,25 +189,30 @@ def scorecard_hint(game: ScorecardGame, params: ScorecardHintParams) -> HintRepo
         state = game.state_from_json(params.state)
     else:
         if params.dice is None:
-            raise DiceError(DICE_NEEDED)
+            raise DiceError(_(DICE_NEEDED))
         dice = validate_dice(params.dice, 5)
         roll = 1 if params.roll is None else params.roll
         if isinstance(roll, bool) or roll not in range(1, MAX_THROWS + 1):
-            raise InvalidStateError(f"--roll must be 1, 2 or 3 (throws made this turn), got {roll!r}")
+            raise InvalidStateError(_("--roll must be 1, 2 or 3 (throws made this turn), got {roll}", roll=roll))
         card = game.card_from_entries(_card_document(params.card))
         state = ScorecardState(cards=(card,) * game.num_players, throw=roll, dice=dice)
         game.check_state(state)
         if card.is_full:
-            raise InvalidStateError(f"{game.NAME}: the card is full; there is nothing to decide")
+            raise InvalidStateError(_("{game}: the card is full; there is nothing to decide", game=game.NAME))
     if params.target is not None or params.opponents is not None:
         return play_to_win_hint(game, params, state)
+    return points_hint(game, params, state)
+
+
+def points_hint(game: ScorecardGame, params: ScorecardHintParams, state: ScorecardState) -> HintReport:
+    """Every action of ``state`` ranked by its expected final score (the expected-score table)."""
     table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
-    decisions = scorecard_solver.rank(game, table, state)
-    notes = [f"values: {scorecard_solver.VALUE_NAME} of this card under optimal solitaire play "
-             f"(optimum from an empty card: {table.meta.extra['expected_score']:.4f})"]
-    notes += _plain_notes(game, state, decisions, scorecard_solver.VALUE_NAME, lambda s: scorecard_solver.rank(game, table, s),
-                          targets=lambda s, a: scorecard_solver.turn_shares(game, table, s, a))
-    return HintReport(position=describe_scorecard(game, state), value_name=scorecard_solver.VALUE_NAME,
+    decisions = scorecard_values.rank(game, table, state)
+    notes = [_("values: {value} of this card under optimal solitaire play (the best from an empty card: {optimum})",
+               value=value_words(scorecard_values.VALUE_NAME), optimum=number(table.meta.extra["expected_score"], 4))]
+    notes += _plain_notes(game, state, decisions, scorecard_values.VALUE_NAME, lambda s: scorecard_values.rank(game, table, s),
+                          targets=lambda s, a: scorecard_values.turn_shares(game, table, s, a))
+    return HintReport(position=describe_scorecard(game, state), value_name=scorecard_values.VALUE_NAME,
                       decisions=decisions, notes=notes)
 
 
@@ -209,28 +221,39 @@ def play_to_win_hint(game: ScorecardGame, params: ScorecardHintParams, state: Sc
     (:func:`~kocka.solver.solvers.scorecard.target.rank_target`); ``--opponents CARDS``: every action
     with the win chance against those cards, each at the start of a turn, whose owners
     play for expected points (:func:`~kocka.solver.solvers.scorecard.target.rank_winner`). Both show
-    the expected final score beside it (from the target table, ``--kind target``)."""
+    the expected final score beside it (from the target table, ``--kind target``). Without
+    the target table: the ranking by points (:func:`points_hint`), with the line that says
+    what playing to win needs (:func:`~kocka.agents.advice.hint.points_instead_line`)."""
     if params.target is not None and params.opponents is not None:
-        raise InvalidStateError("give --target or --opponents, not both")
-    table = get_table(game, "target", cache_dir=params.cache_dir, build_missing=params.build_missing)
-    expected = "expected final score"
+        raise InvalidStateError(_("give --target or --opponents, not both"))
+    if params.target is not None and (isinstance(params.target, bool) or not isinstance(params.target, int)):
+        raise InvalidStateError(_("--target must be a whole number of points, got {target}", target=params.target))
+    try:
+        table = get_table(game, "target", cache_dir=params.cache_dir, build_missing=params.build_missing)
+    except TableError:  # not built (or not usable): rank by points, and say what playing to win needs
+        report = points_hint(game, params, state)
+        line = points_instead_line(points_instead(game, params.cache_dir))
+        return dataclasses.replace(report, notes=(line, *report.notes))
+    expected = "expected final score"  # the detail shown as a column (value_words names it)
     if params.target is not None:
         target = params.target
         if isinstance(target, bool) or not isinstance(target, int):
-            raise InvalidStateError(f"--target must be a whole number of points, got {target!r}")
-        decisions = target_solver.rank_target(game, table, state, target)
+            raise InvalidStateError(_("--target must be a whole number of points, got {target}", target=target))
+        decisions = scorecard_target.rank_target(game, table, state, target)
         value_name = f"P(final >= {target})"
-        notes = [f"values: the chance that the final total reaches {target}, playing for that from here on; "
-                 f"{expected}: playing for points instead"]
+        notes = [_("values: the chance that the final total reaches {target}, playing for that from here on; "
+                   "{expected}: playing for points instead", target=target, expected=value_words(expected))]
     else:
         opponents = [_opponent_card(game, doc, i) for i, doc in enumerate(opponent_documents(params.opponents))]
-        decisions = target_solver.rank_winner(game, table, state, opponents)
+        decisions = scorecard_target.rank_winner(game, table, state, opponents)
         value_name = "P(win)"
         finished = all(c.is_full for c in opponents)
-        notes = [f"values: the chance of finishing first (ties shared) against {len(opponents)} opponent(s) "
-                 "who play for points, from their cards at the start of a turn; "
-                 + ("exact: every opponent has finished" if finished else
-                    "this turn exact, the later turns valued as played for points (a play you can follow)")]
+        how = (_("exact: every opponent has finished") if finished else
+               _("this turn exact, the later turns valued as played for points (a play you can follow)"))
+        notes = [ngettext("values: the chance of finishing first (ties shared) against {n} opponent who plays for "
+                          "points, from his card at the start of a turn; {how}",
+                          "values: the chance of finishing first (ties shared) against {n} opponents who play for "
+                          "points, from their cards at the start of a turn; {how}", len(opponents), how=how)]
     return HintReport(position=describe_scorecard(game, state), value_name=value_name, decisions=decisions,
                       notes=notes, columns=(expected,))
 
@@ -244,7 +267,7 @@ def _opponent_card(game: ScorecardGame, doc: Any, i: int) -> Any:
     try:
         solo.check_state(ScorecardState(cards=(card,)))
     except InvalidStateError as exc:
-        raise InvalidStateError(f"--opponents: card {i + 1}: {exc}") from None
+        raise InvalidStateError(_("--opponents: card {number}: {reason}", number=i + 1, reason=exc)) from None
     return card
 
 
@@ -253,10 +276,14 @@ def describe_scorecard(game: ScorecardGame, state: ScorecardState) -> str:
     card = state.cards[state.player]
     filled = [f"{game.box_label(b)} {e}" for b, e in zip(game.boxes, card.entries) if e is not None]
     dice = " ".join(map(str, state.dice)) if state.dice else "-"
-    declared = f", declared {game.box_label(state.declared)}" if state.declared else ""
-    card_text = ", ".join(filled) if filled else "empty"
-    return (f"{game.NAME}: throw {state.throw} of {MAX_THROWS}, dice {dice}{declared}; card ({len(filled)} of "
-            f"{game.num_boxes} filled, {game.entries_total(card)} points so far): {card_text}")
+    card_text = ", ".join(filled) if filled else _("empty")
+    words = dict(game=game.NAME, throw=game.turn_progress(state).throw_text(), dice=dice, filled=len(filled),
+                 boxes=game.num_boxes, points=game.entries_total(card), card=card_text)
+    if state.declared:
+        return _("{game}: {throw}, dice {dice}, declared {box}; card ({filled} of {boxes} filled, "
+                 "{points} points so far): {card}", box=game.box_label(state.declared), **words)
+    return _("{game}: {throw}, dice {dice}; card ({filled} of {boxes} filled, {points} points so "
+             "far): {card}", **words)
 
 
 # ----------------------------------------------------------------------------------------
@@ -289,21 +316,38 @@ def polish_hint(game: PolishGame | PolishBasicGame, params: PolishHintParams | P
                                 declared=declared)
         game.check_state(state)
     table = get_table(game, cache_dir=params.cache_dir, build_missing=params.build_missing)
-    decisions = polish_solver.rank(game, table, state)
-    notes = [f"values: {polish_solver.VALUE_NAME} under optimal solitaire play (optimum from the start: "
-             f"{table.meta.extra['expected_score']:.4f})"]
-    notes += _plain_notes(game, state, decisions, polish_solver.VALUE_NAME, lambda s: polish_solver.rank(game, table, s))
+    decisions = polish_values.rank(game, table, state)
+    notes = [_("values: {value} under optimal solitaire play (the best from the start: {optimum})",
+               value=value_words(polish_values.VALUE_NAME), optimum=number(table.meta.extra["expected_score"], 4))]
+    notes += _plain_notes(game, state, decisions, polish_values.VALUE_NAME, lambda s: polish_values.rank(game, table, s))
     if isinstance(game, PolishBasicGame) and decisions:
-        notes.append(f"solitaire reading: {table.meta.extra['reading']}; here {decisions[0].detail['turns_left']} turns "
-                     "are left (one per combination still open plus the spare turns); for the two-player race "
-                     "give the other card with --opponent")
+        notes.append(solitaire_reading(game.rules))
+        notes.append(ngettext("here {n} turn is left (one per combination still open plus the spare turns); for "
+                              "the two-player race give the other card with --opponent",
+                              "here {n} turns are left (one per combination still open plus the spare turns); for "
+                              "the two-player race give the other card with --opponent",
+                              decisions[0].detail["turns_left"]))
     if isinstance(game, PolishGame):
-        notes.append("a keep after the third throw spends a fence; writing after t throws leaves F + 3 - t fences (PL-12)")
+        notes.append(_("a keep after the third throw spends a fence; each of the three throws you leave unused gains one"))
         if params.state is None and state.stage > 1:
-            notes.append(f"stage {state.stage}: earlier stages are entered as cards of zeros, so every value "
-                         "counts the points from this stage on (pass --state for a whole game)")
-    return HintReport(position=game.describe_state(state), value_name=polish_solver.VALUE_NAME,
+            notes.append(_("stage {stage}: earlier stages are entered as cards of zeros, so every value counts the "
+                           "points from this stage on (pass --state for a whole game)", stage=state.stage))
+    return HintReport(position=game.describe_state(state), value_name=polish_values.VALUE_NAME,
                       decisions=decisions, notes=notes)
+
+
+def solitaire_reading(rules: Any) -> str:
+    """How the Polish basic game's solitaire table reads the game (its ``solo_turns`` and
+    ``solo_zero_entries``, with ``basic_record``), in the player's words."""
+    if rules.solo_zero_entries == "yes":
+        record = (_("every turn fills a combination, 0 if the dice do not show it") if rules.basic_record == "optional"
+                  else _("every turn fills a combination, a 0 only when the dice show no new combination"))
+    elif rules.basic_record == "optional":
+        record = _("a turn may end without a record, no zero entries")
+    else:
+        record = _("a shown new combination must be recorded, no zero entries")
+    return ngettext("solitaire reading: {n} turn available; {record}", "solitaire reading: {n} turns available; {record}",
+                    rules.solo_turns, record=record)
 
 
 def _race_wanted(params: PolishBasicHintParams) -> bool:
@@ -327,10 +371,10 @@ def polish_basic_race_hint(game: PolishBasicGame, params: PolishBasicHintParams)
         mine = two.card_from_entries(_card_document(params.card))
         theirs = two.card_from_entries(_card_document(params.opponent, "--opponent"))
         if None not in theirs and game.rules.basic_end == "immediate":
-            raise InvalidStateError("polish-basic: the other card is complete, so the game is over "
-                                    "(pl.basic_end = immediate, PL-7)")
+            raise InvalidStateError(_("polish-basic: the other card is complete, so the game is over (under these "
+                                      "rules the game ends at once)"))
         if None not in mine:
-            raise InvalidStateError("polish-basic: your card is complete; there is nothing to decide")
+            raise InvalidStateError(_("polish-basic: your card is complete; there is nothing to decide"))
         seat = 1 if None not in theirs else 0
         records = (theirs, mine) if seat == 1 else (mine, theirs)
         state = PolishBasicState(player=seat, records=records, throws=roll, dice=dice)
@@ -340,15 +384,22 @@ def polish_basic_race_hint(game: PolishBasicGame, params: PolishBasicHintParams)
     totals = two.totals(state)
     me = state.player
     last = me == 1 and None not in state.records[0]
-    dice = " ".join(map(str, state.dice)) if state.dice else "none yet"
-    position = (f"polish-basic race: you are seat {me + 1} of 2, throw {state.throws} of 3, dice {dice}; "
-                f"your total {totals[me]}, the other's {totals[1 - me]}" + ("; your last turn" if last else ""))
-    notes = [f"values: {polish_race.VALUE_NAME}, your chance of winning the two-player race with both playing to win "
-             "(a tie counts one half; PL-7: the game ends when a player has recorded all his combinations)"]
+    dice = " ".join(map(str, state.dice)) if state.dice else _("none yet")
+    words = dict(seat=me + 1, throw=two.turn_progress(state).throw_text(), dice=dice, mine=totals[me],
+                 theirs=totals[1 - me])
+    if last:
+        position = _("polish-basic race: you are player {seat} of 2, {throw}, dice {dice}; your total "
+                     "{mine}, the other player {theirs}; your last turn", **words)
+    else:
+        position = _("polish-basic race: you are player {seat} of 2, {throw}, dice {dice}; your total "
+                     "{mine}, the other player {theirs}", **words)
+    notes = [_("values: your chance of winning the two-player race with both playing to win (a tie counts one "
+               "half; the game ends when a player has recorded all his combinations)")]
     notes += _plain_notes(two, state, decisions, polish_race.VALUE_NAME, lambda s: polish_race.rank(two, table, s))
     if last:
-        notes.append("this is your last turn: the other has completed his card, and the round ends with you (PL-7)")
-    notes.append(f"P(the first player wins) from the start: {table.meta.extra['p_first_player_wins']:.4f}")
+        notes.append(_("this is your last turn: the other has completed his card, and the round ends with you"))
+    notes.append(_("the chance that the first player wins, from the start: {chance}",
+                   chance=percent(table.meta.extra["p_first_player_wins"], 1)))
     return HintReport(position=position, value_name=polish_race.VALUE_NAME, decisions=decisions, notes=notes)
 
 
@@ -412,10 +463,10 @@ def _best_targets(game: Any, state: Any, player: int, rank: Callable[[Any], Sequ
 def loss_words(loss: float, value_name: str) -> str:
     """What giving up ``loss`` of a value called ``value_name`` means, in words."""
     if loss <= 1e-9:
-        return "the best play"
-    if value_name.startswith("P("):
-        return f"you give up {100 * loss:.1f} percentage points of winning chance"
-    return f"you give up {loss:.2f} points on average"
+        return _("the best play")
+    if is_probability(value_name):
+        return _("you give up {points} percentage points of winning chance", points=number(100 * loss, 1))
+    return _("you give up {points} points on average", points=number(loss, 2))
 
 
 def plain_words(game: Any, state: Any, decision: Decision, best_value: float, value_name: str,
@@ -431,6 +482,13 @@ def plain_words(game: Any, state: Any, decision: Decision, best_value: float, va
     the solver labels it with more, its label: Kocka's "set aside 5 (+50, 5 dice left),
     then roll on").
     """
+    with use_language(lang):  # the sentence in the language of its box names and verbs
+        return _plain_words(game, state, decision, best_value, value_name, rank, memo, lang, targets)
+
+
+def _plain_words(game: Any, state: Any, decision: Decision, best_value: float, value_name: str,
+                 rank: Callable[[Any], Sequence[Decision]] | None, memo: dict | None, lang: str | None,
+                 targets: Callable[[Any, Any], dict[str, float]] | None) -> str:
     action = decision.action
     plain = game.describe_action(action, state)
     head = game.describe_action(action, state, lang) if decision.label in (None, "", plain) else decision.label
@@ -444,25 +502,25 @@ def plain_words(game: Any, state: Any, decision: Decision, best_value: float, va
             first = getattr(state, "throw", getattr(state, "throws", 0)) == 1
             points = game.box_points(box, state.dice, first)
         if points is not None:
-            parts.append(f"{points} points now")
+            parts.append(ngettext("{n} point now", "{n} points now", points))
     elif (rank is not None or targets is not None) and game.card_boxes() and type(action).__name__ in ("Keep", "Declare"):
         # ``targets(state, action)``: the same shares from a solver in one call (scorecard games)
         found = targets(state, action) if targets is not None else turn_targets(game, state, action, rank, memo)
         shares = sorted(found.items(), key=lambda kv: -kv[1])
         named = [(b, p) for b, p in shares if p >= PLAIN_SHARE][:PLAIN_BOXES] or shares[:1]
         if named:
-            texts = [f"{game.box_label(b, lang)} ({100 * p:.0f}%)" for b, p in named]
-            parts.append("going for " + (texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]))
-    if value_name.startswith("P("):
-        parts.append(f"{value_name} {100 * decision.value:.1f}%")
+            texts = [f"{game.box_label(b, lang)} ({percent(p)})" for b, p in named]
+            parts.append(_("going for {boxes}", boxes=or_list(texts)))
+    if is_probability(value_name):
+        parts.append(_("{value} {chance}", value=value_words(value_name), chance=percent(decision.value, 1)))
     parts.append(loss_words(best_value - decision.value, value_name))
-    return f"{head}: {parts[0]}" + "".join(f"; {p}" for p in parts[1:])
+    return _("{move}: {reasons}", move=head, reasons="; ".join(parts))
 
 
 def _plain_notes(game: Any, state: Any, decisions: Sequence[Decision], value_name: str,
                  rank: Callable[[Any], Sequence[Decision]], targets: Callable[[Any, Any], dict] | None = None) -> list[str]:
     """The hint's note on the best action in plain words (:func:`plain_words`)."""
-    return [f"in plain words: {line}" for line in advice_lines(game, state, decisions, value_name, rank, top=1, targets=targets)]
+    return [_("in plain words: {advice}", advice=line) for line in advice_lines(game, state, decisions, value_name, rank, top=1, targets=targets)]
 
 
 def advice_lines(game: Any, state: Any, decisions: Sequence[Decision], value_name: str,

@@ -10,12 +10,16 @@ declares, dispatches and renders; the values come from the solvers' tables.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping, Sequence
 
+from kocka.agents.bots.fallback import StandIn
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.decision import Decision
+from kocka.solver.base.i18n import N_, _, ngettext, number
 from kocka.solver.rules import Game, GameSpec, game_specs, resolve
+from kocka.solver.rules.words import game_title
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,8 @@ def hint(game: Game, params: HintParams) -> HintReport:
     :class:`HintParams` (a state document), which becomes that class."""
     spec = game.spec()
     if spec.hint is None:
-        raise RulesError(f"no hints for {spec.title} yet; hints exist for {', '.join(games_with_hints())}")
+        raise RulesError(_("no hints for {game} yet; hints exist for {games}", game=game_title(spec.name),
+                           games=", ".join(games_with_hints())))
     wanted = parameters_class(spec)
     if type(params) is HintParams:
         params = wanted(**{f.name: getattr(params, f.name) for f in fields(HintParams)})
@@ -127,27 +132,75 @@ def hint(game: Game, params: HintParams) -> HintReport:
     return fn(game, params)
 
 
+VALUE_WORDS = {
+    "expected final score": N_("expected final score"), "expected final total": N_("expected final total"),
+    "expected total": N_("expected total"), "expected points this turn": N_("expected points this turn"),
+    "ev": N_("expected points this turn"), "reach_target": N_("chance to bank what is still needed"),
+    "P(win)": N_("chance of winning"), "P(win the match) vs equilibrium": N_("chance of winning the match"),
+    "expected chips this round vs equilibrium": N_("expected chips this round"),
+    "expected chips vs equilibrium": N_("expected chips"), "expected chips": N_("expected chips"),
+    "points over par": N_("points over par"), "rule choice (1 = chosen)": N_("rule choice (1 = chosen)"),
+    "P(chosen)": N_("chance of being chosen"),
+}
+"""What a value (a judge's ``value_name``, or a detail shown as a column) is called, in words."""
+_TARGET = re.compile(r"P\(final >= (\d+)\)")
+
+
+def value_words(value_name: str) -> str:
+    """``value_name`` (``"P(win)"``, ``"expected final score"``, ``"P(final >= 250)"``) as a
+    player reads it in the language in force; a name not known here is shown as it is."""
+    target = _TARGET.fullmatch(value_name)
+    if target:
+        return _("chance of reaching {target}", target=target.group(1))
+    return _(VALUE_WORDS[value_name]) if value_name in VALUE_WORDS else value_name
+
+
+def is_probability(value_name: str) -> bool:
+    """Whether values called ``value_name`` are chances (shown as percentages in words)."""
+    return value_name.startswith("P(") or value_name == "reach_target"
+
+
 def render(report: HintReport, top: int | None = None, as_json: bool = False) -> str:
+    """The hint as a table, in the language in force: the position, every action with its
+    value and its loss against the best, then the notes (``as_json``: the report's JSON)."""
     if as_json:
         return json.dumps(report.to_json())
     lines = [report.position, ""]
     decisions = list(report.decisions)[: top or None]
     if not decisions:
-        return "\n".join(lines + ["no legal action"])
+        return "\n".join(lines + [_("no legal action")])
     best = decisions[0].value
-    width = max(len(d.label) for d in decisions)
-    extra = "".join(f"  {c:>22}" for c in report.columns)
-    lines.append(f"  {'action':<{width}}  {report.value_name:>22}  {'loss vs best':>12}{extra}")
+    heads = [_("action"), value_words(report.value_name), _("loss vs best"), *(value_words(c) for c in report.columns)]
+    width = max(len(heads[0]), *(len(d.label) for d in decisions))
+    cells = [max(22, len(h)) for h in heads[1:]]
+    cells[1] = max(12, len(heads[2]))
+    extra = "".join(f"  {h:>{w}}" for h, w in zip(heads[3:], cells[2:]))
+    lines.append(f"  {heads[0]:<{width}}  {heads[1]:>{cells[0]}}  {heads[2]:>{cells[1]}}{extra}")
     for i, d in enumerate(decisions):
         mark = "*" if i == 0 else " "
-        cells = "".join(f"  {_cell(d.detail.get(c) if d.detail else None):>22}" for c in report.columns)
-        lines.append(f"{mark} {d.label:<{width}}  {d.value:>22.4f}  {best - d.value:>12.4f}{cells}")
+        more = "".join(f"  {_cell(d.detail.get(c) if d.detail else None):>{w}}" for c, w in zip(report.columns, cells[2:]))
+        lines.append(f"{mark} {d.label:<{width}}  {number(d.value, 4):>{cells[0]}}  {number(best - d.value, 4):>{cells[1]}}{more}")
     hidden = len(report.decisions) - len(decisions)
     if hidden > 0:
-        lines.append(f"  ... {hidden} more (use --top 0 for all)")
+        lines.append("  " + ngettext("... {n} more (use --top 0 for all)", "... {n} more (use --top 0 for all)", hidden))
     lines.extend(report.notes)
     return "\n".join(lines)
 
 
 def _cell(value: Any) -> str:
-    return "-" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+    return "-" if value is None else number(value, 4) if isinstance(value, float) else str(value)
+
+
+def points_instead_line(stand_in: StandIn) -> str:
+    """The line of a play-to-win hint that ranks by points because the target table is
+    not here (:func:`kocka.agents.bots.fallback.points_instead`): what "play to win" needs,
+    in one sentence in the language in force."""
+    return _("no target table here, so these moves are ranked by points (the expected final score), not by the "
+             "chance of winning; to play to win, build the target table once: {command}", command=stand_in.build)
+
+
+def or_list(items: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c`` in the language in force."""
+    if len(items) <= 1:
+        return "".join(items)
+    return _("{items} or {last}", items=", ".join(items[:-1]), last=items[-1])

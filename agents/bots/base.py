@@ -80,6 +80,9 @@ class Agent(ABC):
     description: ClassVar[str] = ""
     value_name: ClassVar[str] = "value"
     has_memory: ClassVar[bool] = False
+    stand_in: Any = None
+    """A :class:`kocka.agents.bots.fallback.StandIn` when the agent plays a stand-in for its
+    exact method (a table not here), for the line its hints show; ``None``: the method itself."""
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         self.game = game
@@ -105,6 +108,15 @@ class Agent(ABC):
 
     def observe(self, event: Event) -> None:
         """Learn from a match event; agents without memory ignore it."""
+
+    def simulator(self) -> Any:
+        """This agent's compiled player of whole games, or ``None`` (most agents): an object
+        whose ``scores(game_seeds, seat, jobs)`` gives, as a float64 array, the final score
+        of seat ``seat``'s card in every game whose dice come from
+        ``ChanceSampler(game_seeds[i])``, exactly the games this agent plays in the match
+        loop. Only an agent whose play depends on its own card alone may have one; the
+        arena (:mod:`kocka.agents.frontends.games.arena`) uses it when every seat has one."""
+        return None
 
     # ----- helpers for subclasses -----
     def require_decision(self, state: Any) -> int:

@@ -18,7 +18,7 @@ one stored for every card in the target table (``kocka-solve build kockapoker --
 target``, :meth:`~kocka.solver.solvers.scorecard.target.TargetView.final_distribution`, the same
 distributions the scorecard games' ``winner`` agent plays against); mid-turn, for the
 player whose turn it is, the scorecard solver's forward distribution from his position
-(:func:`~kocka.solver.solvers.scorecard.values.score_distribution`) while his card has at most
+(:func:`~kocka.solver.solvers.scorecard.distribution.score_distribution`) while his card has at most
 :data:`EXACT_MAX_OPEN` open boxes, else his card's at the start of the turn. From the
 distributions, P(the top set is exactly S) for every set S of players (ties included),
 exactly, and each player's P(finishing first) with ties shared (RULES.md section 0), the
@@ -45,8 +45,10 @@ import numpy as np
 
 from kocka.agents.bots.base import Agent, AgentUnavailable, ranked
 from kocka.agents.bots.catalogue import AgentOptions
-from kocka.solver.solvers.scorecard import values as scorecard_solver
-from kocka.solver.solvers.scorecard import target as target_solver
+from kocka.solver.solvers.scorecard import ranking as scorecard_ranking
+from kocka.solver.solvers.scorecard.card_values import value_of_card
+from kocka.solver.solvers.scorecard.distribution import score_distribution
+from kocka.solver.solvers.scorecard.target import view_of
 from kocka.solver.base.errors import TableError
 from kocka.solver.base.decision import Decision
 from kocka.solver.models.finishing import first_place_shares, top_set_probabilities
@@ -75,8 +77,8 @@ class FinalTotals:
         self.table = table
         self.exact_max_open = exact_max_open
         self.solo = HungarianGame(game.rules.scorecard_rules(), num_players=1)
-        self.view = None if target_table is None else target_solver.view_of(self.solo, target_table)
-        self.empty_std = scorecard_solver.score_distribution(self.solo, table, None).std()
+        self.view = None if target_table is None else view_of(self.solo, target_table)
+        self.empty_std = score_distribution(self.solo, table, None).std()
         self._cache: dict[Card, tuple[int, np.ndarray]] = {}
 
     def of_card(self, card: Card) -> tuple[int, np.ndarray]:
@@ -92,9 +94,9 @@ class FinalTotals:
         if self.view is not None:
             return self.view.final_distribution(card)
         if len(card.entries) - filled <= self.exact_max_open:
-            dist = scorecard_solver.score_distribution(self.solo, self.table, card)
+            dist = score_distribution(self.solo, self.table, card)
             return dist.first, np.asarray(dist.probs, dtype=float)
-        mean = scorecard_solver.value_of_card(self.solo, self.table, card)
+        mean = value_of_card(self.solo, self.table, card)
         std = self.empty_std * math.sqrt((len(card.entries) - filled) / len(card.entries))
         return _discrete_normal(mean, std)
 
@@ -104,7 +106,7 @@ class FinalTotals:
         card = card_state.cards[player]
         mid_turn = card_state.player == player and (card_state.throw > 0 or card_state.dice is not None)
         if mid_turn and sum(e is None for e in card.entries) <= self.exact_max_open:
-            dist = scorecard_solver.score_distribution(self.game.card_game, self.table, card_state)
+            dist = score_distribution(self.game.card_game, self.table, card_state)
             return dist.first, np.asarray(dist.probs, dtype=float)
         return self.of_card(card)
 
@@ -161,7 +163,7 @@ class _CardPlayer(Agent):
     def rank(self, state: ChipBiddingState) -> list[Decision]:
         actions = self.decision_actions(state)
         if state.phase == PLAY:
-            return scorecard_solver.rank(self.game.card_game, self.table, state.card)
+            return scorecard_ranking.rank(self.game.card_game, self.table, state.card)
         return ranked(self.rank_betting(state, actions))
 
     def rank_betting(self, state: ChipBiddingState, actions: list) -> list[Decision]:

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from kocka.agents.bots.base import Agent, AgentUnavailable, UnknownAgentError
+from kocka.agents.bots.levels import is_level_name, make_level_agent
+from kocka.agents.bots.fallback import kocka_win_table
 from kocka.solver.solvers.kocka import ranking as kocka_ranking
-from kocka.solver.solvers.polish import values as polish_solver
-from kocka.solver.solvers.scorecard import values as scorecard_solver
+from kocka.solver.solvers.polish import values as polish_values
+from kocka.solver.solvers.scorecard import simulate as scorecard_simulate
+from kocka.solver.solvers.scorecard import values as scorecard_values
 from kocka.solver.base.errors import TableError
 from kocka.solver.base.decision import Decision
 from kocka.solver.store.table_store import get_table
@@ -70,6 +73,9 @@ class TableBackend:
     value_name: str
     min_players: int = 1
     alternative: str = ""
+    simulate: Callable[[Game, Any], Any] | None = None
+    """``simulate(game, table)``: the compiled player of whole games (:meth:`Agent.simulator`),
+    or ``None`` where it does not play this game's variant; ``None`` here: no such player."""
 
 
 class TableAgent(Agent):
@@ -98,6 +104,9 @@ class TableAgent(Agent):
         # the best action only: a solver's ranking may make its decisions as they are read
         return self._ranked(state)[0].action
 
+    def simulator(self) -> Any:
+        return None if self.backend.simulate is None else self.backend.simulate(self.game, self.table)
+
     def _ranked(self, state: Any) -> Sequence[Decision]:
         self.require_decision(state)
         decisions = self.backend.rank(self.game, self.table, state)
@@ -120,16 +129,29 @@ def table_agent(backend: TableBackend, name: str) -> Callable[[Game, int, AgentO
     return factory
 
 
-scorecard_optimal = table_agent(TableBackend(None, scorecard_solver.rank, "expected final score"), "optimal")
-polish_optimal = table_agent(TableBackend(None, polish_solver.rank, "expected final score"), "optimal")
+scorecard_optimal = table_agent(TableBackend(None, scorecard_values.rank, "expected final score",
+                                              simulate=scorecard_simulate.simulator), "optimal")
+polish_optimal = table_agent(TableBackend(None, polish_values.rank, "expected final score"), "optimal")
 def kocka_optimal(game: Game, seed: int, options: AgentOptions) -> Agent:
     """Kocka's ``optimal``: ranks by P(win) from the win table that fits the game
     (:func:`kocka.solver.solvers.kocka.ranking.win_table_kind`: the exact two-player table under
     every end rule, the exact three-player one under ``kocka.end = immediate``; with more
-    players the leading opponents stand for all)."""
-    backend = TableBackend(kocka_ranking.win_table_kind(game), kocka_ranking.rank, "P(win)", min_players=2,
+    players the leading opponents stand for all). Without the three-player table it races the
+    leading opponent with the two-player table, and says so: its ``stand_in``
+    (:func:`kocka.agents.bots.fallback.kocka_win_table`)."""
+    stand_in = None
+    kind = kocka_ranking.win_table_kind(game)
+    if game.num_players >= 2:  # (one player: the factory below says which agent plays alone)
+        try:
+            table, stand_in = kocka_win_table(game, options.cache_dir, options.build_missing)
+        except TableError as exc:
+            raise AgentUnavailable(f"agent 'optimal' needs a value table: {exc}") from None
+        kind = table.meta.kind
+    backend = TableBackend(kind, kocka_ranking.rank, "P(win)", min_players=2,
                            alternative="for one player use 'ev' (expected points banked per turn)")
-    return table_agent(backend, "optimal")(game, seed, options)
+    agent = table_agent(backend, "optimal")(game, seed, options)
+    agent.stand_in = stand_in
+    return agent
 
 
 kocka_leader = table_agent(
@@ -183,10 +205,12 @@ def make_agent(name: str, game: Game, seed: int = 0, options: AgentOptions = Age
     Raises :class:`UnknownAgentError` for a name no game knows and
     :class:`AgentUnavailable` when the agent cannot play this game here.
     """
+    if is_level_name(name):  # level:1 .. level:10 of every game: a name with a number, no entry
+        return make_level_agent(name, game, seed, options)
     entry = game.spec().agent(name) or next((e for e in ANY_GAME_AGENTS if e.name == name), None)
     if entry is None:
         if name not in agent_names():
-            raise UnknownAgentError(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
+            raise UnknownAgentError(f"unknown agent {name!r}; agents: {', '.join(agent_names())}, level:1 ... level:10")
         raise AgentUnavailable(f"no {name!r} agent for {game.NAME!r} "
                                f"(agent {name!r} plays only {', '.join(agent_games(name) or ())}, not {game.NAME!r})")
     factory: Callable[[Game, int, AgentOptions], Agent] = resolve(entry.factory)

@@ -22,7 +22,7 @@ from typing import Any
 
 from kocka.agents.bots.base import Agent, AgentUnavailable
 from kocka.agents.bots.catalogue import AgentOptions
-from kocka.solver.solvers.scorecard import target as target_solver
+from kocka.solver.solvers.scorecard import target as scorecard_target
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import TableError
 from kocka.solver.store.table_store import get_table
@@ -44,10 +44,10 @@ class _TargetTableAgent(Agent):
             self.table = get_table(game, "target", options.cache_dir, build_missing=options.build_missing)
         except TableError as exc:
             raise AgentUnavailable(f"agent {self.name!r} needs the target table: {exc}") from None
-        self.view = target_solver.view_of(game, self.table)
-        self._turns: dict[Any, target_solver.TurnValues] = {}
+        self.view = scorecard_target.view_of(game, self.table)
+        self._turns: dict[Any, scorecard_target.TurnValues] = {}
 
-    def _turn(self, key: Any, solve) -> target_solver.TurnValues:
+    def _turn(self, key: Any, solve) -> scorecard_target.TurnValues:
         tv = self._turns.get(key)
         if tv is None:
             if len(self._turns) >= _TURN_CACHE:
@@ -55,11 +55,11 @@ class _TargetTableAgent(Agent):
             tv = self._turns[key] = solve()
         return tv
 
-    def _expected(self, card: Card) -> target_solver.TurnValues:
-        return self._turn(("expected", card), lambda: target_solver.expected_turn(self.view, card))
+    def _expected(self, card: Card) -> scorecard_target.TurnValues:
+        return self._turn(("expected", card), lambda: scorecard_target.expected_turn(self.view, card))
 
     def _detail(self, state: ScorecardState, card: Card) -> dict:
-        ev = target_solver.rank_turn(self.game, state, self._expected(card))
+        ev = scorecard_target.rank_turn(self.game, state, self._expected(card))
         return {d.action: {"expected final score": d.value} for d in ev}
 
 
@@ -82,17 +82,17 @@ class TargetAgent(_TargetTableAgent):
         self.require_decision(state)
         card = state.cards[state.player]
         key = self.view.key(card)
-        tv = self._turn(("target", card, self.target), lambda: target_solver.solve_turn(
-            self.game, key.mask, target_solver.target_fill_values(self.view, key, self.target)))
-        return target_solver.rank_turn(self.game, state, tv, self._detail(state, card))
+        tv = self._turn(("target", card, self.target), lambda: scorecard_target.solve_turn(
+            self.game, key.mask, scorecard_target.target_fill_values(self.view, key, self.target)))
+        return scorecard_target.rank_turn(self.game, state, tv, self._detail(state, card))
 
     def choose(self, state: ScorecardState) -> Any:
         self.require_decision(state)
         card = state.cards[state.player]
         key = self.view.key(card)
-        tv = self._turn(("target", card, self.target), lambda: target_solver.solve_turn(
-            self.game, key.mask, target_solver.target_fill_values(self.view, key, self.target)))
-        return target_solver.rank_turn(self.game, state, tv)[0].action
+        tv = self._turn(("target", card, self.target), lambda: scorecard_target.solve_turn(
+            self.game, key.mask, scorecard_target.target_fill_values(self.view, key, self.target)))
+        return scorecard_target.rank_turn(self.game, state, tv)[0].action
 
 
 class WinnerAgent(_TargetTableAgent):
@@ -114,13 +114,13 @@ class WinnerAgent(_TargetTableAgent):
                 "--agents winner,optimal --table)")
         super().__init__(game, seed, options)
 
-    def _winner_turn(self, state: ScorecardState) -> target_solver.TurnValues:
+    def _winner_turn(self, state: ScorecardState) -> scorecard_target.TurnValues:
         card = state.cards[state.player]
         opponents = tuple(c for i, c in enumerate(state.cards) if i != state.player)
 
-        def solve() -> target_solver.TurnValues:
-            curve = target_solver.opponents_curve(self.view, opponents)
-            return target_solver.winner_turn(self.view, card, curve, exact=target_solver.is_exact(card, opponents),
+        def solve() -> scorecard_target.TurnValues:
+            curve = scorecard_target.opponents_curve(self.view, opponents)
+            return scorecard_target.winner_turn(self.view, card, curve, exact=scorecard_target.is_exact(card, opponents),
                                              continuation=self.continuation)
 
         return self._turn(("winner", card, opponents), solve)
@@ -128,16 +128,16 @@ class WinnerAgent(_TargetTableAgent):
     def rank(self, state: ScorecardState) -> list[Decision]:
         self.require_decision(state)
         card = state.cards[state.player]
-        return target_solver.rank_turn(self.game, state, self._winner_turn(state), self._detail(state, card))
+        return scorecard_target.rank_turn(self.game, state, self._winner_turn(state), self._detail(state, card))
 
     def choose(self, state: ScorecardState) -> Any:
         self.require_decision(state)
-        return target_solver.rank_turn(self.game, state, self._winner_turn(state))[0].action
+        return scorecard_target.rank_turn(self.game, state, self._winner_turn(state))[0].action
 
     def win_probability(self, state: ScorecardState) -> float:
         """The win share of the best action (the value ``rank`` puts first)."""
         self.require_decision(state)
-        return target_solver.rank_turn(self.game, state, self._winner_turn(state))[0].value
+        return scorecard_target.rank_turn(self.game, state, self._winner_turn(state))[0].value
 
 
 def target_factory(game: Game, seed: int, options: AgentOptions) -> Agent:

@@ -1,21 +1,12 @@
-"""What solvers hand upwards: a ranked action, and how a table is to be built.
+"""The decision record: what solvers hand upwards, one ranked legal action.
 
 The lowest floor beside dice, errors and tables, so that solvers, bots and front ends
-share these types without importing one another.
+share the type without importing one another (how a table is built: `build_options`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How to build: joblib worker count and backend, progress display."""
-
-    jobs: int = 1
-    backend: str = "loky"
-    progress: bool = True
 
 
 @dataclass(frozen=True)

@@ -12,26 +12,33 @@ from itertools import combinations_with_replacement
 from math import factorial, prod
 from typing import Iterable, Sequence
 
-from kocka.solver.base.errors import DiceError
+from kocka.solver.base.errors import DiceError, shown
+from kocka.solver.base.i18n import _, ngettext
 
 Dice = tuple[int, ...]
 FACES = (1, 2, 3, 4, 5, 6)
 
 
-def validate_dice(dice: Iterable[int], count: int | None = None, *, what: str = "dice") -> Dice:
+def validate_dice(dice: Iterable[int], count: int | None = None, *, what: str | None = None) -> Dice:
     """Return ``dice`` as a sorted tuple, or raise :class:`DiceError` naming the problem.
+
+    ``what`` names the dice in the message, in the language in force (translated where
+    the message is written, e.g. ``_("the kept dice")``); None: "the dice".
 
     >>> validate_dice([5, 1, 3])
     (1, 3, 5)
     """
+    what = what or _("the dice")
     try:
         values = list(dice)
     except TypeError:
-        raise DiceError(f"{what} must be a list of values in 1..6, got {dice!r}") from None
+        raise DiceError(_("{what} must be a list of values from 1 to 6, not {value}", what=what, value=shown(dice))) from None
     bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6]
-    if bad or (count is not None and len(values) != count):
-        how_many = f"{count} " if count is not None else ""
-        raise DiceError(f"{what} must be {how_many}values in 1..6, got {values!r}")
+    if bad:
+        raise DiceError(_("{what} must be values from 1 to 6, not {dice}", what=what, dice=shown(values) or _("nothing")))
+    if count is not None and len(values) != count:
+        raise DiceError(ngettext("{what} must be {n} die, not {dice}", "{what} must be {n} dice, not {dice}", count,
+                                 what=what, dice=shown(values) or _("nothing")))
     return tuple(sorted(values))
 
 
@@ -79,5 +86,5 @@ def remove(whole: Sequence[int], part: Sequence[int]) -> Dice:
     rest = Counter(whole)
     rest.subtract(part)
     if any(v < 0 for v in rest.values()):
-        raise DiceError(f"{list(part)!r} is not part of {list(whole)!r}")
+        raise DiceError(_("{part} is not part of the dice {whole}", part=shown(list(part)), whole=shown(list(whole))))
     return tuple(sorted(rest.elements()))

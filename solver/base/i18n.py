@@ -191,9 +191,11 @@ PAGE_DOMAIN = "page"
 
 
 @lru_cache(maxsize=None)
-def catalogue_json(lang: str) -> dict[str, str]:
+def catalogue_json(lang: str) -> dict[str, str | list[str]]:
     """The page's messages in ``lang``, by English id (what the page fetches: its strings
-    come from the same catalogues as everything else)."""
+    come from the same catalogues as everything else); a message with plural forms is
+    listed under its singular id with its forms in the language's order (the page picks
+    one by ``Intl.PluralRules``)."""
     from babel.messages.pofile import read_po
 
     po = LOCALE_DIR / check_language(lang) / "LC_MESSAGES" / f"{PAGE_DOMAIN}.po"
@@ -201,4 +203,11 @@ def catalogue_json(lang: str) -> dict[str, str]:
         return {}
     with po.open("rb") as f:
         catalog = read_po(f)
-    return {str(m.id): str(m.string or m.id) for m in catalog if m.id and isinstance(m.id, str)}
+    messages: dict[str, str | list[str]] = {}
+    for m in catalog:
+        if m.id and isinstance(m.id, str):
+            messages[m.id] = str(m.string or m.id)
+        elif m.id:  # (singular, plural): the forms, English's own when untranslated
+            forms = [str(s) for s in m.string] if m.string and all(m.string) else [str(i) for i in m.id]
+            messages[str(m.id[0])] = forms
+    return messages

@@ -16,7 +16,7 @@ import os
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import RulesError
 
 LOCAL_BACKENDS = ("loky", "threading", "multiprocessing")

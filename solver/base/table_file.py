@@ -1,18 +1,31 @@
 """On-disk value tables: atomic writes, recorded rules variant, format version, checksum.
 
 A table is one uncompressed ``.npz`` file holding named numpy arrays plus a JSON
-metadata record (``__meta__``). Loading checks, before any value is used, the format
+metadata record (``__meta__``). Format 3 stores every member uncompressed with its data
+aligned to 64 bytes in the file (the zip local header padded by an extra field, the npy
+header padded by numpy), so a load maps the file once (``mmap``, read-only) and every
+array is a view of that mapping: nothing is copied, pages are read when used, and the
+processes that map one table file (``kocka seat --http --workers N``) share one copy of it
+in the page cache. Arrays are read-only whichever way they were loaded. Format 2 tables
+(unaligned, or compressed by hand) still load: their aligned or big stored members are
+mapped, the others read. Loading checks, before any value is used, the format
 version, the game, the table kind, the rules variant id, that the recorded rules give
 that variant id, the names, shapes and dtypes of the arrays against the solver's
 declared layout, and the checksum over the arrays and the metadata: a table built for
 other rules, or damaged in any way the checksum sees, is an error
 (:class:`~kocka.solver.base.errors.TableError`), never a silent wrong answer.
 
-The full checksum costs more than reading a table (sha256 runs at about 2 GB/s, a
-memory copy at several), so a file that passed it gets a *verified record* beside it
-(``<table>.npz.verified``): its size, mtime, ctime, inode and device, and the checksum.
-Later loads of an unchanged file trust the record; any write to the file, or ``touch``,
-changes its ctime, so a changed file is hashed again (docs/SOLVER.md, "Table integrity").
+The full checksum reads every page of a table (over a mapping as over a copy): sha256 runs
+at 0.5-2 GB/s, 2.5-8 s for the 1.3 GB kockapóker target table on a loaded machine
+(``scripts/bench_seat_workers.py``), where a mapped load takes milliseconds. So a file that
+passed it gets a *verified record* beside it (``<table>.npz.verified``): its size, mtime,
+ctime, inode and device, and the checksum. Later loads of an unchanged file trust the
+record; any write to the file, or ``touch``, changes its ctime, so a changed file is
+hashed again before any of it is used (docs/SOLVER.md, "Table integrity"); the spot
+checks run on every load either way. kocka never writes a table in place (a new file is
+renamed over the old), so a table already mapped keeps the bytes that were verified; a
+file edited in place under a running process changes what that process reads, as any
+mapped file does, and is hashed again by the next load.
 
 A table file may be crafted, so it is read defensively (issue 24): never through
 ``np.load``, and nothing is unpickled (a pickle or an object array is refused, in words
@@ -28,7 +41,9 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
 import json
+import mmap
 import os
 import pathlib
 import re
@@ -50,8 +65,18 @@ except ImportError:  # Windows: no advisory locks, stale temporary files are kep
 
 from kocka.solver.base.errors import TableError
 
-TABLE_FORMAT_VERSION = 2
-"""2: the checksum covers the metadata as well as the arrays (issue 12)."""
+TABLE_FORMAT_VERSION = 3
+"""2: the checksum covers the metadata as well as the arrays (issue 12); 3: members stored
+with their data 64-byte aligned, so that every array is mapped (issue 28). The checksum is
+the same in both."""
+READABLE_FORMAT_VERSIONS = (2, 3)
+"""The formats this kocka loads (format 1 is refused with the command that rebuilds it)."""
+_ALIGN = 64
+"""Each member's data starts at a multiple of this in the file (numpy's own npy header
+alignment, and a cache line): every dtype is aligned, whatever its size."""
+_PADDING_EXTRA_ID = 0xD935
+"""The zip extra field that pads a local header (the id Android's ``zipalign`` uses for the
+same purpose); readers skip extra fields they do not know."""
 _META_KEY = "__meta__"
 VERIFIED_SUFFIX = ".verified"
 _RACY_NS = 2_000_000_000
@@ -171,7 +196,7 @@ def save_table(path: pathlib.Path | str, arrays: Mapping[str, np.ndarray], meta:
     try:
         with os.fdopen(fd, "wb") as fh:
             _lock(fh)  # held until closed: a later build sees a live writer, not a stale file
-            np.savez(fh, **payload)
+            write_npz(fh, payload)
             fh.flush()
             os.fsync(fh.fileno())
             os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared tables
@@ -184,6 +209,34 @@ def save_table(path: pathlib.Path | str, arrays: Mapping[str, np.ndarray], meta:
         raise
     verified_path(path).unlink(missing_ok=True)  # it vouched for the file replaced
     return Table(arrays=dict(arrays), meta=meta, path=path)
+
+
+def write_npz(fh: Any, payload: Mapping[str, np.ndarray]) -> None:
+    """The arrays as an ``.npz`` (any zip or numpy reader opens it) whose members are stored
+    uncompressed, each one's data starting at a multiple of :data:`_ALIGN` in the file.
+    The data is written from the arrays' own buffers, in chunks: no copy of a big table."""
+    with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, value in payload.items():
+            array = np.asanyarray(value)
+            if not (array.flags.c_contiguous or array.flags.f_contiguous):
+                array = np.ascontiguousarray(array)
+            header_data = np.lib.format.header_data_from_array_1_0(array)
+            npy_header = io.BytesIO()
+            np.lib.format.write_array_header_1_0(npy_header, header_data)
+            head = npy_header.getvalue()
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            info.file_size = len(head) + array.nbytes
+            # the local header: 30 bytes, the name, this padding field, the zip64 sizes (20
+            # bytes: forced, so that its length does not depend on the size)
+            unpadded = archive.start_dir + 30 + len(info.filename.encode()) + 4 + 20 + len(head)
+            pad = -unpadded % _ALIGN
+            info.extra = struct.pack("<HH", _PADDING_EXTRA_ID, pad) + bytes(pad)
+            flat = array.reshape(-1, order="F" if header_data["fortran_order"] else "C").view(np.uint8)
+            with archive.open(info, "w", force_zip64=True) as stream:
+                stream.write(head)
+                for start in range(0, len(flat), 2**24):
+                    stream.write(flat[start:start + 2**24])
 
 
 _TMP_SUFFIX = ".tmp"
@@ -277,9 +330,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 LAZY_BYTES = 64 * 2**20
-"""Arrays at least this big are mapped from the file (read-only) instead of read: their
-pages are read when used, so a hint that touches a few states of a gigabyte table
-(the scorecard target tables) does not wait for the whole file (0: read everything)."""
+"""A stored member is mapped from the file when its data is aligned for its dtype (every
+member of a format 3 table), or, unaligned (format 2), when it is at least this big: a
+hint that touches a few states of a gigabyte table (the scorecard target tables) does not
+wait for the whole file; a small unaligned member is read (copied) instead."""
 
 MAX_MEMBERS = 4096
 """More arrays than any solver declares (the Polish table, the largest, has about 40)."""
@@ -329,6 +383,7 @@ class _TableFile:
     path: pathlib.Path
     fh: Any
     archive: zipfile.ZipFile
+    mapping: mmap.mmap
     stat: os.stat_result
     members: dict[str, zipfile.ZipInfo]  # array name -> its zip entry, metadata excluded
     doc: dict[str, Any]
@@ -339,8 +394,18 @@ class _TableFile:
         return repr(str(self.path))
 
     def close(self) -> None:
+        """Close the file; the mapping stays while an array maps it (it is closed at once
+        where none does, so that nothing holds a table that was refused)."""
         self.archive.close()
         self.fh.close()
+        _release(self.mapping)
+
+
+def _release(mapping: mmap.mmap) -> None:
+    try:
+        mapping.close()
+    except BufferError:  # arrays view it: it is unmapped when the last of them goes
+        pass
 
 
 def _open_file(path: pathlib.Path) -> _TableFile:
@@ -368,24 +433,32 @@ def _open_file(path: pathlib.Path) -> _TableFile:
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise TableError(f"table {where} is corrupt: {_one_line(exc)}") from None
         try:
+            # read-only: an array of it cannot be written, and the file never is
+            mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:
+            archive.close()
+            raise TableError(f"table {where} cannot be mapped: {_one_line(exc)}") from None
+        try:
             members = _directory(archive, stat.st_size)
-            doc = _meta_record(fh, archive, members.pop(_META_KEY, None), stat.st_size)
+            doc = _meta_record(archive, mapping, members.pop(_META_KEY, None))
         except _Damage as exc:
             archive.close()
+            _release(mapping)
             raise TableError(f"table {where} {exc}") from None
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:
             archive.close()
+            _release(mapping)
             raise TableError(f"table {where} is corrupt: {_one_line(exc)}") from None
     except BaseException:
         fh.close()
         raise
+    table_file = _TableFile(path, fh, archive, mapping, stat, members, doc, None)  # type: ignore[arg-type]
     try:
-        meta = _parse_meta(where, doc)
+        table_file.meta = _parse_meta(where, doc)
     except BaseException:
-        archive.close()
-        fh.close()
+        table_file.close()
         raise
-    return _TableFile(path, fh, archive, stat, members, doc, meta)
+    return table_file
 
 
 def _directory(archive: zipfile.ZipFile, file_size: int) -> dict[str, zipfile.ZipInfo]:
@@ -412,7 +485,7 @@ def _directory(archive: zipfile.ZipFile, file_size: int) -> dict[str, zipfile.Zi
     return members
 
 
-def _meta_record(fh: Any, archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, file_size: int) -> dict[str, Any]:
+def _meta_record(archive: zipfile.ZipFile, mapping: mmap.mmap, info: zipfile.ZipInfo | None) -> dict[str, Any]:
     """The parsed ``__meta__`` record: a byte array of at most :data:`MAX_META_BYTES`
     holding a JSON object nested at most :data:`MAX_META_DEPTH` deep."""
     if info is None:
@@ -421,7 +494,7 @@ def _meta_record(fh: Any, archive: zipfile.ZipFile, info: zipfile.ZipInfo | None
     if member.dtype != np.dtype(np.uint8) or len(member.shape) != 1:
         raise _Damage(f"has unreadable metadata: the record is a {member.dtype.str} array of shape "
                       f"{member.shape!r:.80}, not bytes")
-    raw = _read_member(fh, archive, member, file_size).tobytes()
+    raw = _read_member(archive, mapping, member).tobytes()
     try:
         text = raw.decode()
         if _json_depth(text) > MAX_META_DEPTH:
@@ -451,8 +524,9 @@ def _json_depth(text: str) -> int:
 
 def _parse_meta(where: str, doc: dict[str, Any]) -> TableMeta:
     version = doc.get("format_version")
-    if version != TABLE_FORMAT_VERSION:
-        raise TableError(f"table {where} has format version {version!r:.80}, this kocka reads {TABLE_FORMAT_VERSION}")
+    if type(version) is not int or version not in READABLE_FORMAT_VERSIONS:
+        raise TableError(f"table {where} has format version {version!r:.80}, this kocka reads "
+                         f"{' and '.join(map(str, sorted(READABLE_FORMAT_VERSIONS, reverse=True)))}")
     try:
         meta = TableMeta(**doc)
     except TypeError as exc:
@@ -509,22 +583,22 @@ def _bounded(member: _Member, cap: int) -> _Member:
     return member
 
 
-def _read_member(fh: Any, archive: zipfile.ZipFile, member: _Member, file_size: int) -> np.ndarray:
-    """The data of a checked member: mapped from the file when it is big and stored,
-    else read through the zip stream into an array of exactly the declared size (the
-    stream ends there, and its CRC-32 is checked)."""
+def _read_member(archive: zipfile.ZipFile, mapping: mmap.mmap, member: _Member) -> np.ndarray:
+    """The data of a checked member, read-only: a view of the file's mapping when it is
+    stored and aligned for its dtype (or big: :data:`LAZY_BYTES`), else read through the
+    zip stream into an array of exactly the declared size (the stream ends there, and its
+    CRC-32 is checked)."""
     info = member.info
     order = "F" if member.fortran else "C"
-    if LAZY_BYTES and info.compress_type == zipfile.ZIP_STORED and info.file_size >= LAZY_BYTES:
-        fh.seek(info.header_offset)
-        local = fh.read(30)  # the member's local header: its name and extra field come next
-        if len(local) < 30 or local[:4] != b"PK\x03\x04":
-            raise _Damage(f"is corrupt: member {info.filename!r} has no local header")
-        name_len, extra_len = struct.unpack("<HH", local[26:30])
-        offset = info.header_offset + 30 + name_len + extra_len + member.header_bytes
-        if offset + member.data_bytes > file_size:
-            raise _Damage(f"is corrupt: member {info.filename!r} runs past the end of the file")
-        return np.memmap(fh, dtype=member.dtype, mode="r", offset=offset, shape=member.shape, order=order)
+    if info.compress_type == zipfile.ZIP_STORED:
+        offset = _data_offset(mapping, member)
+        if offset % member.dtype.alignment == 0 or (LAZY_BYTES and info.file_size >= LAZY_BYTES):
+            if not member.data_bytes:  # np.frombuffer takes no empty view at the end of a buffer
+                array = np.empty(member.shape, dtype=member.dtype, order=order)
+                array.setflags(write=False)
+                return array
+            flat = np.frombuffer(mapping, dtype=member.dtype, count=_count(member.shape), offset=offset)
+            return flat.reshape(member.shape, order=order)
     array = np.empty(member.shape, dtype=member.dtype, order=order)
     view = memoryview(array.reshape(-1, order="A")).cast("B") if array.size else memoryview(b"")
     with archive.open(info) as stream:
@@ -537,7 +611,22 @@ def _read_member(fh: Any, archive: zipfile.ZipFile, member: _Member, file_size: 
             filled += got
         if stream.read(1):  # reads to the end: zipfile checks the CRC-32 there
             raise _Damage(f"is corrupt: member {info.filename!r} holds more than it declares")
+    array.setflags(write=False)  # as a mapped one: a table is never written in place
     return array
+
+
+def _data_offset(mapping: mmap.mmap, member: _Member) -> int:
+    """Where the data of a stored member starts in the file: after its local header (whose
+    name and extra field lengths may differ from the central directory's) and npy header."""
+    info = member.info
+    local = mapping[info.header_offset:info.header_offset + 30]
+    if len(local) < 30 or local[:4] != b"PK\x03\x04":
+        raise _Damage(f"is corrupt: member {info.filename!r} has no local header")
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    offset = info.header_offset + 30 + name_len + extra_len + member.header_bytes
+    if offset + member.data_bytes > len(mapping):
+        raise _Damage(f"is corrupt: member {info.filename!r} runs past the end of the file")
+    return offset
 
 
 def _read_arrays(table_file: _TableFile, layout: Layout | None) -> dict[str, np.ndarray]:
@@ -557,7 +646,7 @@ def _read_arrays(table_file: _TableFile, layout: Layout | None) -> dict[str, np.
                 _check_array(where, name, member.dtype, member.shape, want)
             # the layout fixed an exact size (just checked); an open length may not pass the file's size
             checked.append(_bounded(member, file_size) if want is None or None in want[0] else member)
-        return {m.name: _read_member(table_file.fh, table_file.archive, m, file_size) for m in checked}
+        return {m.name: _read_member(table_file.archive, table_file.mapping, m) for m in checked}
     except _Damage as exc:
         raise TableError(f"table {where} {exc}") from None
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:

@@ -27,6 +27,7 @@ cimport cython
 from cython.parallel cimport parallel, prange
 from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -285,40 +286,9 @@ cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const 
     return m
 
 
-def turn_values(const int[::1] group_ptr, const double[::1] group_prob, const int[::1] entry_ptr,
-                const int[::1] entry_points, const int[::1] entry_slot, const double[::1] entry_q,
-                const double[::1] bust_prob, const unsigned char[::1] opening_only,
-                const int[::1] entry_offset, const unsigned char[::1] plain, int plain_reach,
-                const int[::1] phase_kinds, int opening_kind, int min_bank,
-                int cap, int clamp_row, double x, const double[::1] bank,
-                double[:, ::1] val, double[:, ::1] slope, int win_kind=-1):
-    """One turn's values for every turn total below ``cap`` (rows ``>= cap`` of
-    ``val``/``slope`` are the caller's boundary values); see the module docstring.
-    ``win_kind``: a kind whose scoring roll is worth 1 (a win), or -1."""
-    cdef Model m = _model(group_ptr, group_prob, entry_ptr, entry_points, entry_slot, entry_q,
-                          bust_prob, opening_only, entry_offset, plain, plain_reach)
-    cdef Phase ph
-    cdef TwoPlayers two
-    if not -1 <= win_kind < m.n_kinds:
-        raise ValueError(f"win_kind must be -1 or a kind index below {m.n_kinds}, got {win_kind!r}")
-    m.win_kind = win_kind
-    if val.shape[1] != m.n_cols or slope.shape[1] != m.n_cols:
-        raise ValueError(f"value arrays need {m.n_cols} columns, got {val.shape[1]!r}")
-    if not (0 < cap <= clamp_row < val.shape[0] and cap + plain_reach < val.shape[0]) or bank.shape[0] < cap:
-        raise ValueError(f"need 0 < cap <= clamp_row < rows, cap + plain_reach < rows and bank rows >= cap; "
-                         f"got cap={cap!r}, clamp_row={clamp_row!r}, plain_reach={plain_reach!r}, "
-                         f"rows={val.shape[0]!r}, bank rows={bank.shape[0]!r}")
-    ph.kinds = &phase_kinds[0]
-    ph.n_kinds = phase_kinds.shape[0]
-    ph.opening_kind = opening_kind
-    ph.min_bank = min_bank
-    with nogil:
-        _turn_walk(&m, &ph, cap, clamp_row, x, &bank[0], &val[0, 0], &slope[0, 0], NULL, &two)
-
-
 cdef class RaceTurn:
-    """A compiled turn with its two phases, as the race kernels (:func:`solve_race`,
-    :func:`solve_race_ends`) read it.
+    """A compiled turn with its two phases, as the kernels (:func:`turn_values`,
+    :func:`solve_race`, :func:`solve_race_ends`, :class:`ThreePlayerKernel`) read it.
 
     ``turn``: the kernel arrays of the turn (``TurnModel.kernel_args()``); ``phases``:
     ``TurnModel.phase_args()`` (the roll kinds of each phase padded with -1, their number,
@@ -360,158 +330,34 @@ cdef class RaceTurn:
         self.min_bank = max(min_bank[0], min_bank[1])
 
 
-cdef struct Race:
-    int goal                  # units a bank must reach to win
-    int threshold             # phase 1 from this banked score (units)
-    int rows                  # rows of a work array: largest cap + plain_reach + 1
-    const double* tail_success  # (K,) P(some bank | kind k rolled beyond every target)
-    double* win               # (goal, goal): P(player to move wins | own score, other's)
-
-
-cdef void _pair_values(const Model* m, const Phase* phases, const Race* race, int a, int b, double x,
-                       double* bank, double* val, double* slope, double* out_val, double* out_slope,
-                       double* margin) noexcept nogil:
-    """The opening value (and its slope in ``x``) of the player to move at scores (a, b),
-    and the margins of ``x`` within which that linear value is exact."""
-    cdef const Phase* ph = &phases[1 if a >= race.threshold else 0]
-    cdef int goal = race.goal, K = m.n_kinds, ncol = m.n_cols
-    cdef int cap = goal - a, t, k
-    cdef Py_ssize_t row
+def turn_values(RaceTurn turn, int phase, int cap, int clamp_row, double x, const double[::1] bank,
+                double[:, ::1] val, double[:, ::1] slope):
+    """One turn's values in phase ``phase`` (0 or 1) of ``turn`` for every turn total below
+    ``cap`` (rows ``>= cap`` of ``val``/``slope`` are the caller's boundary values); see the
+    module docstring. A scoring roll of ``turn.win_kind`` is worth 1 (a win)."""
+    cdef const Model* m = &turn.model
     cdef TwoPlayers two
-    if cap < ph.min_bank:
-        cap = ph.min_bank
-    for t in range(cap):
-        bank[t] = 1.0 if a + t >= goal else 1.0 - race.win[<Py_ssize_t>b * goal + a + t]
-    # beyond the target any bank wins, so a roll there is worth P(some bank) of a win
-    for t in range(cap, cap + m.plain_reach + 1):
-        row = <Py_ssize_t>t * ncol
-        for k in range(K):
-            val[row + k] = 1.0
-            slope[row + k] = 0.0
-            val[row + K + k] = race.tail_success[k] + (1.0 - race.tail_success[k]) * x
-            slope[row + K + k] = 1.0 - race.tail_success[k]
-        val[row + 2 * K] = 1.0
-        slope[row + 2 * K] = 0.0
-    margin[0] = 1e300
-    margin[1] = 1e300
-    _turn_walk(m, ph, cap, cap, x, bank, val, slope, margin, &two)
-    out_val[0] = val[K + ph.opening_kind]
-    out_slope[0] = slope[K + ph.opening_kind]
-
-
-cdef inline double _guess(const double* win, int goal, int a, int b) noexcept nogil:
-    """W(a, b) extrapolated from solved neighbours (larger score sums)."""
-    if a + 1 < goal and b + 1 < goal:
-        return (win[<Py_ssize_t>(a + 1) * goal + b] + win[<Py_ssize_t>a * goal + b + 1]
-                - win[<Py_ssize_t>(a + 1) * goal + b + 1])
-    if a + 1 < goal:
-        return win[<Py_ssize_t>(a + 1) * goal + b]
-    if b + 1 < goal:
-        return win[<Py_ssize_t>a * goal + b + 1]
-    return 0.5
-
-
-cdef int _solve_pair(const Model* m, const Phase* phases, const Race* race, int a, int b, double tol,
-                     double* bank, double* val, double* slope) noexcept nogil:
-    """Solve W(a, b) and W(b, a) together (a bust hands the turn over at the same
-    scores); every other value they need has a larger score sum and is known.
-
-    Newton on the piecewise-linear convex turn values: evaluate both turns at the current
-    guesses, solve the 2x2 linear system of the policies found. The answer is exact as
-    soon as it lies where those policies stay optimal (the kernel's margins), or when the
-    iteration stands still. Returns the number of turn evaluations."""
-    cdef int goal = race.goal, _, evals = 0
-    cdef double* win = race.win
-    cdef double w_ab, w_ba, n_ab, n_ba, a1, a2
-    cdef double v1 = 0.0, s1 = 0.0, v2 = 0.0, s2 = 0.0  # written by _pair_values
-    cdef double m1[2]
-    cdef double m2[2]
-    w_ab = _guess(win, goal, a, b)
-    w_ba = _guess(win, goal, b, a)
-    for _ in range(100):
-        _pair_values(m, phases, race, a, b, 1.0 - w_ba, bank, val, slope, &v1, &s1, m1)
-        evals += 1
-        a1 = v1 - s1 * (1.0 - w_ba)
-        if a == b:
-            n_ab = (a1 + s1) / (1.0 + s1)
-            n_ba = n_ab
-            m2[0] = m1[0]
-            m2[1] = m1[1]
-        else:
-            _pair_values(m, phases, race, b, a, 1.0 - w_ab, bank, val, slope, &v2, &s2, m2)
-            evals += 1
-            a2 = v2 - s2 * (1.0 - w_ab)
-            n_ab = (a1 + s1 * (1.0 - a2 - s2)) / (1.0 - s1 * s2)
-            n_ba = a2 + s2 * (1.0 - n_ab)
-        # the bust value of (a, b) is 1 - W(b, a), and it moved by w_ba - n_ba
-        if (-m1[0] <= w_ba - n_ba <= m1[1] and -m2[0] <= w_ab - n_ab <= m2[1]) or (
-                fabs(n_ab - w_ab) <= tol and fabs(n_ba - w_ba) <= tol):
-            w_ab = n_ab
-            w_ba = n_ba
-            break
-        w_ab = n_ab
-        w_ba = n_ba
-    else:
-        evals = -evals  # no convergence: reported to the caller
-    win[<Py_ssize_t>a * goal + b] = w_ab
-    win[<Py_ssize_t>b * goal + a] = w_ba
-    return evals
-
-
-def solve_race(RaceTurn turn, double[:, ::1] win, double tol=1e-13, int num_threads=1):
-    """Two-player race to ``goal = win.shape[0]`` units: fill ``win[a, b]``, the
-    probability that the player to move at banked scores (a, b) wins with both playing
-    optimally (a bank reaching the goal wins: ``turn.win_kind`` is not read). Score pairs
-    are solved in decreasing a + b, each diagonal in parallel.
-
-    Returns ``(turn evaluations, turn rows evaluated, unconverged pairs)``.
-    """
-    cdef Model m = turn.model
-    cdef const Phase* phases = turn.phases
-    cdef Race race
-    cdef int goal = win.shape[0], s, a, a_lo, a_hi, evals
-    cdef long long total_evals = 0, total_rows = 0, failed = 0
-    cdef double* bank = NULL
-    cdef double* val = NULL
-    cdef double* slope = NULL
-    if win.shape[1] != goal:
-        raise ValueError(f"win must be (goal, goal), got ({win.shape[0]}, {win.shape[1]})")
-    m.win_kind = -1
-    race.goal = goal
-    race.threshold = turn.threshold
-    race.rows = max(goal, turn.min_bank) + m.plain_reach + 1
-    race.tail_success = turn.tail_success
-    race.win = &win[0, 0]
-    for s in range(2 * (goal - 1), -1, -1):
-        a_lo = s - (goal - 1) if s > goal - 1 else 0
-        a_hi = s // 2
-        with nogil, parallel(num_threads=num_threads):
-            bank = <double*>malloc(race.rows * sizeof(double))
-            val = <double*>malloc(race.rows * m.n_cols * sizeof(double))
-            slope = <double*>malloc(race.rows * m.n_cols * sizeof(double))
-            for a in prange(a_lo, a_hi + 1, schedule="dynamic"):
-                evals = _solve_pair(&m, phases, &race, a, s - a, tol, bank, val, slope)
-                if evals < 0:
-                    failed += 1
-                    evals = -evals
-                total_evals += evals
-                # a turn evaluation at scores (c, d) fills goal - c rows; the pair's are split evenly
-                total_rows += evals * (2 * goal - s) // 2
-            free(bank)
-            free(val)
-            free(slope)
-    return total_evals, total_rows, failed
+    if not 0 <= phase < 2:
+        raise ValueError(f"phase must be 0 or 1, got {phase!r}")
+    if val.shape[1] != m.n_cols or slope.shape[1] != m.n_cols:
+        raise ValueError(f"value arrays need {m.n_cols} columns, got {val.shape[1]!r}")
+    if not (0 < cap <= clamp_row < val.shape[0] and cap + m.plain_reach < val.shape[0]) or bank.shape[0] < cap:
+        raise ValueError(f"need 0 < cap <= clamp_row < rows, cap + plain_reach < rows and bank rows >= cap; "
+                         f"got cap={cap!r}, clamp_row={clamp_row!r}, plain_reach={m.plain_reach!r}, "
+                         f"rows={val.shape[0]!r}, bank rows={bank.shape[0]!r}")
+    with nogil:
+        _turn_walk(m, &turn.phases[phase], cap, clamp_row, x, &bank[0], &val[0, 0], &slope[0, 0], NULL, &two)
 
 
 # ========================================================================================
-# The two-player race under every end rule (KOCKA-20)
+# The two-player race, under every end rule (KOCKA-20)
 # ========================================================================================
-cdef struct Race2:
+cdef struct Race:
     int goal                  # units a bank must reach to end the race
     int threshold             # phase 1 from this banked score (units)
     int top                   # a leader's banked score is followed exactly below top (units)
     int n_beyond              # length of the last axis of beyond
-    const double* tail_success  # (K,)
+    const double* tail_success  # (K,) P(some bank | kind k rolled beyond every target)
     double* win0              # (goal, goal): seat 0 to move, P(he wins | own score, other's)
     double* win1              # (goal, goal): seat 1 to move (the same array when the seats are alike)
     const double* beyond      # (2 seats, 2 phases of the other, n_beyond): value to the mover of
@@ -521,7 +367,7 @@ cdef struct Race2:
     int symmetric             # win0 is win1
 
 
-cdef void _seat_values(const Model* m, const Phase* phases, const Race2* race, int seat, int me, int other,
+cdef void _seat_values(const Model* m, const Phase* phases, const Race* race, int seat, int me, int other,
                        double x, double* bank, double* val, double* slope, double* out_val, double* out_slope,
                        double* margin) noexcept nogil:
     """The opening value (and its slope in the bust value ``x``) of seat ``seat`` to move
@@ -553,16 +399,20 @@ cdef void _seat_values(const Model* m, const Phase* phases, const Race2* race, i
             bank[t] = race.beyond[off + score]
         else:
             bank[t] = 1.0
-    for t in range(cap, cap + m.plain_reach + 1):
-        row = <Py_ssize_t>t * ncol
-        for k in range(K):
-            u = (1.0 - m.bust_prob[k]) if k == m.win_kind else race.tail_success[k]
-            val[row + k] = top_value
-            slope[row + k] = 0.0
-            val[row + K + k] = (u if k == m.win_kind else u * top_value) + (1.0 - u) * x
-            slope[row + K + k] = 1.0 - u
-        val[row + 2 * K] = top_value
-        slope[row + 2 * K] = 0.0
+    # beyond the cap any bank is worth top_value, so a roll there is worth P(some bank) of
+    # it: the same row for every total, written once and copied
+    row = <Py_ssize_t>cap * ncol
+    for k in range(K):
+        u = (1.0 - m.bust_prob[k]) if k == m.win_kind else race.tail_success[k]
+        val[row + k] = top_value
+        slope[row + k] = 0.0
+        val[row + K + k] = (u if k == m.win_kind else u * top_value) + (1.0 - u) * x
+        slope[row + K + k] = 1.0 - u
+    val[row + 2 * K] = top_value
+    slope[row + 2 * K] = 0.0
+    for t in range(cap + 1, cap + m.plain_reach + 1):
+        memcpy(&val[<Py_ssize_t>t * ncol], &val[row], ncol * sizeof(double))
+        memcpy(&slope[<Py_ssize_t>t * ncol], &slope[row], ncol * sizeof(double))
     margin[0] = 1e300
     margin[1] = 1e300
     _turn_walk(m, ph, cap, cap, x, bank, val, slope, margin, &two)
@@ -570,10 +420,29 @@ cdef void _seat_values(const Model* m, const Phase* phases, const Race2* race, i
     out_slope[0] = slope[K + ph.opening_kind]
 
 
-cdef int _solve_seats(const Model* m, const Phase* phases, const Race2* race, int a, int b, double tol,
+cdef inline double _guess(const double* win, int goal, int a, int b) noexcept nogil:
+    """W(a, b) extrapolated from solved neighbours (larger score sums)."""
+    if a + 1 < goal and b + 1 < goal:
+        return (win[<Py_ssize_t>(a + 1) * goal + b] + win[<Py_ssize_t>a * goal + b + 1]
+                - win[<Py_ssize_t>(a + 1) * goal + b + 1])
+    if a + 1 < goal:
+        return win[<Py_ssize_t>(a + 1) * goal + b]
+    if b + 1 < goal:
+        return win[<Py_ssize_t>a * goal + b + 1]
+    return 0.5
+
+
+cdef int _solve_seats(const Model* m, const Phase* phases, const Race* race, int a, int b, double tol,
                       double* bank, double* val, double* slope) noexcept nogil:
     """Solve seat 0 to move at (a, b) together with seat 1 to move at (b, a): a bust hands
-    the turn over at the same scores. Newton steps as in :func:`_solve_pair`."""
+    the turn over at the same scores; every other value they need has a larger score sum
+    and is known.
+
+    Newton on the piecewise-linear convex turn values: evaluate both turns at the current
+    guesses, solve the 2x2 linear system of the policies found. The answer is exact as
+    soon as it lies where those policies stay optimal (the kernel's margins), or when the
+    iteration stands still. Returns the number of turn evaluations, negative if it did
+    not converge."""
     cdef int goal = race.goal, _, evals = 0
     cdef bint single = race.symmetric and a == b
     cdef double w0, w1, n0, n1, a1, a2
@@ -597,6 +466,7 @@ cdef int _solve_seats(const Model* m, const Phase* phases, const Race2* race, in
             a2 = v2 - s2 * (1.0 - w0)
             n0 = (a1 + s1 * (1.0 - a2 - s2)) / (1.0 - s1 * s2)
             n1 = a2 + s2 * (1.0 - n0)
+        # the bust value of seat 0 at (a, b) is 1 - W1(b, a), and it moved by w1 - n1
         if (-m1[0] <= w1 - n1 <= m1[1] and -m2[0] <= w0 - n0 <= m2[1]) or (
                 fabs(n0 - w0) <= tol and fabs(n1 - w1) <= tol):
             w0 = n0
@@ -611,11 +481,76 @@ cdef int _solve_seats(const Model* m, const Phase* phases, const Race2* race, in
     return evals
 
 
+cdef void _solve_diagonals(const Model* m, const Phase* phases, const Race* race, int rows, double tol,
+                           int num_threads, long long* counts) noexcept:
+    """Solve every score pair in decreasing a + b, each diagonal in parallel (a pair reads
+    only larger sums); ``rows``: the rows of a work array. ``counts``: turn evaluations,
+    turn rows evaluated (counted for the race without a lead, where a turn at scores (c, d)
+    fills goal - c rows), unconverged pairs."""
+    cdef int goal = race.goal, s, a, a_lo, a_hi, evals
+    cdef long long total_evals = 0, total_rows = 0, failed = 0
+    cdef double* bank = NULL
+    cdef double* val = NULL
+    cdef double* slope = NULL
+    for s in range(2 * (goal - 1), -1, -1):
+        a_lo = s - (goal - 1) if s > goal - 1 else 0
+        a_hi = s // 2 if race.symmetric else min(s, goal - 1)
+        with nogil, parallel(num_threads=num_threads):
+            bank = <double*>malloc(rows * sizeof(double))
+            val = <double*>malloc(rows * m.n_cols * sizeof(double))
+            slope = <double*>malloc(rows * m.n_cols * sizeof(double))
+            for a in prange(a_lo, a_hi + 1, schedule="dynamic"):
+                evals = _solve_seats(m, phases, race, a, s - a, tol, bank, val, slope)
+                if evals < 0:
+                    failed += 1
+                    evals = -evals
+                total_evals += evals
+                # the pair's rows are split evenly between its two turns
+                total_rows += evals * (2 * goal - s) // 2
+            free(bank)
+            free(val)
+            free(slope)
+    counts[0] = total_evals
+    counts[1] = total_rows
+    counts[2] = failed
+
+
+def solve_race(RaceTurn turn, double[:, ::1] win, double tol=1e-13, int num_threads=1):
+    """Two-player race to ``goal = win.shape[0]`` units: fill ``win[a, b]``, the
+    probability that the player to move at banked scores (a, b) wins with both playing
+    optimally (a bank reaching the goal wins: ``turn.win_kind`` is not read). Score pairs
+    are solved in decreasing a + b, each diagonal in parallel; the seats are alike (one
+    table, :func:`solve_race_ends` without a lead).
+
+    Returns ``(turn evaluations, turn rows evaluated, unconverged pairs)``.
+    """
+    cdef Model m = turn.model
+    cdef Race race
+    cdef int goal = win.shape[0]
+    cdef long long counts[3]
+    if win.shape[1] != goal:
+        raise ValueError(f"win must be (goal, goal), got ({win.shape[0]}, {win.shape[1]})")
+    m.win_kind = -1
+    race.goal = goal
+    race.threshold = turn.threshold
+    race.top = 0
+    race.n_beyond = 0
+    race.tail_success = turn.tail_success
+    race.win0 = &win[0, 0]
+    race.win1 = &win[0, 0]
+    race.beyond = NULL
+    race.lead0 = 0
+    race.lead1 = 0
+    race.symmetric = 1
+    _solve_diagonals(&m, turn.phases, &race, max(goal, turn.min_bank) + m.plain_reach + 1, tol, num_threads, counts)
+    return counts[0], counts[1], counts[2]
+
+
 def solve_race_ends(RaceTurn turn, double[:, ::1] win0, double[:, ::1] win1, const double[:, :, ::1] beyond,
                     int lead0, int lead1, int top, double tol=1e-13, int num_threads=1):
-    """Two-player race under any end rule: fill ``win0[a, b]`` (seat 0 to move with a
-    against b) and ``win1[b, a]`` (seat 1 to move). A bank of seat s reaching the goal
-    wins when ``lead_s`` is 0; otherwise it is worth ``beyond[s, phase of the other,
+    """Two-player race under any end rule (KOCKA-20): fill ``win0[a, b]`` (seat 0 to move
+    with a against b) and ``win1[b, a]`` (seat 1 to move). A bank of seat s reaching the
+    goal wins when ``lead_s`` is 0; otherwise it is worth ``beyond[s, phase of the other,
     other + d]`` for a banked score of other + d (the other's last turn decides), followed
     exactly below ``top``. Pass the same array twice when the seats are alike (then
     ``beyond[0] == beyond[1]`` and ``lead0 == lead1``). Pairs are solved in decreasing
@@ -624,13 +559,9 @@ def solve_race_ends(RaceTurn turn, double[:, ::1] win0, double[:, ::1] win1, con
     Returns ``(turn evaluations, unconverged pairs)``.
     """
     cdef const Model* m = &turn.model
-    cdef const Phase* phases = turn.phases
-    cdef Race2 race
-    cdef int goal = win0.shape[0], s, a, a_lo, a_hi, evals, rows
-    cdef long long total_evals = 0, failed = 0
-    cdef double* bank = NULL
-    cdef double* val = NULL
-    cdef double* slope = NULL
+    cdef Race race
+    cdef int goal = win0.shape[0]
+    cdef long long counts[3]
     cdef bint symmetric = &win0[0, 0] == &win1[0, 0]
     if win0.shape[1] != goal or win1.shape[0] != goal or win1.shape[1] != goal:
         raise ValueError(f"win0 and win1 must be (goal, goal), got ({win0.shape[0]}, {win0.shape[1]}) "
@@ -652,24 +583,9 @@ def solve_race_ends(RaceTurn turn, double[:, ::1] win0, double[:, ::1] win1, con
     race.lead0 = lead0
     race.lead1 = lead1
     race.symmetric = symmetric
-    rows = max(top if (lead0 or lead1) else goal, turn.min_bank) + m.plain_reach + 1
-    for s in range(2 * (goal - 1), -1, -1):
-        a_lo = s - (goal - 1) if s > goal - 1 else 0
-        a_hi = s // 2 if symmetric else min(s, goal - 1)
-        with nogil, parallel(num_threads=num_threads):
-            bank = <double*>malloc(rows * sizeof(double))
-            val = <double*>malloc(rows * m.n_cols * sizeof(double))
-            slope = <double*>malloc(rows * m.n_cols * sizeof(double))
-            for a in prange(a_lo, a_hi + 1, schedule="dynamic"):
-                evals = _solve_seats(m, phases, &race, a, s - a, tol, bank, val, slope)
-                if evals < 0:
-                    failed += 1
-                    evals = -evals
-                total_evals += evals
-            free(bank)
-            free(val)
-            free(slope)
-    return total_evals, failed
+    _solve_diagonals(m, turn.phases, &race, max(top if (lead0 or lead1) else goal, turn.min_bank) + m.plain_reach + 1,
+                     tol, num_threads, counts)
+    return counts[0], counts[2]
 
 
 # ========================================================================================
@@ -823,7 +739,7 @@ cdef int _solve_class3(const Model* models, const Phase* phases, const Race3* ra
                        long long* rows, long long* full) noexcept nogil:
     # rows[0], full[0]: turn rows evaluated, evaluations with every set-aside (added to)
     """Solve the rotation class {(x, y, z), (y, z, x), (z, x, y)} (a bust hands the turn
-    round it): Newton steps as in :func:`_solve_pair`, the fixed policies' three-cycle
+    round it): Newton steps as in :func:`_solve_seats`, the fixed policies' three-cycle
     solved by :func:`_cycle3`, exact once every new bust value lies within its margins.
     Returns the number of turn evaluations, negative if it did not settle (then the last
     iterate is stored and the caller resolves the class)."""
@@ -895,47 +811,37 @@ cdef class ThreePlayerKernel:
     cdef Model models[2]
     cdef Phase phases[2]
     cdef Race3 race
-    cdef object keep           # the arrays the pointers above point into
+    cdef object keep           # the two RaceTurns, which hold the arrays the pointers above point into
     cdef const double[:, :, :, ::1] w
     cdef readonly int goal, rows, n_cols
     cdef readonly bint writable  # may solve_classes write into w (a loaded table is read-only)
 
-    def __init__(self, tuple pruned, tuple full, const int[:, ::1] phase_kinds, const int[::1] phase_n_kinds,
-                 const int[::1] phase_opening, const int[::1] phase_min_bank, int threshold,
-                 const double[::1] tail_success, int win_kind, const double[:, :, :, ::1] w, bint writable=True):
-        """``pruned`` and ``full``: the kernel arrays (``TurnModel.kernel_args()``) of the turn
-        keeping the most points for each number of dice left, and of the same turn with
-        every set-aside a choice (same kinds and slots); see :func:`_state3`. ``writable``:
-        whether :meth:`solve_classes` may write into ``w`` (pass False for a loaded,
-        read-only table: :meth:`evaluate` only reads)."""
-        cdef int p, i
-        cdef tuple args
-        for i in range(2):
-            args = (pruned, full)[i]
-            self.models[i] = _model(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7],
-                                    args[8], args[9], args[10])
-            self.models[i].win_kind = win_kind
-        if self.models[0].n_kinds != self.models[1].n_kinds:
-            raise ValueError("the pruned and the full turn must have the same kinds")
-        if not -1 <= win_kind < self.models[0].n_kinds:
-            raise ValueError(f"win_kind must be -1 or a kind index below {self.models[0].n_kinds}, got {win_kind!r}")
-        if not (w.shape[0] == w.shape[1] == w.shape[2] and w.shape[3] == 3) or tail_success.shape[0] != self.models[0].n_kinds:
-            raise ValueError(f"w must be (goal, goal, goal, 3) and tail_success ({self.models[0].n_kinds},)")
-        self.keep = (pruned, full, phase_kinds, phase_n_kinds, phase_opening, phase_min_bank, tail_success)
-        for p in range(2):
-            self.phases[p].kinds = &phase_kinds[p, 0]
-            self.phases[p].n_kinds = phase_n_kinds[p]
-            self.phases[p].opening_kind = phase_opening[p]
-            self.phases[p].min_bank = phase_min_bank[p]
+    def __init__(self, RaceTurn pruned, RaceTurn full, const double[:, :, :, ::1] w, bint writable=True):
+        """``pruned``: the turn keeping the most points for each number of dice left, and
+        ``full`` the same turn with every set-aside a choice (same kinds, slots, phases,
+        threshold and win kind; the phases and tails are read from ``full``); see
+        :func:`_state3`. ``writable``: whether :meth:`solve_classes` may write into ``w``
+        (pass False for a loaded, read-only table: :meth:`evaluate` only reads)."""
+        if pruned.model.n_kinds != full.model.n_kinds or pruned.threshold != full.threshold:
+            raise ValueError("the pruned and the full turn must have the same kinds and threshold")
+        if pruned.model.win_kind != full.model.win_kind:
+            raise ValueError(f"the pruned and the full turn must have the same win kind, got "
+                             f"{pruned.model.win_kind} and {full.model.win_kind}")
+        if not (w.shape[0] == w.shape[1] == w.shape[2] and w.shape[3] == 3):
+            raise ValueError(f"w must be (goal, goal, goal, 3), got ({w.shape[0]}, {w.shape[1]}, {w.shape[2]}, {w.shape[3]})")
+        self.models[0] = pruned.model
+        self.models[1] = full.model
+        self.phases[0] = full.phases[0]
+        self.phases[1] = full.phases[1]
+        self.keep = (pruned, full)
         self.w = w
         self.goal = w.shape[0]
         self.n_cols = self.models[0].n_cols
-        self.rows = (max(self.goal, phase_min_bank[0], phase_min_bank[1])
-                     + max(self.models[0].plain_reach, self.models[1].plain_reach) + 1)
+        self.rows = max(self.goal, full.min_bank) + max(self.models[0].plain_reach, self.models[1].plain_reach) + 1
         self.race.goal = self.goal
-        self.race.threshold = threshold
+        self.race.threshold = full.threshold
         self.race.rows = self.rows
-        self.race.tail_success = &tail_success[0]
+        self.race.tail_success = full.tail_success
         self.writable = writable
         self.race.w = <double*>&w[0, 0, 0, 0]  # written only by solve_classes, which needs writable
 

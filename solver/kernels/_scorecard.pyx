@@ -25,7 +25,8 @@ joker) are patched per reward context (``srew``), after the vector pass.
 
 The Python side builds every table; this file only runs loops over typed memoryviews
 without the GIL: the backward solve (:func:`solve_masks`), the forward propagation of the
-score distribution (:func:`forward_distribution`), the ranking of one position's actions
+score distribution (:func:`forward_distribution`, cancellable; its first turn alone:
+:func:`root_turn_entries`), the ranking of one position's actions
 (:class:`TurnTables`) and the Polish throw-budget solve (:func:`solve_budget_masks`).
 """
 import numpy as np
@@ -34,9 +35,12 @@ from libc.math cimport INFINITY, NAN, floor
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
-from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL, keep_stage_arg, popcount
-
-ctypedef long long i64
+from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL, popcount
+from scorecard_fill cimport (
+    MAX_BOXES, MAX_G, BoxSucc, Problem, _max, _problem, box_succ, fill_value, fix_specials, group_fills, i64,
+    special_reward, succ_index, succ_of, turn_keep_stages,
+)
+from scorecard_fill cimport fill_points as _fill_points
 
 cdef extern from *:
     """
@@ -179,17 +183,8 @@ LATTICE_SIZES = {"N_OUT": N_OUT, "N_KEEP": N_KEEP, "N_SMALL": N_SMALL, "N_FOUR":
 """The keep lattice's sizes (keep_lattice.pxd) for the Python side (``card_model``)."""
 
 cdef enum:
-    MAX_G = 8        # successor states of one fill at most (entry groups of a face box)
-    MAX_BOXES = 24   # boxes of a card at most (masks are int)
     MAX_THROWS = 3   # throws of a scorecard turn
-    KIND_CONST = 0   # a box with one successor state
-    KIND_FACE = 1    # a face box: one successor per entry group
-    KIND_FLAG = 2    # the flag box: one successor per flag
     ENTRY_CAP = 4096  # (next state, points) pairs of one turn, at most 2 * 252 per box group
-
-
-cdef inline double _max(double a, double b) noexcept nogil:
-    return b if b > a else a
 
 
 # ------------------------------------------------------------------------------------------
@@ -282,227 +277,9 @@ cdef inline void throw_step(const double* mass, const double* fill, const double
 
 
 # ------------------------------------------------------------------------------------------
-# The problem: states, fills and their successors
+# The problem: states, fills and their successors (the Problem struct, _problem and the
+# fills of one box group, shared with _simulate: scorecard_fill.pxd)
 # ------------------------------------------------------------------------------------------
-cdef struct Problem:
-    const double* W          # values of all states (successors are read from here)
-    const i64* base          # (2^n,) first state of each mask
-    const int* ncls          # (2^n,) tracker classes of each mask
-    const signed char* nflag
-    const int* grp_ptr       # (2^n + 1,) CSR of box groups (bit masks) per mask
-    const int* grp_bits
-    const int* ctx_of        # (2^n * 2,) reward context of (mask, flag); 0: the plain table
-    const double* rew        # (n_boxes, n_ft, N_OUT) points of a fill
-    int n_boxes
-    int n_ft
-    const int* special       # (n_special,) outcomes patched per context
-    const double* srew       # (n_ctx, n_boxes, n_ft, sp_stride) their points (-inf: not allowed)
-    int n_special
-    int sp_stride
-    int n_ctx
-    const i64* tstart        # (2^n_upper,) first tracker row of each face-box set
-    const int* uprank        # (2^n_upper * n_upper,) rank of an open face box among open ones
-    const int* tnext         # (rows, G) class after writing an entry group into a face box
-    const double* toff       # (rows, G) value offset of that class member
-    int G
-    i64 n_rows
-    const signed char* egrp  # (n_upper, N_OUT) entry group of each outcome in face box u
-    const signed char* fnext # (n_boxes, 2, N_OUT) flag after writing the flag box
-    int n_upper
-
-
-# Where writing one box leads from one state: states S[j], value offsets T[j] and
-# V[j] = W[S[j]] + T[j], j picked per outcome by succ_of.
-cdef struct BoxSucc:
-    int kind
-    i64 S[MAX_G]
-    double T[MAX_G]
-    double V[MAX_G]
-
-
-cdef Problem _problem(
-    const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
-    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
-    const double[:, :, ::1] rew, const int[::1] special, const double[:, :, :, ::1] srew,
-    const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
-    const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext, int n_upper,
-) except *:
-    """The :class:`Problem` over the caller's tables (pointers into its memoryviews, which
-    must outlive the returned struct)."""
-    cdef Problem P
-    cdef int k
-    if rew.shape[2] != N_OUT or egrp.shape[1] != N_OUT or fnext.shape[2] != N_OUT:
-        raise ValueError("outcome axes must have 252 entries")
-    if not 1 <= tnext.shape[1] <= MAX_G or toff.shape[1] != tnext.shape[1]:
-        raise ValueError(f"tracker rows must have 1..{MAX_G} entry groups, got {tnext.shape[1]} and {toff.shape[1]}")
-    if rew.shape[0] > MAX_BOXES or srew.shape[1] != rew.shape[0] or srew.shape[2] != rew.shape[1]:
-        raise ValueError(f"at most {MAX_BOXES} boxes, and special rewards of the reward table's shape")
-    if special.shape[0] != srew.shape[3] or special.shape[0] < 1:
-        raise ValueError("special outcomes: one column of special rewards each (at least one, -1 padding)")
-    P.W = &W[0]
-    P.base = &base[0]
-    P.ncls = &ncls[0]
-    P.nflag = &nflag[0]
-    P.grp_ptr = &grp_ptr[0]
-    P.grp_bits = &grp_bits[0]
-    P.ctx_of = &ctx_of[0]
-    P.rew = &rew[0, 0, 0]
-    P.n_boxes = rew.shape[0]
-    P.n_ft = rew.shape[1]
-    P.special = &special[0]
-    P.srew = &srew[0, 0, 0, 0]
-    P.sp_stride = srew.shape[3]
-    P.n_ctx = srew.shape[0]
-    P.n_special = 0
-    for k in range(special.shape[0]):
-        if special[k] >= 0:
-            P.n_special = k + 1
-    P.tstart = &tstart[0]
-    P.uprank = &uprank[0]
-    P.tnext = &tnext[0, 0]
-    P.toff = &toff[0, 0]
-    P.G = tnext.shape[1]
-    P.n_rows = tnext.shape[0]
-    P.egrp = &egrp[0, 0]
-    P.fnext = &fnext[0, 0, 0]
-    P.n_upper = n_upper
-    return P
-
-
-cdef inline void box_succ(const Problem* P, int m, int c, int f, int b, BoxSucc* sb) noexcept nogil:
-    """The successors of writing box ``b`` from state (m, c, f), and their values."""
-    cdef int m2 = m | (1 << b)
-    cdef i64 b2 = P.base[m2]
-    cdef int nf2 = P.nflag[m2]
-    cdef int U, g
-    cdef i64 row
-    if b < P.n_upper:
-        U = m & ((1 << P.n_upper) - 1)
-        row = (P.tstart[U] + <i64> c * (P.n_upper - popcount(U)) + P.uprank[U * P.n_upper + b]) * P.G
-        sb.kind = KIND_FACE
-        for g in range(P.G):
-            sb.S[g] = b2 + <i64> P.tnext[row + g] * nf2 + f   # a face box leaves the flag as it is
-            sb.T[g] = P.toff[row + g]
-            sb.V[g] = P.W[sb.S[g]] + sb.T[g]
-    elif nf2 != P.nflag[m]:  # the flag box itself: the flag follows the dice
-        sb.kind = KIND_FLAG
-        for g in range(2):
-            sb.S[g] = b2 + <i64> c * nf2 + g
-            sb.T[g] = 0.0
-            sb.V[g] = P.W[sb.S[g]]
-    else:
-        sb.kind = KIND_CONST
-        sb.S[0] = b2 + <i64> c * nf2 + f
-        sb.T[0] = 0.0
-        sb.V[0] = P.W[sb.S[0]]
-
-
-cdef inline const signed char* succ_index(const Problem* P, const BoxSucc* sb, int b, int f) noexcept nogil:
-    """Per outcome, which of ``sb``'s successors a fill of box ``b`` reaches (NULL: one)."""
-    if sb.kind == KIND_FACE:
-        return P.egrp + <i64> b * N_OUT
-    if sb.kind == KIND_FLAG:
-        return P.fnext + (<i64> b * 2 + f) * N_OUT
-    return NULL
-
-
-cdef inline int succ_of(const Problem* P, const BoxSucc* sb, int b, int f, int o) noexcept nogil:
-    cdef const signed char* idx = succ_index(P, sb, b, f)
-    return 0 if idx == NULL else idx[o]
-
-
-cdef inline double special_reward(const Problem* P, int ctx, int b, int ft, int k) noexcept nogil:
-    return P.srew[((<i64> ctx * P.n_boxes + b) * P.n_ft + ft) * P.sp_stride + k]
-
-
-cdef inline double _fill_points(const Problem* P, int m, int f, int b, int ft, int o) noexcept nogil:
-    """Points of writing outcome ``o`` into box ``b`` (``ft``: index into the first-throw
-    axis of the rewards), -inf where it may not be written."""
-    cdef int k
-    cdef int ctx = P.ctx_of[2 * m + f]
-    if ctx != 0:
-        for k in range(P.n_special):
-            if P.special[k] == o:
-                return special_reward(P, ctx, b, ft, k)
-    return P.rew[(<i64> b * P.n_ft + ft) * N_OUT + o]
-
-
-cdef inline void fix_specials(const Problem* P, int m, int f, int bits, double* F0, double* F1,
-                              int* A0, int* A1, const BoxSucc* bs) noexcept nogil:
-    """Best fill of each special outcome recomputed with its context's points (and, with
-    ``A0`` not NULL, which box: ties the first)."""
-    cdef int ctx = P.ctx_of[2 * m + f]
-    cdef int k, o, ft, b, arg
-    cdef double best, r, v
-    if ctx == 0:
-        return
-    for k in range(P.n_special):
-        o = P.special[k]
-        for ft in range(P.n_ft):
-            best = -INFINITY
-            arg = -1
-            for b in range(P.n_boxes):
-                if not (bits >> b) & 1:
-                    continue
-                r = special_reward(P, ctx, b, ft, k)
-                if r == -INFINITY:
-                    continue
-                v = r + bs[b].V[succ_of(P, &bs[b], b, f, o)]
-                if v > best:
-                    best = v
-                    arg = b
-            # (no box allowed leaves F = -inf and the box as it was: never chosen then)
-            if ft == 0:
-                F0[o] = best
-                if A0 != NULL and arg >= 0:
-                    A0[o] = arg
-            else:
-                F1[o] = best
-                if A1 != NULL and arg >= 0:
-                    A1[o] = arg
-
-
-cdef inline void group_fills(const Problem* P, int m, int c, int f, int bits, double* F0,
-                             double* F1, BoxSucc* bs) noexcept nogil:
-    """Best fill of each outcome among the boxes in ``bits``: ``F0`` after a later throw,
-    ``F1`` after the first (first-throw points); ``bs[b]`` the successors of each box."""
-    cdef int o, b
-    cdef double v
-    cdef const double* r0
-    cdef const double* r1
-    cdef const signed char* idx
-    cdef const double* V
-    cdef bint two = P.n_ft == 2
-    for o in range(N_OUT):
-        F0[o] = -INFINITY
-        F1[o] = -INFINITY
-    for b in range(P.n_boxes):
-        if not (bits >> b) & 1:
-            continue
-        box_succ(P, m, c, f, b, &bs[b])
-        r0 = P.rew + (<i64> b * P.n_ft) * N_OUT
-        r1 = r0 + (P.n_ft - 1) * N_OUT
-        idx = succ_index(P, &bs[b], b, f)
-        V = bs[b].V
-        if idx == NULL:  # one successor state for every outcome: a plain vector max
-            v = V[0]
-            for o in range(N_OUT):
-                F0[o] = _max(F0[o], r0[o] + v)
-            if two:
-                for o in range(N_OUT):
-                    F1[o] = _max(F1[o], r1[o] + v)
-        else:
-            for o in range(N_OUT):
-                F0[o] = _max(F0[o], r0[o] + V[idx[o]])
-            if two:
-                for o in range(N_OUT):
-                    F1[o] = _max(F1[o], r1[o] + V[idx[o]])
-    fix_specials(P, m, f, bits, F0, F1, NULL, NULL, bs)
-    if not two:
-        for o in range(N_OUT):
-            F1[o] = F0[o]
-
-
 cdef inline void group_fills_arg(const Problem* P, int m, int c, int f, int bits, double* F0,
                                  double* F1, i64* A0, i64* A1, BoxSucc* bs) noexcept nogil:
     """:func:`group_fills` (same values) that also gives the box of each best fill (ties:
@@ -564,16 +341,6 @@ cdef inline void group_fills_arg(const Problem* P, int m, int c, int f, int bits
         for o in range(N_OUT):
             F1[o] = F0[o]
             A1[o] = A0[o]
-
-
-cdef inline i64 fill_move(const Problem* P, const BoxSucc* bs, int m, int f, int b, int ft, int o,
-                          double* points) noexcept nogil:
-    """The state that writing outcome ``o`` into box ``b`` leads to (``bs`` from
-    :func:`group_fills_arg`), and in ``points`` what the score moves by: the fill's points
-    plus the tracker offset (``ft``: index into the first-throw axis of the rewards)."""
-    cdef int k = succ_of(P, &bs[b], b, f, o)
-    points[0] = _fill_points(P, m, f, b, ft, o) + bs[b].T[k]
-    return bs[b].S[k]
 
 
 # ------------------------------------------------------------------------------------------
@@ -804,10 +571,7 @@ cdef int turn_entries(const Problem* P, Lattice lat, const double* probs, int m,
         if p == 0.0:
             continue
         group_fills_arg(P, m, c, f, P.grp_bits[g0 + g], w.F0, w.F1, w.A0, w.A1, w.bs)
-        keep_stage_arg(w.F0, w.K, w.Mx, w.Marg, w.proper3, w.arg3, lat.child)
-        for o in range(N_OUT):
-            w.V2[o] = w.F0[o] if w.F0[o] > w.proper3[o] else w.proper3[o]
-        keep_stage_arg(w.V2, w.K, w.Mx, w.Marg, w.proper2, w.arg2, lat.child)
+        turn_keep_stages(w.F0, w.V2, w.K, w.K, w.Mx, w.Marg, w.proper3, w.arg3, w.proper2, w.arg2, lat.child)
         # after the first throw: fill from hand, or keep and throw again
         throw_step(w.P1, w.F1, w.proper2, w.arg2, w.PF1, w.P2, w.KM, lat)
         # after the second throw: fill, or keep, throw the third time and fill
@@ -958,6 +722,26 @@ cdef void _free_layer(Dist* d, i64 count) noexcept nogil:
     free(d)
 
 
+cdef extern from *:
+    """
+    /* The cancel flag of forward_distribution is written by another thread: read it
+       with an atomic load so the compiler never keeps it in a register across the loop. */
+    static inline int kocka_flag_is_set(const int* flag) {
+        return flag != NULL && __atomic_load_n(flag, __ATOMIC_RELAXED) != 0;
+    }
+    """
+    bint kocka_flag_is_set(const int* flag) noexcept nogil
+
+
+cdef enum:
+    CANCEL_POLL_STATES = 64   # forward_distribution reads its cancel flag once per this many states
+
+
+class ForwardCancelled(RuntimeError):
+    """:func:`forward_distribution` stopped because its cancel flag was set (everything
+    it held is freed)."""
+
+
 def forward_distribution(
     const int[::1] masks, const i64[::1] layer_ptr, i64 start_state, int start_mask, int start_score,
     int root_stage, const double[::1] root_mass, int root_group,
@@ -967,9 +751,14 @@ def forward_distribution(
     const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
     const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext,
     int n_upper, const double[::1] probs, const int[:, ::1] child,
+    int[::1] cancel=None,
 ):
     """Distribution of the final score under the optimal policy, from one state: returns
     ``(lowest score, probabilities)``. Releases the GIL.
+
+    ``cancel``: a one-element int32 array another thread may set nonzero to stop the pass
+    (read every :data:`CANCEL_POLL_STATES` states, before the first one too); a stopped
+    pass frees what it holds and raises :class:`ForwardCancelled`.
 
     The score so far of every state reached is pushed turn by turn (layer by layer) to the
     full card: one state at a time, its turn's entries (:func:`turn_entries`) move its
@@ -992,6 +781,15 @@ def forward_distribution(
     _lattice(child, &lat)
     cdef int n = P.n_boxes
     cdef i64 n_states = W.shape[0]
+    cdef const int* flag = NULL
+    cdef bint cancelled = False
+    cdef int since_poll = 0
+    if cancel is not None:
+        if cancel.shape[0] != 1:
+            raise ValueError("cancel must be a one-element int32 array")
+        flag = &cancel[0]
+        if kocka_flag_is_set(flag):
+            raise ForwardCancelled("the forward distribution was cancelled before it started")
     kocka_release_free_memory()  # what the values pass freed, before the histograms come
     if layer_ptr.shape[0] != n + 2 or root_mass.shape[0] != N_OUT:
         raise ValueError(f"layer_ptr must have {n + 2} entries and root_mass 252")
@@ -1039,6 +837,13 @@ def forward_distribution(
                         d = &cur[s - lstart[L]]
                         if d.p == NULL or not ok:
                             continue
+                        since_poll += 1
+                        if since_poll >= CANCEL_POLL_STATES:
+                            since_poll = 0
+                            if kocka_flag_is_set(flag):
+                                cancelled = True
+                                ok = False
+                                break
                         stage = root_stage if L == L0 else 0
                         ne = turn_entries(&P, lat, &probs[0], m, c, f, stage, &root_mass[0],
                                           root_group if L == L0 else -1, w, NULL)
@@ -1051,7 +856,7 @@ def forward_distribution(
                 # the records from this mask on are done: give the array's tail back to the
                 # allocator (the next layer's blocks reuse it), a step of 128 KB or more
                 done_from = P.base[m] - lstart[L]
-                if done_from > 0 and cur_len - done_from >= SHRINK_RECORDS:
+                if ok and done_from > 0 and cur_len - done_from >= SHRINK_RECORDS:  # (a stopped pass frees all below)
                     q = <Dist*> realloc(cur, done_from * sizeof(Dist))
                     if q != NULL:
                         cur = q
@@ -1069,6 +874,9 @@ def forward_distribution(
         _free_layer(nxt, lstart[L + 2] - lstart[L + 1] if L < n else 0)
         free(lstart)
         _free_work(w)
+        kocka_release_free_memory()  # a cancelled pass gives its pages back at once
+        if cancelled:
+            raise ForwardCancelled("the forward distribution was cancelled")
         raise MemoryError("out of memory while propagating the score distribution")
     if w.overflow:
         _free_layer(cur, cur_len)
@@ -1092,6 +900,56 @@ def forward_distribution(
     free(lstart)
     _free_work(w)
     return lo, result
+
+
+def root_turn_entries(
+    int m, int c, int f, int root_stage, const double[::1] root_mass, int root_group,
+    const double[::1] W, const i64[::1] base, const int[::1] ncls, const signed char[::1] nflag,
+    const int[::1] grp_ptr, const int[::1] grp_bits, const int[::1] ctx_of,
+    const double[:, :, ::1] rew, const int[::1] special, const double[:, :, :, ::1] srew,
+    const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
+    const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext,
+    int n_upper, const double[::1] probs, const int[:, ::1] child,
+):
+    """The first turn of :func:`forward_distribution` alone: where the optimal policy's
+    turn from state (mask ``m``, tracker class ``c``, flag ``f``) leads, with the root of
+    :func:`turn_entries` (``root_stage`` 0: the turn starts). Returns ``(successor states
+    (int64), points (int32, the fill and the change of tracker offset), probabilities)``,
+    one entry per distinct (successor, points); the same entries, ties broken the same way,
+    as the pass pushes from its start state."""
+    cdef Problem P = _problem(W, base, ncls, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
+                              tstart, uprank, tnext, toff, egrp, fnext, n_upper)
+    cdef Lattice lat
+    _lattice(child, &lat)
+    if root_mass.shape[0] != N_OUT:
+        raise ValueError("root_mass must have 252 entries")
+    if not 0 <= root_stage <= MAX_THROWS:
+        raise ValueError(f"no turn position at throw {root_stage!r}")
+    if not 0 <= m < ncls.shape[0] or base[m] < 0 or not 0 <= c < ncls[m] or not 0 <= f < nflag[m]:
+        raise ValueError(f"no state with mask {m:#x}, class {c}, flag {f} in this model")
+    if not (root_group == -1 or 0 <= root_group < grp_ptr[m + 1] - grp_ptr[m]):
+        raise ValueError(f"mask {m:#x} has no box group {root_group!r}")
+    cdef Work* w = _new_work(&P)
+    if w == NULL:
+        raise MemoryError()
+    cdef int ne, j
+    with nogil:
+        ne = turn_entries(&P, lat, &probs[0], m, c, f, root_stage, &root_mass[0], root_group, w, NULL)
+    if w.overflow:
+        _free_work(w)
+        raise ValueError("a fill's points fall outside the range of the table's rewards (a damaged table?)")
+    succ = np.empty(ne, dtype=np.int64)
+    points = np.empty(ne, dtype=np.int32)
+    mass = np.empty(ne, dtype=np.float64)
+    cdef i64[::1] sv = succ
+    cdef int[::1] rv = points
+    cdef double[::1] pv = mass
+    for j in range(ne):
+        sv[j] = w.e_succ[j]
+        rv[j] = w.e_rew[j]
+        pv[j] = w.e_p[j]
+    _free_work(w)
+    return succ, points, mass
 
 
 # ------------------------------------------------------------------------------------------
@@ -1177,17 +1035,14 @@ cdef class TurnTables:
         (order: fills by box, keeps larger first, then in keep order); their number. ``w``:
         scratch (``self.w`` while the GIL is held)."""
         cdef int n = 0, b, j, k, ft
-        cdef double v
         group_fills(&self.P, m, c, f, bits, w.F0, w.F1, w.bs)
         ft = (self.P.n_ft - 1) if throw == 1 else 0
         for b in range(self.P.n_boxes):
             if not (bits >> b) & 1:
                 continue
-            v = _fill_points(&self.P, m, f, b, ft, o)
-            if v == -INFINITY:
+            if not fill_value(&self.P, w.bs, m, f, b, ft, o, &vals[n]):
                 continue
             ids[n] = b
-            vals[n] = v + w.bs[b].V[succ_of(&self.P, &w.bs[b], b, f, o)]
             n += 1
         if throw < MAX_THROWS:
             keep_stage(w.F0, w.K, w.Mx, w.proper3, self.lat)      # keeps before the third throw

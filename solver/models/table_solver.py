@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import TableError
 from kocka.solver.base.table_file import Layout, Table, TableMeta
 from kocka.solver.rules import Game

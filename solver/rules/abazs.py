@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Mapping
 
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.bluff_claims import _RANKINGS
 from kocka.solver.rules.bluff_engine import (
     _BLUFF, _BLUFF_AGENTS, _HINT, _BluffGame, _BluffRules, _check_private_dice, _check_standing, _TwoDiceClaims,
@@ -70,7 +71,7 @@ class AbazsGame(_TwoDiceClaims, _BluffGame):
     def _check_turn(self, state: BluffState, bad: Any) -> None:
         if state.bank or state.initial_bank or state.public or state.shown or state.rerolled or state.claimed_dice \
                 or state.stake or state.bets or state.answered:
-            raise bad("Abázs has no bank, public dice, re-throws, stakes or bets")
+            raise bad(_("this game has no bank, public dice, re-throws, stakes or bets"), "BLUFF-9")
         _check_private_dice(state, bad)
         _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
 

@@ -22,7 +22,8 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
 
-from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, Reason, RulesError, either, shown
+from kocka.solver.base.i18n import N_, _
 from kocka.solver.rules import words as _words
 from kocka.solver.rules.spec import GameSpec, spec_for
 
@@ -33,6 +34,24 @@ CHANCE = -1
 """``current_player`` of a chance node (a roll is due)."""
 TERMINAL = -2
 """``current_player`` of a finished game."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnProgress:
+    """Where the player on turn stands in a turn of counted throws (:meth:`Game.turn_progress`):
+    ``throw`` throws made of ``throws_allowed``; ``stage`` the card being played where a game
+    plays several in turn (Polish, PL-8), ``fences`` his fences left (Polish, PL-12); None where
+    a game has no such thing."""
+
+    throw: int
+    throws_allowed: int
+    stage: int | None = None
+    fences: int | None = None
+
+    def throw_text(self) -> str:
+        """Which throw of the turn this is, in the language in force ("throw 1 of 3"): the
+        one wording of every front end, hint and state description."""
+        return _("throw {throw} of {throws}", throw=self.throw, throws=self.throws_allowed)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,9 +72,8 @@ class Rules:
         for name, allowed in self.OPTIONS.items():
             value = getattr(self, name)
             if value not in allowed:
-                raise RulesError(
-                    f"{self.GAME} rule option {name!r} must be one of {list(allowed)!r}, got {value!r}"
-                )
+                raise RulesError(_("the rule option {name} must be {options}, not {value}",
+                                   name=name, options=either(allowed), value=shown(value)))
 
     def options(self) -> dict[str, Any]:
         """All option values, by field name."""
@@ -69,9 +87,8 @@ class Rules:
         for key, value in (options or {}).items():
             name = key.rsplit(".", 1)[-1] if key not in fields else key
             if name not in fields:
-                raise RulesError(
-                    f"unknown rule option {key!r} for {cls.GAME}; known: {sorted(fields)!r}"
-                )
+                raise RulesError(_("there is no rule option {name} in this game; the options are {known}",
+                                   name=shown(key), known=", ".join(sorted(fields))))
             default = fields[name].default
             if isinstance(default, bool) and isinstance(value, str):
                 value = {"true": True, "yes": True, "false": False, "no": False}.get(value.lower(), value)
@@ -79,7 +96,8 @@ class Rules:
                 try:
                     value = int(value)
                 except ValueError:
-                    raise RulesError(f"rule option {key!r} must be an integer, got {value!r}") from None
+                    raise RulesError(_("the rule option {name} must be a whole number, not {value}",
+                                       name=shown(key), value=shown(value))) from None
             values[name] = value
         return cls(**values)
 
@@ -137,7 +155,8 @@ class Game(ABC):
             raise RulesError(f"{self.NAME} needs {self.RULES.__name__}, got {type(rules).__name__}")
         lo, hi = self.player_range()
         if not lo <= num_players <= hi:
-            raise RulesError(f"{self.NAME} takes {lo}..{hi} players, got {num_players!r}")
+            raise RulesError(_("this game takes {low} to {high} players, not {count}",
+                               low=lo, high=hi, count=shown(num_players)))
         self.num_players = num_players
 
     def __repr__(self) -> str:
@@ -177,7 +196,7 @@ class Game(ABC):
     def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
         """What ``dice`` would score in ``box`` (the engine's own scoring); games with
         boxes override it."""
-        raise RulesError(f"{self.spec().title} has no boxes to score")
+        raise RulesError(_("this game has no boxes to score"))
 
     def roll_key(self, state: Any) -> Hashable | None:
         """Which (seat, turn, throw) the roll due in ``state`` belongs to, for games whose
@@ -211,7 +230,7 @@ class Game(ABC):
         """``(outcome, probability)`` pairs at a chance node; probabilities sum to 1."""
         self.check_state(state)
         if not self.is_chance_node(state):
-            raise IllegalActionError(f"{self.NAME}: not a chance node: {self.describe_state(state)}")
+            raise IllegalActionError(_("no dice are to be rolled now"))
         return list(self._chance_outcomes(state))
 
     def apply(self, state: Any, action: Any) -> Any:
@@ -219,7 +238,8 @@ class Game(ABC):
         self.check_state(state)
         player = self.current_player(state)
         if player == TERMINAL:
-            raise IllegalActionError(f"{self.NAME}: the game is over; cannot play {self.describe_action(action)!r}")
+            raise IllegalActionError(_("the game is over, so {action} cannot be played",
+                                       action=shown(self.describe_action(action))))
         if player == CHANCE:
             self._check_outcome(state, action)
         else:
@@ -230,7 +250,7 @@ class Game(ABC):
         """Each seat's result at a terminal state (points, chips or win share per game)."""
         self.check_state(state)
         if not self.is_terminal(state):
-            raise IllegalActionError(f"{self.NAME}: returns are defined only at the end of the game")
+            raise IllegalActionError(_("the results are known only at the end of the game"))
         return tuple(self._returns(state))
 
     def final_scores(self, state: Any) -> tuple[float, ...]:
@@ -288,6 +308,28 @@ class Game(ABC):
         Kocka's banked points); empty where a game keeps none."""
         return ()
 
+    def card_totals(self, state: Any) -> list[dict] | None:
+        """Per seat, the card's upper section so far (the face entries written, summed),
+        what the upper-section rule adds to it as it stands and the total with it
+        (``{"upper", "bonus", "total"}``), for the page's card; None for a game without a
+        card (Kocka, the bluff games)."""
+        return None
+
+    def turn_progress(self, state: Any) -> TurnProgress | None:
+        """How far the turn in play is, for games whose turn is a count of throws (the
+        scorecard and Polish games); None for the others (Kocka's turn is a running total)."""
+        return None
+
+    def roller(self, state: Any) -> int | None:
+        """The seat that throws the roll due in ``state`` (a chance node): the state's
+        ``player`` where it records one; None where the roll is nobody's own."""
+        return getattr(state, "player", None)
+
+    def with_stake(self, action: Any, stake: int) -> Any | None:
+        """``action`` with ``stake`` chips put on it where actions carry a stake (the
+        bluff games' claims), unchecked (:meth:`apply` checks it); None otherwise."""
+        return None
+
     def final_score_position(self, state: Any, seat: int) -> Hashable | None:
         """What ``seat``'s final score still depends on in ``state``, where every seat plays
         a card of its own (the scorecard games, whose spec names a ``distribution``): the
@@ -314,26 +356,28 @@ class Game(ABC):
 
     def state_from_json(self, doc: Mapping[str, Any] | str) -> Any:
         """Inverse of :meth:`state_to_json`; validates the document and the state."""
-        doc = _parse_json(doc, "state", InvalidStateError)
+        doc = _parse_json(doc, N_("the state document is not valid JSON: {problem}"), InvalidStateError)
         if not isinstance(doc, Mapping):
-            raise InvalidStateError(f"state document must be a JSON object, got {type(doc).__name__}")
+            raise InvalidStateError(_("a state document must be a JSON object"))
         if doc.get("schema") != STATE_SCHEMA:
-            raise InvalidStateError(f"state schema must be {STATE_SCHEMA!r}, got {doc.get('schema')!r}")
+            raise InvalidStateError(_("the state document must have the schema {schema}, not {value}",
+                                      schema=STATE_SCHEMA, value=shown(doc.get("schema"))))
         if doc.get("game") != self.NAME:
-            raise InvalidStateError(f"state is for game {doc.get('game')!r}, not {self.NAME!r}")
+            raise InvalidStateError(_("the state is for the game {other}, not {game}",
+                                      other=shown(doc.get("game")), game=self.NAME))
         # the document's own rules, as state_to_json writes them, are these rules: known
         # without building a Rules object (a seat reads one state per request)
         if "rules" in doc and doc["rules"] != self._rules_options() and self.RULES.from_options(doc["rules"]) != self.rules:
-            raise InvalidStateError(f"state was made under other {self.NAME} rules: {doc['rules']!r}")
+            raise InvalidStateError(_("the state was made under other rules of this game"))
         body = doc.get("state")
         if not isinstance(body, Mapping):
-            raise InvalidStateError("state document has no 'state' object")
+            raise InvalidStateError(_("the state document has no state object"))
         try:
             state = self._state_from_fields(body)
         except InvalidStateError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidStateError(f"malformed {self.NAME} state: {exc!s}") from None
+            raise InvalidStateError(_("the state document is malformed: {problem}", problem=shown(str(exc)))) from None
         self.check_state(state, recheck=True)  # the memo cannot tell 0 from 0.0 or False
         return state
 
@@ -349,27 +393,29 @@ class Game(ABC):
         return {"type": type(action).__name__, **jsonable(action)}
 
     def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
-        doc = _parse_json(doc, "action", IllegalActionError)
+        doc = _parse_json(doc, N_("the action is not valid JSON: {problem}"), IllegalActionError)
         if not isinstance(doc, Mapping):
-            raise IllegalActionError(f"action must be a JSON object, got {doc!r}")
+            raise IllegalActionError(_("an action must be a JSON object, not {value}", value=shown(doc)))
         kinds = {cls.__name__: cls for cls in self.ACTIONS}
         kind = doc.get("type")
         if kind not in kinds:
-            raise IllegalActionError(f"{self.NAME}: unknown action type {kind!r}; known: {sorted(kinds)!r}")
+            raise IllegalActionError(_("there is no action type {kind} in this game; the types are {known}",
+                                       kind=shown(kind), known=", ".join(sorted(kinds))))
         cls = kinds[kind]
         fields = {f.name: f for f in dataclasses.fields(cls)}
         args = {k: v for k, v in doc.items() if k != "type"}
         unknown = set(args) - set(fields)
         if unknown:
-            raise IllegalActionError(f"{self.NAME}: action {kind} has no field(s) {sorted(unknown)!r}")
+            raise IllegalActionError(_("the action {kind} has no field {fields}", kind=kind, fields=", ".join(sorted(map(str, unknown)))))
         for name, value in args.items():
             expected = _SCALAR_FIELDS.get(str(fields[name].type))
             if expected is not None and not _is_scalar(value, expected):
-                raise IllegalActionError(f"{self.NAME}: action {kind} needs {name} as {expected[1]}, got {value!r:.80}")
+                raise IllegalActionError(_("the action {kind} needs {name} as {expected}, not {value}",
+                                           kind=kind, name=name, expected=_(expected[1]), value=shown(value)))
         try:
             return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in args.items()})
         except (TypeError, ValueError) as exc:
-            raise IllegalActionError(f"{self.NAME}: malformed {kind} action: {exc!s}") from None
+            raise IllegalActionError(_("the action {kind} is malformed: {problem}", kind=kind, problem=shown(str(exc)))) from None
 
     # ----- hooks -----
     @abstractmethod
@@ -389,16 +435,16 @@ class Game(ABC):
 
     def _check_action(self, state: Any, action: Any) -> None:
         if action not in self._legal_actions(state):
-            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+            raise IllegalActionError(self._why_illegal(state, action))
 
     def _why_illegal(self, state: Any, action: Any) -> str:
         """One line naming what is wrong with ``action`` (only called for illegal actions);
         games override it with their own reasons."""
-        return f"{self.describe_action(action, state)!r} is not allowed in {self.describe_state(state)}"
+        return Reason(_("{action} is not allowed now", action=shown(self.describe_action(action, state))))
 
     def _check_outcome(self, state: Any, outcome: Any) -> None:
-        if not any(outcome == o for o, _ in self._chance_outcomes(state)):
-            raise IllegalActionError(f"{self.NAME}: impossible outcome {outcome!r} in {self.describe_state(state)}")
+        if not any(outcome == o for o, _probability in self._chance_outcomes(state)):
+            raise IllegalActionError(_("the roll {dice} is not possible here", dice=shown(outcome)))
 
     def _state_fields(self, state: Any) -> Mapping[str, Any]:
         """State fields for JSON (default: the dataclass fields minus ``rules``)."""
@@ -406,13 +452,21 @@ class Game(ABC):
 
     def _state_from_fields(self, fields: Mapping[str, Any]) -> Any:
         """Inverse of :meth:`_state_fields`; lists become tuples."""
+        declared = {f.name: f for f in dataclasses.fields(self.STATE) if f.name != "rules"}
+        unknown = set(fields) - set(declared)
+        if unknown:
+            raise InvalidStateError(_("the state has no field {fields}", fields=", ".join(sorted(map(str, unknown)))))
+        missing = [name for name, f in declared.items() if name not in fields
+                   and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+        if missing:
+            raise InvalidStateError(_("the state lacks the field {fields}", fields=", ".join(missing)))
         return self.STATE(**tuplify(fields))
 
 
 _SCALAR_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
-    "str": ((str,), "a name (a string)"),
-    "int": ((int,), "a whole number"),
-    "int | None": ((int, type(None)), "a whole number or null"),
+    "str": ((str,), N_("a name, a string")),
+    "int": ((int,), N_("a whole number")),
+    "int | None": ((int, type(None)), N_("a whole number or null")),
 }
 """Action fields of one plain JSON type, by their annotation: an action document with
 another type there (a box given as a number, say) is an illegal action, not a crash."""
@@ -423,13 +477,14 @@ def _is_scalar(value: Any, expected: tuple[tuple[type, ...], str]) -> bool:
 
 
 def _parse_json(doc: Any, what: str, error: type[Exception]) -> Any:
-    """``doc`` parsed when it is JSON text, else as it is; bad JSON raises ``error``."""
+    """``doc`` parsed when it is JSON text, else as it is; bad JSON raises ``error`` with
+    the message ``what`` (marked with ``N_``, its ``{problem}`` the parser's)."""
     if not isinstance(doc, str):
         return doc
     try:
         return json.loads(doc)
     except json.JSONDecodeError as exc:
-        raise error(f"{what} is not valid JSON: {exc}") from None
+        raise error(_(what, problem=shown(str(exc)))) from None
 
 
 def tuplify(value: Any) -> Any:
@@ -459,7 +514,7 @@ def play_random_game(game: Game, rng, max_steps: int = 100_000) -> tuple[Any, li
     state, history). The generic invariant driver used by tests and docs."""
     state = game.new_initial_state()
     history = []
-    for _ in range(max_steps):
+    for _step in range(max_steps):
         if game.is_terminal(state):
             return state, history
         if game.is_chance_node(state):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from kocka.solver.rules.bluff_betting import _BETTING_OPTIONS, _BettingGame
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.bluff_claims import _RANKINGS
 from kocka.solver.rules.bluff_engine import (
     _BLUFF, _BLUFF_AGENTS, _EQUILIBRIUM_AGENT, _HINT, _BluffRules, _check_private_dice, _check_standing, _TwoDiceClaims,
@@ -49,7 +50,7 @@ class BiddingBluffGame(_TwoDiceClaims, _BettingGame):
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
         if state.public or state.shown or state.rerolled or state.claimed_dice:
-            raise bad("the bidding bluff has no public dice or re-throws")
+            raise bad(_("this game has no public dice or re-throws"))
         _check_private_dice(state, bad)
         _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
         self._check_bets(state, bad)

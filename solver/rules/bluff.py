@@ -64,7 +64,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kocka.solver.base.errors import RulesError
+from kocka.solver.base.errors import RulesError, shown
+from kocka.solver.base.i18n import _
 
 # Importing the game modules registers their specs, in this order; the names imported here
 # are the family's public names, so that its users need not know which module holds which.
@@ -101,7 +102,7 @@ def single_round_game(game: type[_BluffGame] | str, num_players: int = 2, **opti
     by_name = {cls.NAME: cls for cls in (AbazsGame, BiddingBluffGame, LiarsPokerGame)}
     cls = by_name.get(game) if isinstance(game, str) else game
     if not (isinstance(cls, type) and issubclass(cls, _BluffGame)):
-        raise RulesError(f"{game!r} is not a bluff game; they are {', '.join(sorted(by_name))}")
+        raise RulesError(_("{game} is not a bluff game; they are {games}", game=shown(game), games=", ".join(sorted(by_name))))
     rules = cls.RULES.from_options({"seating": "given", "max_rounds": 1, "payoff": "chips", **options})
     return cls(rules, num_players=num_players)
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
+from kocka.solver.base.errors import Reason, shown
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.bluff_claims import _text, _whole
+from kocka.solver.rules.words import seat_label
 from kocka.solver.rules.bluff_engine import _BluffGame
 from kocka.solver.rules.bluff_state import ANSWER, CLAIM, ROLL, Bet, BluffState, Claim, Pass
 
@@ -114,40 +117,40 @@ class _BettingGame(_BluffGame):
         return replace(state, phase=ROLL, active=player, dice=(), shown=0, rerolled=False, stake=0, bets=(), answered=0)
 
     def _why_stake_illegal(self, state: BluffState, action: Claim) -> str:
-        return (
-            f"the stake must be 1..{self.max_stake(state)} chips here, got {action.stake!r} "
-            f"(BLUFF-12, bid.stake_cap {self.rules.stake_cap!r})"
-        )
+        return Reason(_("the stake must be from 1 to {most} chips here, not {value}", most=self.max_stake(state),
+                        value=shown(action.stake)), "BLUFF-12")
 
     def _check_bets(self, state: BluffState, bad: Any) -> None:
         n = self.num_players
         if state.phase != ANSWER:
             if state.stake or state.bets or state.answered:
-                raise bad(f"stakes, bets and answers belong to phase 'answer', not {state.phase!r}")
+                raise bad(_("stakes, bets and answers belong to the answer phase, not to the phase {phase}", phase=state.phase))
             return
         if not _whole(state.stake, 1, self.max_stake(state)):
-            raise bad(f"the stake must be 1..{self.max_stake(state)}, got {state.stake!r} (BLUFF-12)")
+            raise bad(_("the stake must be from 1 to {most}, not {value}", most=self.max_stake(state), value=shown(state.stake)),
+                      "BLUFF-12")
         if not _whole(state.answered, 0, n - 2):
-            raise bad(f"the number of players who answered must be 0..{n - 2}, got {state.answered!r}")
+            raise bad(_("the number of players who answered must be from 0 to {most}, not {value}", most=n - 2,
+                        value=shown(state.answered)))
         answerers = [self._next_seat(state, state.active, i) for i in range(1, state.answered + 1)]
         if not isinstance(state.bets, tuple) or not all(isinstance(b, tuple) and len(b) == 2 for b in state.bets):
-            raise bad(f"bets are (player, chips) pairs, got {_text(state.bets)}")
-        bettors = [b for b, _ in state.bets]
+            raise bad(_("each bet is a player and the chips bet, not {value}", value=_text(state.bets)))
+        bettors = [b for b, _amount in state.bets]
         if bettors != [p for p in answerers if p in bettors] or len(set(bettors)) != len(bettors):
-            raise bad(
-                f"the bets {_text(state.bets)} must come from the players who answered ({_text(answerers)}), in seat order"
-            )
+            raise bad(_("the bets must come from the players who answered, in seat order"), "BLUFF-13")
         passes = state.answered - len(bettors)
         if state.bank < passes:
-            raise bad(f"the bank holds {state.bank} chips, fewer than the {passes} passes of this betting round paid in")
+            raise bad(_("the bank holds {bank} chips, fewer than the {passes} passes of this betting round paid in",
+                        bank=state.bank, passes=passes), "BLUFF-13")
         for bettor, amount in state.bets:
             obliged = bettor == answerers[0] and self.rules.top_claim == "first_must_bet" and self._is_top(state)
             if not obliged and state.chips[bettor] < state.stake:
-                raise bad(
-                    f"player {bettor} holds {state.chips[bettor]} chips, fewer than the stake {state.stake}, "
-                    f"so he cannot have bet (BLUFF-13)"
-                )
+                raise bad(_("{player} holds {chips} chips, fewer than the stake {stake}, so cannot have bet",
+                            player=seat_label(bettor), chips=state.chips[bettor], stake=state.stake), "BLUFF-13")
             owed = min(state.stake, state.chips[bettor]) if obliged else state.stake
             if amount != owed or owed < 1:
-                why = "all he has up to the stake, as BLUFF-5 obliges him" if obliged else "the stake (BLUFF-13)"
-                raise bad(f"player {bettor} bet {amount!r} chips, but a bet is {why}: {owed}")
+                if obliged:
+                    raise bad(_("{player} bet {amount} chips, but must bet all of his chips up to the stake: {owed}",
+                                player=seat_label(bettor), amount=shown(amount), owed=owed), "BLUFF-5")
+                raise bad(_("{player} bet {amount} chips, but a bet is the stake: {owed}", player=seat_label(bettor),
+                            amount=shown(amount), owed=owed), "BLUFF-13")

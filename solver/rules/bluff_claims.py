@@ -10,7 +10,8 @@ from functools import lru_cache, total_ordering
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kocka.solver.base.dice import FACES, Dice, all_outcomes, counts, validate_dice
-from kocka.solver.base.errors import DiceError, IllegalActionError, RulesError
+from kocka.solver.base.errors import DiceError, IllegalActionError, RulesError, either, shown
+from kocka.solver.base.i18n import _
 
 if TYPE_CHECKING:  # the rules classes live with their games, which import these claims
     from kocka.solver.rules.bluff_engine import _BluffRules
@@ -26,15 +27,17 @@ def _whole(value: Any, low: int, high: int) -> bool:
 
 
 def _text(value: Any) -> str:
-    """A value of a state or an action as a message shows it: claims by name, tuples as
-    lists (as the state document has them), anything else as Python writes it."""
+    """A value of a state or an action as a message shows it: claims by name, dice and
+    other lists as their items (``1 3``; lists of lists separated by commas), nothing
+    quoted or bracketed."""
     if isinstance(value, (TwoDiceClaim, Hand)):
         return str(value)
     if isinstance(value, DiceClaim):
-        return f"the hidden dice {_text(value.dice)}"
+        return _("the hidden dice {dice}", dice=shown(value.dice))
     if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(_text(v) for v in value) + "]"
-    return repr(value)
+        nested = any(isinstance(v, (tuple, list, TwoDiceClaim, Hand, DiceClaim)) for v in value)
+        return (", " if nested else " ").join(_text(v) for v in value) or _("nothing")
+    return shown(value)
 
 
 # ----------------------------------------------------------------------------------------
@@ -57,10 +60,9 @@ class TwoDiceClaim:
     def __post_init__(self) -> None:
         allowed = _CLAIM_VALUES.get(self.kind)
         if allowed is None or isinstance(self.value, bool) or self.value not in allowed:
-            raise IllegalActionError(
-                "a two-dice claim is a sum 2..12, a non-pair sum 3..11 or a pair 1..6 (kinds 'sum', 'nonpair', "
-                f"'pair'), got kind {self.kind!r} with value {self.value!r}"
-            )
+            raise IllegalActionError(_("a two-dice claim is a sum from 2 to 12, a non-pair sum from 3 to 11 or a pair "
+                                       "of 1s to 6s, not {kind} {value}", kind=shown(self.kind), value=shown(self.value)),
+                                     rule="BLUFF-7")
 
     @property
     def ranking(self) -> str:
@@ -115,12 +117,13 @@ class Hand:
             or self.category not in range(len(CATEGORY_NAMES))
             or any(isinstance(f, bool) or f not in FACES for f in self.faces)
         ):
-            raise IllegalActionError(
-                f"a hand is a category 0..8 with faces 1..6, got category {self.category!r} with faces {_text(self.faces)}"
-            )
+            raise IllegalActionError(_("a hand is a category from 0 to 8 with faces from 1 to 6, not category {category} "
+                                       "with faces {faces}", category=shown(self.category), faces=_text(self.faces)),
+                                     rule="BLUFF-19")
 
     def __str__(self) -> str:
-        return f"{CATEGORY_NAMES[self.category]} {list(self.faces)}" if self.faces else CATEGORY_NAMES[self.category]
+        # the faces as dice, no list brackets: "two pairs 6 5" (what a player types, too)
+        return " ".join([CATEGORY_NAMES[self.category], *map(str, self.faces)])
 
 
 @dataclass(frozen=True)
@@ -131,11 +134,11 @@ class DiceClaim:
 
     def __post_init__(self) -> None:
         try:
-            dice = validate_dice(self.dice, what="claimed hidden dice")
+            dice = validate_dice(self.dice, what=_("the claimed hidden dice"))
         except DiceError as exc:
             raise IllegalActionError(str(exc)) from None
         if not 1 <= len(dice) <= 2:
-            raise IllegalActionError(f"a dice claim names 1 or 2 hidden dice, got {_text(dice)}")
+            raise IllegalActionError(_("a dice claim names 1 or 2 hidden dice, not {dice}", dice=_text(dice)), rule="BLUFF-20")
         object.__setattr__(self, "dice", dice)
 
 
@@ -153,7 +156,7 @@ def _hand_of_sorted(dice: Dice, kickers: str) -> Hand:
     c = counts(dice)
     # groups by size, then face, both highest first: "three 5s, two 2s" -> (5, 2)
     groups = sorted(((c[f - 1], f) for f in FACES if c[f - 1]), reverse=True)
-    shape = tuple(n for n, _ in groups)
+    shape = tuple(n for n, _face in groups)
     big = tuple(f for n, f in groups if n >= 2)
     single = tuple(f for n, f in groups if n == 1)
     if shape == (1, 1, 1, 1, 1):
@@ -172,7 +175,7 @@ def hand_of(dice: Sequence[int], rules: LiarsPokerRules | _BluffRules | None = N
     faces (and the kickers under ``liar.kickers = counted``).
 
     >>> str(hand_of([2, 5, 5, 5, 2]))
-    'full house [5, 2]'
+    'full house 5 2'
     """
     return _hand_of_sorted(validate_dice(dice, 5), _kickers(rules))
 
@@ -185,7 +188,7 @@ def actual_result(dice: Sequence[int], ranking: str = "simple") -> TwoDiceClaim:
     """
     a, b = validate_dice(dice, 2)
     if ranking not in _RANKINGS:
-        raise RulesError(f"ranking must be one of {list(_RANKINGS)!r}, got {ranking!r}")
+        raise RulesError(_("the ranking must be {options}, not {value}", options=either(_RANKINGS), value=shown(ranking)))
     if ranking == "simple":
         return TwoDiceClaim(SUM, a + b)
     return TwoDiceClaim(PAIR, a) if a == b else TwoDiceClaim(NON_PAIR, a + b)
@@ -204,7 +207,8 @@ def all_claims(ranking: str = "simple", rules: LiarsPokerRules | None = None) ->
         )
     if ranking == "liar":
         return _all_hands(_kickers(rules))
-    raise RulesError(f"ranking must be 'simple', 'pro' or 'liar', got {ranking!r}")
+    raise RulesError(_("the ranking must be {options}, not {value}", options=either(("simple", "pro", "liar")),
+                       value=shown(ranking)))
 
 
 @lru_cache(maxsize=None)
@@ -225,9 +229,9 @@ def claim_rank(claim: TwoDiceClaim | Hand, rules: LiarsPokerRules | None = None)
     if isinstance(claim, Hand):
         ranks = _hand_ranks(_kickers(rules))
         if claim not in ranks:
-            raise IllegalActionError(f"no five dice make the hand {claim} (liar.kickers {_kickers(rules)!r})")
+            raise IllegalActionError(_("no five dice make the hand {hand} under these rules", hand=claim), rule="BLUFF-19")
         return ranks[claim]
-    raise IllegalActionError(f"only a two-dice claim or a hand has a rank, got {_text(claim)}")
+    raise IllegalActionError(_("only a two-dice claim or a hand has a rank, not {claim}", claim=_text(claim)))
 
 
 def is_true(claim: TwoDiceClaim | Hand, dice: Sequence[int], rules: _BluffRules | None = None) -> bool:
@@ -240,7 +244,7 @@ def is_true(claim: TwoDiceClaim | Hand, dice: Sequence[int], rules: _BluffRules 
     elif isinstance(claim, Hand):
         actual = hand_of(dice, rules)  # the two-dice games' rules have no kickers option
     else:
-        raise IllegalActionError(f"only a two-dice claim or a hand is true or false of dice, got {_text(claim)}")
+        raise IllegalActionError(_("only a two-dice claim or a hand is true or false of dice, not {claim}", claim=_text(claim)))
     return actual == claim if truth == "exact" else actual >= claim
 
 
@@ -248,7 +252,7 @@ def claim_probabilities(ranking: str = "simple") -> dict[TwoDiceClaim, Fraction]
     """Chance of each two-dice result (BLUFF-7), exact: a double is 1/36, any other sorted
     pair 2/36."""
     if ranking not in _RANKINGS:
-        raise RulesError(f"ranking must be one of {list(_RANKINGS)!r}, got {ranking!r}")
+        raise RulesError(_("the ranking must be {options}, not {value}", options=either(_RANKINGS), value=shown(ranking)))
     chances = {claim: Fraction(0) for claim in all_claims(ranking)}
     for a, b in all_outcomes(2):
         chances[actual_result((a, b), ranking)] += Fraction(1 if a == b else 2, 36)
@@ -273,12 +277,13 @@ def achievable_claims(
     and the ``shown`` die, ranking strictly above ``standing`` (None: any).
 
     >>> [str(h) for h in achievable_claims([2, 5, 5], [6], 1)]
-    ['pair [5]', 'two pairs [5, 2]', 'two pairs [6, 5]', 'three of a kind [5]']
+    ['pair 5', 'two pairs 5 2', 'two pairs 6 5', 'three of a kind 5']
     """
-    public_dice = validate_dice(public, 3, what="public dice")
-    shown_dice = validate_dice(shown, what="shown dice")
+    public_dice = validate_dice(public, 3, what=_("the public dice"))
+    shown_dice = validate_dice(shown, what=_("the shown dice"))
     if len(shown_dice) + hidden_count != 2 or hidden_count < 0:
-        raise DiceError(f"two private dice are shown or hidden, got shown {list(shown)!r} and {hidden_count!r} hidden")
+        raise DiceError(_("the two dice of a player are shown or hidden, not {shown} shown and {hidden} hidden",
+                          shown=len(shown_dice), hidden=hidden_count), rule="BLUFF-18")
     hands = _achievable_hands(public_dice, shown_dice, hidden_count, _kickers(rules))
     return [h for h in hands if standing is None or h > standing]
 
@@ -293,7 +298,7 @@ def _claim_from_json(doc: Any) -> AnyClaim | None:
     if doc is None or isinstance(doc, (TwoDiceClaim, Hand, DiceClaim)):
         return doc
     if not isinstance(doc, Mapping):
-        raise IllegalActionError(f"a claim must be a JSON object, got {doc!r}")
+        raise IllegalActionError(_("a claim must be a JSON object, not {value}", value=shown(doc)))
     keys = set(doc)
     if keys == {"kind", "value"}:
         return TwoDiceClaim(doc["kind"], doc["value"])
@@ -301,4 +306,4 @@ def _claim_from_json(doc: Any) -> AnyClaim | None:
         return Hand(doc["category"], tuple(doc.get("faces", ())))
     if keys == {"dice"}:
         return DiceClaim(tuple(doc["dice"]))
-    raise IllegalActionError(f"unknown claim {doc!r}; a claim has kind+value, category+faces or dice")
+    raise IllegalActionError(_("a claim has a kind and a value, a category and faces, or dice, not {value}", value=shown(doc)))

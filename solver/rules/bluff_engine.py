@@ -10,7 +10,9 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.base.dice import Dice, outcome_distribution, remove, validate_dice
-from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.base.errors import (DiceError, IllegalActionError, InvalidStateError, KockaError, Reason, RulesError,
+                                      either, shown)
+from kocka.solver.base.i18n import N_, _, ngettext
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, jsonable, tuplify
 from kocka.solver.rules.bluff_claims import (
     TwoDiceClaim, _claim_from_json, _text, _whole, all_claims, claim_rank, is_true,
@@ -20,7 +22,7 @@ from kocka.solver.rules.bluff_state import (
     Pass,
 )
 from kocka.solver.rules.spec import AgentEntry
-from kocka.solver.rules.words import Words
+from kocka.solver.rules.words import Words, claim_text, seat_label, snake
 
 MAX_CHIPS = 10**6
 """The most chips a player may start with (``start_chips``, each entry of a state's
@@ -55,18 +57,15 @@ class _BluffRules(Rules):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not _whole(self.start_chips, 1, MAX_CHIPS):
-            raise RulesError(
-                f"{self.GAME}: start_chips must be a whole number of chips from 1 to {MAX_CHIPS}, got {self.start_chips!r}"
-            )
+            raise RulesError(_("the starting chips must be a whole number from 1 to {most}, not {value}",
+                               most=MAX_CHIPS, value=shown(self.start_chips)))
         rounds = self.max_rounds
         if isinstance(rounds, str):  # from the command line: "none" or a number
             rounds = None if rounds.lower() in ("none", "") else int(rounds) if rounds.isdigit() else rounds
             object.__setattr__(self, "max_rounds", rounds)
         if rounds is not None and not _whole(rounds, 1, MAX_ROUNDS):
-            raise RulesError(
-                f"{self.GAME}: max_rounds must be None (no limit) or a whole number from 1 to {MAX_ROUNDS}, "
-                f"got {self.max_rounds!r}"
-            )
+            raise RulesError(_("the rule option max_rounds must be none, for no limit, or a whole number from 1 to {most}, "
+                               "not {value}", most=MAX_ROUNDS, value=shown(self.max_rounds)))
 
     @property
     def round_limit(self) -> int:
@@ -114,13 +113,17 @@ class _BluffGame(Game):
         chips = tuple(chips)
         seat_order = tuple(range(n)) if order is None else tuple(order)
         if len(chips) != n or not all(_whole(c, 1, MAX_CHIPS) for c in chips):
-            raise InvalidStateError(f"{self.NAME}: a round starts with {n} chip counts of 1 to {MAX_CHIPS}, got {_text(chips)}")
+            raise InvalidStateError(ngettext("a round starts with {n} player holding 1 to {most} chips, not {chips}",
+                                             "a round starts with {n} players holding 1 to {most} chips each, not {chips}",
+                                             n, most=MAX_CHIPS, chips=_text(chips)))
         if sorted(seat_order) != list(range(n)):
-            raise InvalidStateError(f"{self.NAME}: the seat order must be a permutation of 0..{n - 1}, got {_text(seat_order)}")
+            raise InvalidStateError(_("the seat order must name each of the {count} players once, not {order}", count=n,
+                                     order=_text(seat_order)))
         if starter not in seat_order:
-            raise InvalidStateError(f"{self.NAME}: the starter must be a player 0..{n - 1}, got {starter!r}")
+            raise InvalidStateError(_("the starting player must be one of the {count} players, not {value}", count=n,
+                                     value=shown(starter)))
         if not _whole(bank, 0, MAX_CHIPS):
-            raise InvalidStateError(f"{self.NAME}: the bank must hold 0 to {MAX_CHIPS} chips, got {bank!r}")
+            raise InvalidStateError(_("the bank must hold 0 to {most} chips, not {value}", most=MAX_CHIPS, value=shown(bank)))
         base = self.STATE(phase=ROLL, chips=chips, initial=chips, bank=bank, initial_bank=bank, order=seat_order)
         state = self._start_round(base, starter)
         self.check_state(state)
@@ -161,9 +164,10 @@ class _BluffGame(Game):
         try:
             dice = validate_dice(outcome, wanted)
         except DiceError:
-            raise IllegalActionError(f"{self.NAME}: a roll of {wanted} dice is due here, got {outcome!r}") from None
+            raise IllegalActionError(ngettext("a roll of {n} die is due here, not {dice}", "a roll of {n} dice is due here, not {dice}",
+                                              wanted, dice=shown(outcome))) from None
         if dice != tuple(outcome):
-            raise IllegalActionError(f"{self.NAME}: a roll outcome lists its dice in ascending order, got {outcome!r}")
+            raise IllegalActionError(_("a roll must list its dice from low to high, not {dice}", dice=shown(outcome)))
 
     def _apply(self, state: BluffState, action: Any) -> BluffState:
         if state.phase == SEATING:
@@ -340,7 +344,7 @@ class _BluffGame(Game):
         else:
             legal = action in self._other_actions(state)
         if not legal:
-            raise IllegalActionError(f"{self.NAME}: {self._why_illegal(state, action)}")
+            raise IllegalActionError(self._why_illegal(state, action))
 
     # ----- hidden information -----
     def observation(self, state: BluffState, player: int) -> dict:
@@ -349,7 +353,8 @@ class _BluffGame(Game):
         others see only the die shown on a re-throw. Public dice, claims, stakes, bets,
         chips, seating rolls and the dice of the latest reveal are public."""
         if not _whole(player, 0, self.num_players - 1):
-            raise KockaError(f"{self.NAME}: the observer must be a player 0..{self.num_players - 1}, got {player!r}")
+            raise KockaError(_("the observer must be one of the {count} players, not {value}", count=self.num_players,
+                                value=shown(player)))
         doc = self.state_to_json(state)
         if player != state.active:
             doc["state"]["dice"] = list(self.shown_dice(state)) + [None] * len(self.hidden_dice(state))
@@ -370,7 +375,7 @@ class _BluffGame(Game):
         known = {f.name for f in dataclasses.fields(self.STATE)}
         unknown = set(fields) - known
         if unknown:
-            raise InvalidStateError(f"{self.NAME}: a state has no field(s) {', '.join(sorted(map(str, unknown)))}")
+            raise InvalidStateError(_("the state has no field {fields}", fields=", ".join(sorted(map(str, unknown)))))
         _check_json_types(self.NAME, fields)
         values = tuplify(dict(fields))
         try:
@@ -378,13 +383,13 @@ class _BluffGame(Game):
             if "history" in fields:
                 history = fields["history"]
                 if not isinstance(history, (list, tuple)):
-                    raise IllegalActionError(f"the history is a list of claims, got {history!r}")
+                    raise IllegalActionError(_("the history is a list of claims, not {value}", value=shown(history)))
                 values["history"] = tuple(_claim_from_json(c) for c in history)
             elif values["standing"] is not None:
                 # documents written before the field existed: the standing claim opened the round
                 values["history"] = (values["standing"],)
         except IllegalActionError as exc:
-            raise InvalidStateError(f"{self.NAME}: the standing claim or the history is malformed: {exc}") from None
+            raise InvalidStateError(_("the standing claim or the history is malformed: {problem}", problem=exc)) from None
         return self.STATE(**values)
 
     def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
@@ -392,66 +397,77 @@ class _BluffGame(Game):
         if isinstance(doc, Mapping) and doc.get("type") == "Claim":
             unknown = set(doc) - {"type", "claim", "stake"}
             if unknown or "claim" not in doc:
-                raise IllegalActionError(f"{self.NAME}: a Claim action has the fields 'claim' and 'stake', got {dict(doc)!r}")
+                raise IllegalActionError(_("a claim action has the fields claim and stake, not {fields}",
+                                           fields=", ".join(sorted(map(str, doc)))))
             return Claim(_claim_from_json(doc["claim"]), doc.get("stake", 0))  # type: ignore[arg-type]
         return super().action_from_json(doc)
 
+    def with_stake(self, action: Any, stake: int) -> Claim | None:
+        """A claim with ``stake`` chips on it (BLUFF-12); None for the other actions."""
+        return replace(action, stake=stake) if isinstance(action, Claim) else None
+
     def describe_state(self, state: BluffState) -> str:
         """The position in words, for messages: who acts, the standing claim, the chips."""
+        player = seat_label(state.active)
         if state.phase == SEATING:
-            doing = "the players roll for their seats"
+            doing = _("the players roll for their seats")
         elif state.phase == OVER:
-            doing = f"the game is over after {state.rounds} rounds"
+            doing = ngettext("the game is over after {n} round", "the game is over after {n} rounds", state.rounds)
         elif state.phase == ANSWER:
-            doing = f"player {self._responder(state)} answers the claim of player {state.active}"
+            doing = _("{player} answers the claim of {claimant}", player=seat_label(self._responder(state)),
+                      claimant=player)
+        elif state.phase in _DOING:
+            doing = _(_DOING[state.phase], player=player)
         else:
-            doing = {
-                PUBLIC: "rolls the public dice", ROLL: "rolls", REROLL: "throws again", CLAIM: "claims",
-            }.get(state.phase, f"is in phase {state.phase!r}")
-            doing = f"player {state.active} {doing}"
+            doing = _("{player} is in phase {phase}", player=player, phase=shown(state.phase))
         if state.standing is None:
-            standing = "no claim stands"
+            standing = [_("no claim stands")]
+        elif state.claimed_dice:
+            standing = [_("the standing claim is {claim}, naming the hidden dice {dice}",
+                          claim=claim_text(state.standing), dice=_text(state.claimed_dice))]
         else:
-            standing = f"the standing claim is {_text(state.standing)}"
-            if state.claimed_dice:
-                standing += f" (it names the hidden dice {_text(state.claimed_dice)})"
-            if state.stake:
-                standing += f", stake {state.stake}"
-        chips = "chips " + ", ".join(str(c) for c in state.chips) + (f", bank {state.bank}" if state.bank else "")
-        return f"{doing}; {standing}; {chips}"
+            standing = [_("the standing claim is {claim}", claim=claim_text(state.standing))]
+        if state.standing is not None and state.stake:
+            standing.append(_("stake {stake}", stake=state.stake))
+        chips = [_("chips {chips}", chips=", ".join(str(c) for c in state.chips))]
+        if state.bank:
+            chips.append(_("bank {bank}", bank=state.bank))
+        return "; ".join([doing, ", ".join(standing), ", ".join(chips)])
 
     # ----- checks -----
     def _why_illegal(self, state: BluffState, action: Any) -> str:
         if type(action) not in self.ACTIONS:
-            kinds = ", ".join(a.__name__ for a in self.ACTIONS)
-            return f"{type(action).__name__} is not an action of {self.NAME}, whose actions are {kinds}"
+            kinds = ", ".join(snake(a.__name__).replace("_", " ") for a in self.ACTIONS)
+            return Reason(_("that is not a move of this game; its moves are {moves}", moves=kinds))
         said = self.describe_action(action, state)
         if state.phase == CLAIM and isinstance(action, Claim):
             stakes = self.stake_range(state)
             if not _whole(action.stake, stakes[0], stakes[-1]):
                 return self._why_stake_illegal(state, action)
-            return f"{said} is not allowed: {self._why_claim_illegal(state, action.claim)}"
+            why = self._why_claim_illegal(state, action.claim)
+            return Reason(_("{action} is not allowed: {reason}", action=said, reason=why), getattr(why, "rule", None))
         if state.phase == ANSWER:
             responder = self._responder(state)
             if isinstance(action, Accept) and self._is_top(state):
-                return f"the top claim {_text(state.standing)} cannot be accepted: it must be challenged (BLUFF-5)"
+                return Reason(_("the top claim {claim} cannot be accepted: it must be challenged",
+                                claim=_text(state.standing)), "BLUFF-5")
             if isinstance(action, Pass) and self.must_bet(state):
-                return f"player {responder} must bet on the top claim {_text(state.standing)} (BLUFF-5)"
+                return Reason(_("{player} must bet on the top claim {claim}", player=seat_label(responder),
+                                claim=_text(state.standing)), "BLUFF-5")
             if isinstance(action, Bet):
-                return (
-                    f"player {responder} holds {state.chips[responder]} chips, fewer than the stake {state.stake}, "
-                    f"so he cannot bet (BLUFF-13)"
-                )
-        return f"{said} is not a move of this moment: {self.describe_state(state)}"
+                return Reason(_("{player} holds {chips} chips, fewer than the stake {stake}, so cannot bet",
+                                player=seat_label(responder), chips=state.chips[responder], stake=state.stake), "BLUFF-13")
+        return Reason(_("{action} is not a move now", action=said))
 
     def _why_stake_illegal(self, state: BluffState, action: Claim) -> str:
-        return f"Abázs claims carry no stake, got stake {action.stake!r}"
+        return Reason(_("claims in this game carry no stake, not {stake}", stake=shown(action.stake)), "BLUFF-9")
 
     def _why_claim_illegal(self, state: BluffState, claim: Any) -> str:
         """Why ``claim`` is not among :meth:`claimable` (two-dice games)."""
         if claim not in self.claims():
-            return f"{_text(claim)} is not a claim of the {self.rules.ranking} ranking (BLUFF-7)"
-        return f"{_text(claim)} does not rank above the standing claim {_text(state.standing)} (BLUFF-3)"
+            return Reason(_("{claim} is not a claim of this ranking", claim=_text(claim)), "BLUFF-7")
+        return Reason(_("{claim} does not rank above the standing claim {standing}", claim=_text(claim),
+                        standing=_text(state.standing)), "BLUFF-3")
 
     def must_bet(self, state: BluffState) -> bool:
         """Whether the player to answer must bet (BLUFF-5); never in Abázs."""
@@ -460,59 +476,56 @@ class _BluffGame(Game):
     def _check_state(self, state: BluffState) -> None:
         n = self.num_players
 
-        def bad(why: str) -> InvalidStateError:
-            return InvalidStateError(f"{self.NAME}: {why}")
+        def bad(why: str, rule: str | None = None) -> InvalidStateError:
+            return InvalidStateError(why, rule=rule)
 
         def count(value: Any) -> bool:
             return not isinstance(value, bool) and isinstance(value, int) and value >= 0
 
         if state.phase not in self._phases():
-            raise bad(f"the phase must be one of {', '.join(self._phases())}, got {state.phase!r}")
+            raise bad(_("the phase must be {options}, not {value}", options=either(self._phases()), value=shown(state.phase)))
         for name in ("chips", "initial"):
             value = getattr(state, name)
             if not isinstance(value, tuple) or len(value) != n or not all(count(c) for c in value):
-                raise bad(f"{name} must be {n} chip counts, got {_text(value)}")
+                raise bad(ngettext("the state field {name} must be {n} chip count, not {value}",
+                                    "the state field {name} must be {n} chip counts, not {value}", n, name=name,
+                                    value=_text(value)))
         if not all(1 <= c <= MAX_CHIPS for c in state.initial):
-            raise bad(f"every player starts with 1 to {MAX_CHIPS} chips, got initial {_text(state.initial)}")
+            raise bad(_("every player starts with 1 to {most} chips, not {chips}", most=MAX_CHIPS, chips=_text(state.initial)))
         if not _whole(state.initial_bank, 0, MAX_CHIPS):
-            raise bad(f"a bank starts with 0 to {MAX_CHIPS} chips, got initial_bank {state.initial_bank!r}")
+            raise bad(_("a bank starts with 0 to {most} chips, not {value}", most=MAX_CHIPS, value=shown(state.initial_bank)))
         if not count(state.bank):
-            raise bad(f"the bank must be a chip count, got {state.bank!r}")
+            raise bad(_("the bank must be a chip count, not {value}", value=shown(state.bank)))
         began = sum(state.initial) + state.initial_bank
         if sum(state.chips) + state.bank != began:
-            at_start = f"the chips {_text(state.initial)}" + (f" and a bank of {state.initial_bank}" if state.initial_bank else "")
-            raise bad(
-                f"the chips do not add up: the players hold {_text(state.chips)} and the bank {state.bank}, "
-                f"{sum(state.chips) + state.bank} in all, but the game began with {at_start}, {began} in all (BLUFF-2)"
-            )
+            raise bad(_("the chips do not add up: the players and the bank hold {now} in all, but the game began with {began}",
+                        now=sum(state.chips) + state.bank, began=began), "BLUFF-2")
         limit = self.rules.round_limit
         if not _whole(state.rounds, 0, limit):
-            raise bad(f"the number of rounds played must be 0..{limit}, got {state.rounds!r}")
+            raise bad(_("the number of rounds played must be from 0 to {most}, not {value}", most=limit, value=shown(state.rounds)))
         if state.phase != OVER and state.rounds >= limit:
-            raise bad(f"{state.rounds} rounds are played and the game ends after {limit}, yet the phase is {state.phase!r}")
+            raise bad(_("{rounds} rounds are played and the game ends after {most}, yet it goes on", rounds=state.rounds, most=limit))
         if state.phase == OVER and 0 not in state.chips and state.rounds < limit:
-            raise bad(
-                f"the game ends when a player has no chips left (BLUFF-6) or after {limit} rounds, "
-                f"but the chips are {_text(state.chips)} after {state.rounds} rounds"
-            )
+            raise bad(_("the game ends when a player has no chips left or after {most} rounds, but the chips are {chips} "
+                        "after {rounds} rounds", most=limit, chips=_text(state.chips), rounds=state.rounds), "BLUFF-6")
         if state.phase not in (ANSWER, OVER) and 0 in state.chips:
-            raise bad(
-                f"the game ends when a player has 0 chips (BLUFF-6), got chips {_text(state.chips)} in phase {state.phase!r}"
-            )
+            raise bad(_("the game ends when a player has no chips left, but the chips are {chips}", chips=_text(state.chips)),
+                      "BLUFF-6")
         if state.phase == SEATING:
             self._check_seating(state, bad)
         else:
             if state.seating or state.seat_rolls or not isinstance(state.order, tuple) or sorted(state.order) != list(range(n)):
-                raise bad(f"once seated, the seat order is a permutation of 0..{n - 1}, got {_text(state.order)}")
+                raise bad(_("once seated, the seat order names each of the {count} players once, not {order}", count=n,
+                            order=_text(state.order)), "BLUFF-1")
             if (state.active == -1) != (state.phase == OVER) or (state.active != -1 and state.active not in state.order):
-                raise bad(f"the active player cannot be {state.active!r} in phase {state.phase!r}")
+                raise bad(_("the active player cannot be {value} in the phase {phase}", value=shown(state.active), phase=state.phase))
         if state.revealed is not None:
             revealed = state.revealed
             if not (isinstance(revealed, tuple) and len(revealed) == 2 and _whole(revealed[0], 0, n - 1)
                     and _safe_dice(revealed[1], 2) is not None):
-                raise bad(f"revealed is a player and his two sorted dice, got {_text(revealed)}")
+                raise bad(_("the revealed dice are a player and two dice listed from low to high, not {value}", value=_text(revealed)))
             if state.rounds == 0:
-                raise bad(f"dice are revealed when a round ends (BLUFF-3), yet no round has ended: revealed {_text(revealed)}")
+                raise bad(_("dice are revealed when a round ends, yet no round has ended"), "BLUFF-3")
         self._check_turn(state, bad)
 
     def _check_seating(self, state: BluffState, bad: Any) -> None:
@@ -520,21 +533,20 @@ class _BluffGame(Game):
         blocks = state.seating if isinstance(state.seating, tuple) else ()
         players = [p for block in blocks if isinstance(block, tuple) for p in block]
         if not blocks or sorted(players) != list(range(n)) or not all(isinstance(b, tuple) and b for b in blocks):
-            raise bad(f"the seating is an ordered partition of the players 0..{n - 1}, got {_text(state.seating)}")
+            raise bad(_("the seating must put each of the {count} players in one group, not {value}", count=n,
+                        value=_text(state.seating)), "BLUFF-1")
         rolling = next((b for b in blocks if len(b) > 1), None)
         if rolling is None or len(state.seat_rolls) >= len(rolling):
-            raise bad(
-                f"nobody is left to roll for a seat in seating {_text(state.seating)} with rolls {_text(state.seat_rolls)}"
-            )
+            raise bad(_("nobody is left to roll for a seat"), "BLUFF-1")
         if any(r not in range(2, 13) for r in state.seat_rolls):
-            raise bad(f"seating rolls are sums 2..12, got {_text(state.seat_rolls)}")
+            raise bad(_("seating rolls are sums from 2 to 12, not {value}", value=_text(state.seat_rolls)), "BLUFF-1")
         if state.order or state.active != -1 or state != replace(
             self.STATE(phase=SEATING, chips=state.chips, initial=state.initial, bank=state.bank),
             seating=state.seating, seat_rolls=state.seat_rolls,
         ):
-            raise bad("nothing but the seating rolls can happen before the seating is decided")
+            raise bad(_("nothing but the seating rolls can happen before the seating is decided"), "BLUFF-1")
         if state.chips != state.initial or state.bank != 0 or state.rounds != 0 or state.revealed is not None:
-            raise bad(f"no chips move before the seating is decided, got chips {_text(state.chips)} and bank {state.bank}")
+            raise bad(_("no chips move before the seating is decided"), "BLUFF-1")
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
         """Game-specific field checks (dice, claims, stakes, bets)."""
@@ -557,18 +569,19 @@ def _check_json_types(game: str, fields: Mapping[str, Any]) -> None:
         if value is None and kind.endswith("| None"):
             continue
         if kind.startswith("tuple") or kind == "Dice":
-            want, fits = "an array", isinstance(value, (list, tuple))
+            want, fits = _("a list"), isinstance(value, (list, tuple))
         elif kind == "bool":
-            want, fits = "a boolean", isinstance(value, bool)
+            want, fits = _("true or false"), isinstance(value, bool)
         elif kind == "int":
-            want, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
+            want, fits = _("a whole number"), isinstance(value, int) and not isinstance(value, bool)
         else:
             want, fits = "", True
         if not fits:
-            raise InvalidStateError(f"{game}: the state field {name} must be {want}, got {_text(value)}")
+            raise InvalidStateError(_("the state field {name} must be {kind}, not {value}", name=name, kind=want, value=_text(value)))
         stray = _stray_number(value, booleans=kind == "bool")
         if stray is not None:
-            raise InvalidStateError(f"{game}: the state field {name} holds {stray!r}, where only integers belong")
+            raise InvalidStateError(_("the state field {name} holds {value}, where only whole numbers belong", name=name,
+                                  value=shown(stray)))
 
 
 def _stray_number(value: Any, booleans: bool) -> float | bool | None:
@@ -618,30 +631,33 @@ def _check_private_dice(state: BluffState, bad: Any) -> None:
     """The active player's two dice exist exactly from his roll until the round moves on."""
     if state.phase in (CLAIM, ANSWER):
         if _safe_dice(state.dice, 2) is None:
-            raise bad(f"the active player holds two sorted dice in phase {state.phase!r}, got {_text(state.dice)}")
+            raise bad(_("the active player holds two dice listed from low to high, not {dice}", dice=_text(state.dice)))
     elif state.dice != () and state.phase != REROLL:
-        raise bad(f"nobody holds private dice in phase {state.phase!r}, got {_text(state.dice)}")
+        raise bad(_("nobody holds private dice in the phase {phase}, not {dice}", phase=state.phase, dice=_text(state.dice)))
 
 
 def _check_standing(state: BluffState, claims: Sequence[Any], bad: Any, strict: bool) -> None:
     """The standing claim and the round's claim history (BLUFF-3): claims of these rules,
     ending with the standing claim, each above the one before under ``strict`` escalation."""
     if state.standing is not None and state.standing not in claims:
-        raise bad(f"the standing claim {_text(state.standing)} is not a claim of these rules")
+        raise bad(_("the standing claim {claim} is not a claim of these rules", claim=_text(state.standing)))
     history = state.history
     if not isinstance(history, tuple) or (history[-1:] != ((state.standing,) if state.standing is not None else ())):
-        standing = "no claim (so it is empty)" if state.standing is None else f"the standing claim {_text(state.standing)}"
-        raise bad(f"the claim history {_text(history)} must end with {standing}")
+        if state.standing is None:
+            raise bad(_("no claim stands, so the claim history must be empty, not {history}", history=_text(history)))
+        raise bad(_("the claim history {history} must end with the standing claim {claim}", history=_text(history),
+                    claim=_text(state.standing)))
     for claim in history:
         if claim not in claims:
-            raise bad(f"the claim {_text(claim)} in the history is not a claim of these rules")
+            raise bad(_("the claim {claim} in the history is not a claim of these rules", claim=_text(claim)))
     for earlier, later in zip(history, history[1:]):
         if strict and not earlier < later:
-            raise bad(f"each claim of the history must beat the one before (BLUFF-3), got {_text(earlier)} then {_text(later)}")
+            raise bad(_("each claim of the history must beat the one before, not {earlier} then {later}", earlier=_text(earlier),
+                        later=_text(later)), "BLUFF-3")
     if state.phase == ANSWER and state.standing is None:
-        raise bad("an answer needs a standing claim")
+        raise bad(_("an answer needs a standing claim"))
     if state.phase in (SEATING, PUBLIC, OVER) and state.standing is not None:
-        raise bad(f"no claim stands in phase {state.phase!r}, got {_text(state.standing)}")
+        raise bad(_("no claim stands in the phase {phase}, not {claim}", phase=state.phase, claim=_text(state.standing)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -657,6 +673,9 @@ _BLUFF_AGENTS = (
     AgentEntry("heuristic", "kocka.agents.bots.heuristic:bluff_heuristic",
                "a human-like rule set, documented in kocka.agents.bots.heuristic"),
 )
+_DOING = {PUBLIC: N_("{player} rolls the public dice"), ROLL: N_("{player} rolls"), REROLL: N_("{player} throws again"),
+          CLAIM: N_("{player} claims")}
+"""What the active player does in each phase of his own, as :meth:`BluffGame.describe_state` says it."""
 _BLUFF = dict(outcome="win", players=(2, 6), default_players=2, hides_information=True, words=Words("hu"))
 
 _HINT = "kocka.agents.advice.bluff:hint"

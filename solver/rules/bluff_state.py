@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kocka.solver.base.dice import Dice
-from kocka.solver.base.errors import IllegalActionError
+from kocka.solver.base.errors import IllegalActionError, shown
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.bluff_claims import AnyClaim, Hand, TwoDiceClaim, _whole
 
 
@@ -70,7 +71,8 @@ class ClaimRange:
     def with_stake(self, stake: int) -> Claim:
         """The claim with ``stake`` (one of :attr:`stakes`)."""
         if not _whole(stake, self.min_stake, self.max_stake):
-            raise IllegalActionError(f"the stake must be {self.min_stake}..{self.max_stake} chips, got {stake!r}")
+            raise IllegalActionError(_("the stake must be from {least} to {most} chips, not {value}", least=self.min_stake,
+                                      most=self.max_stake, value=shown(stake)), rule="BLUFF-12")
         return Claim(self.claim, stake)
 
 

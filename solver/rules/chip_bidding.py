@@ -25,9 +25,11 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Hashable, ClassVar, Iterable, Mapping, Sequence
 
-from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError, either, shown
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.base import TERMINAL, Game, Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, register_game
+from kocka.solver.rules.words import seat_label
 from kocka.solver.rules.scorecard import HUNGARIAN_WORDS, Fill, HungarianGame, HungarianRules, Keep, ScorecardState
 
 # ----------------------------------------------------------------------------------------
@@ -65,7 +67,8 @@ class ChipBiddingRules(Rules):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.chips != "unlimited" and not (isinstance(self.chips, str) and _STACK.fullmatch(self.chips)):
-            raise RulesError(f"kockapoker-bid rule option 'chips' must be 'unlimited' or 'stack:N' (N >= 1), got {self.chips!r}")
+            raise RulesError(_("the rule option chips must be unlimited or stack:N with N at least 1, not {value}",
+                               value=shown(self.chips)))
         # the scorecard rules check and normalise the card's boxes
         object.__setattr__(self, "boxes", self.scorecard_rules().boxes)
 
@@ -112,14 +115,14 @@ def settle(
     rules = ChipBiddingRules() if rules is None else rules
     n = len(paid)
     if len(totals) != n or len(passed) != n or n < 2:
-        raise InvalidStateError(f"settle needs one total, payment and pass flag per player (2 or more), got {totals!r}, {paid!r}, {passed!r}")
+        raise InvalidStateError(_("the settlement needs a total, a payment and a pass for each of 2 or more players"))
     if any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in paid):
-        raise InvalidStateError(f"every player pays at least the ante of 1 chip (HU-11), got paid {paid!r}")
+        raise InvalidStateError(_("every player pays at least the ante of 1 chip, not {paid}", paid=shown(paid)), rule="HU-11")
     if any(isinstance(t, bool) or not isinstance(t, int) for t in totals):
-        raise InvalidStateError(f"totals must be integers, got {totals!r}")
+        raise InvalidStateError(_("the totals must be whole numbers, not {totals}", totals=shown(totals)))
     in_play = [p for p in range(n) if not passed[p]]
     if not in_play:
-        raise InvalidStateError(f"the game ends before the last player passes (HU-15), got passed {passed!r}")
+        raise InvalidStateError(_("the game ends before the last player passes"), rule="HU-15")
 
     bank = sum(paid)
     order = sorted(range(n), key=lambda p: (-totals[p], p))  # HU-18: who gets odd chips first
@@ -276,7 +279,7 @@ class ChipBiddingGame(Game):
 
     def _check_outcome(self, state: ChipBiddingState, outcome: Any) -> None:
         if state.phase != PLAY:
-            raise IllegalActionError(f"{self.NAME}: no roll is due while the betting goes on, got {outcome!r}")
+            raise IllegalActionError(_("no roll is due while the betting goes on"))
         # the card game checks the roll when it is applied
 
     def _check_action(self, state: ChipBiddingState, action: Any) -> None:
@@ -288,14 +291,16 @@ class ChipBiddingGame(Game):
         if isinstance(action, (Hold, Raise)) and state.phase == RESPOND:
             player = state.pending[0]
             cost = state.stake + (1 if isinstance(action, Raise) else 0)
-            raise IllegalActionError(
-                f"{self.NAME}: player {player} cannot {text} with chips = {self.rules.chips}: it costs {cost} "
-                f"and he has paid {state.paid[player]} (HU-10)"
-            )
-        moves = {RAISE: "raise or decline (HU-12)", RESPOND: "hold, raise or pass (HU-13)"}.get(state.phase)
-        if moves is None:
-            raise IllegalActionError(f"{self.NAME}: the game is over; cannot {text}")
-        raise IllegalActionError(f"{self.NAME}: {text} is not a move now: player {self.current_player(state)} may {moves}")
+            raise IllegalActionError(_("{player} cannot {action}: it costs {cost} chips in all, more than the stack allows, "
+                                       "and {paid} are already paid", player=seat_label(player), action=text, cost=cost,
+                                       paid=state.paid[player]), rule="HU-10")
+        if state.phase == RAISE:
+            raise IllegalActionError(_("{action} is not a move now: {player} may raise or decline", action=text,
+                                       player=seat_label(self.current_player(state))), rule="HU-12")
+        if state.phase == RESPOND:
+            raise IllegalActionError(_("{action} is not a move now: {player} may hold, raise or pass", action=text,
+                                       player=seat_label(self.current_player(state))), rule="HU-13")
+        raise IllegalActionError(_("the game is over, so {action} cannot be played", action=text))
 
     def _apply(self, state: ChipBiddingState, action: Any) -> ChipBiddingState:
         if state.phase == PLAY:
@@ -357,50 +362,54 @@ class ChipBiddingGame(Game):
     def net_results(self, state: ChipBiddingState) -> tuple[Chips, ...]:
         """HU-19: each player's chips received minus chips paid, exact (:func:`settle`)."""
         if not self.is_terminal(state):
-            raise IllegalActionError(f"{self.NAME}: results are settled only at the end of the game")
+            raise IllegalActionError(_("the results are settled only at the end of the game"))
         return settle(self.totals(state), state.paid, state.passed, self.rules)
 
     # ----- checks -----
     def _check_state(self, state: ChipBiddingState) -> None:
         n = self.num_players
 
-        def bad(why: str) -> InvalidStateError:
-            return InvalidStateError(f"{self.NAME}: {why}")
+        def bad(why: str, rule: str | None = None) -> InvalidStateError:
+            return InvalidStateError(why, rule=rule)
 
         if state.phase not in (PLAY, RAISE, RESPOND, OVER):
-            raise bad(f"phase must be one of {[PLAY, RAISE, RESPOND, OVER]!r}, got {state.phase!r}")
+            raise bad(_("the phase must be {options}, not {value}", options=either((PLAY, RAISE, RESPOND, OVER)),
+                        value=shown(state.phase)))
         self.card_game.check_state(state.card)
         if not isinstance(state.paid, tuple) or len(state.paid) != n or any(
             isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in state.paid
         ):
-            raise bad(f"paid must be {n} chip counts of at least the ante 1, got {state.paid!r}")
+            raise bad(_("the payments must be a chip count of at least the ante of 1 for each of the {count} players, not {value}",
+                        count=n, value=shown(state.paid)), "HU-11")
         if not isinstance(state.passed, tuple) or len(state.passed) != n or any(not isinstance(p, bool) for p in state.passed):
-            raise bad(f"passed must be {n} flags, got {state.passed!r}")
+            raise bad(_("the passes must be a yes or no for each of the {count} players, not {value}", count=n,
+                        value=shown(state.passed)))
         if isinstance(state.stake, bool) or not isinstance(state.stake, int) or state.stake < 1:
-            raise bad(f"stake must be 1 or more, got {state.stake!r}")
+            raise bad(_("the stake must be 1 or more, not {value}", value=shown(state.stake)))
         stack = self.rules.stack
         if stack is not None and max(state.paid) > stack:
-            raise bad(f"paid {state.paid!r} exceeds the stack of {stack!r} chips")
+            raise bad(_("the payments {paid} exceed the stack of {stack} chips", paid=shown(state.paid), stack=stack), "HU-10")
         standing = state.passed.count(False)
         if standing < 1 or (standing == 1 and state.phase != OVER):
-            raise bad(f"the game ends as soon as one player has not passed (HU-15), got passed {state.passed!r}")
+            raise bad(_("the game ends as soon as only one player has not passed"), "HU-15")
         if state.phase == OVER:
             if standing > 1 and not self.card_game.is_terminal(state.card):
-                raise bad("a game with two players in the betting ends only when every card is full (HU-16)")
+                raise bad(_("a game with two players still betting ends only when every card is full"), "HU-16")
         elif self.card_game.is_terminal(state.card) and state.phase == PLAY:
-            raise bad("every card is full: the game is over")
+            raise bad(_("every card is full, so the game is over"), "HU-16")
         if state.phase in (PLAY, OVER) and (state.actor != -1 or state.pending):
-            raise bad(f"no raise is in progress in phase {state.phase!r}, got actor {state.actor!r}, pending {state.pending!r}")
+            raise bad(_("no raise is in progress in the phase {phase}", phase=state.phase))
         if state.phase in (RAISE, RESPOND) and (state.actor not in range(n) or state.passed[state.actor]):
-            raise bad(f"the raiser must be a player who has not passed, got {state.actor!r}")
+            raise bad(_("the raiser must be a player who has not passed, not {value}", value=shown(state.actor)), "HU-14")
         if state.phase == RAISE and (state.pending or not self.can_pay(state, state.actor, state.stake + 1)):
-            raise bad(f"a raise opportunity needs s + 1 chips and nobody answering, got actor {state.actor!r}, pending {state.pending!r}")
+            raise bad(_("a chance to raise needs one chip more than the stake and nobody answering"), "HU-12")
         if state.phase == RESPOND:
             pending = state.pending
             if not pending or len(set(pending)) != len(pending) or any(
                 p not in range(n) or p == state.actor or state.passed[p] for p in pending
             ):
-                raise bad(f"pending must be distinct players other than the raiser who have not passed, got {pending!r}")
+                raise bad(_("the players to answer must be different players, other than the raiser, who have not passed, not {value}",
+                            value=shown(pending)), "HU-13")
 
     # ----- JSON -----
     def _state_fields(self, state: ChipBiddingState) -> Mapping[str, Any]:
@@ -417,7 +426,7 @@ class ChipBiddingGame(Game):
     def _state_from_fields(self, fields: Mapping[str, Any]) -> ChipBiddingState:
         unknown = set(fields) - {"card", "paid", "passed", "stake", "phase", "actor", "pending"}
         if unknown:
-            raise InvalidStateError(f"{self.NAME}: unknown state field(s) {sorted(unknown)!r}")
+            raise InvalidStateError(_("the state has no field {fields}", fields=", ".join(sorted(map(str, unknown)))))
         return ChipBiddingState(
             card=self.card_game.state_from_json(fields["card"]),
             paid=tuple(fields["paid"]),
@@ -428,17 +437,28 @@ class ChipBiddingGame(Game):
             pending=tuple(fields["pending"]),
         )
 
+    def roller(self, state: ChipBiddingState) -> int | None:
+        """The rolls are the scorecard game's: its player on turn throws them."""
+        return state.card.player
+
     def describe_state(self, state: ChipBiddingState) -> str:
-        passed = ", ".join(str(p) for p, flag in enumerate(state.passed) if flag) or "nobody"
-        betting = ""
+        """The position in words, in the language in force: the betting (who may raise or
+        must answer), the stake, the bank, what each seat paid, who passed, then the card's
+        position."""
         if state.phase == RAISE:
-            betting = f", player {state.actor} may raise"
+            betting = _("{player} may raise", player=seat_label(state.actor))
         elif state.phase == RESPOND:
-            betting = f", player {state.actor} raised, to answer: {', '.join(str(p) for p in state.pending)}"
-        return (
-            f"{state.phase}, stake {state.stake}, bank {state.bank}, paid {list(state.paid)}, passed: {passed}"
-            f"{betting}; card: {self.card_game.describe_state(state.card)}"
-        )
+            betting = _("{player} raised, to answer: {players}", player=seat_label(state.actor),
+                        players=", ".join(seat_label(p) for p in state.pending))
+        elif state.phase == OVER:
+            betting = _("the game is over")
+        else:
+            betting = _("the card is played")
+        passed = [seat_label(p) for p, flag in enumerate(state.passed) if flag]
+        money = ", ".join([_("stake {stake}", stake=state.stake), _("bank {bank}", bank=state.bank),
+                           _("paid {chips}", chips=", ".join(str(c) for c in state.paid)),
+                           _("passed: {players}", players=", ".join(passed)) if passed else _("nobody passed")])
+        return "; ".join([betting, money, self.card_game.describe_state(state.card)])
 
 
 __all__ = ["ChipBiddingGame", "ChipBiddingRules", "ChipBiddingState", "Decline", "Hold", "Pass", "Raise", "settle"]

@@ -23,7 +23,8 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kocka.solver.base.dice import Dice, validate_dice
-from kocka.solver.base.errors import InvalidStateError, RulesError
+from kocka.solver.base.errors import InvalidStateError, RulesError, shown
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.words import Words, normalize
 
 if TYPE_CHECKING:
@@ -154,13 +155,11 @@ def normalize_boxes(rules: Rules, all_boxes: tuple[str, ...]) -> None:
     try:
         names = list(names)
     except TypeError:
-        raise RulesError(f"{rules.GAME} rule option 'boxes' must be a list of box ids, got {value!r}") from None
+        raise RulesError(_("the rule option boxes must be a list of boxes, not {value}", value=shown(value))) from None
     unknown = [n for n in names if n not in all_boxes]
     if unknown or not names or len(set(names)) != len(names):
-        raise RulesError(
-            f"{rules.GAME} rule option 'boxes' must be distinct ids from {list(all_boxes)!r}, "
-            f"at least one, got {value!r}"
-        )
+        raise RulesError(_("the rule option boxes must name one or more different boxes out of {known}, not {value}",
+                           known=", ".join(all_boxes), value=shown(value) or _("nothing")))
     object.__setattr__(rules, "boxes", tuple(b for b in all_boxes if b in names))
 
 
@@ -190,13 +189,13 @@ def card_entries(game: Game, boxes: Sequence[str], entries: Any) -> tuple[int | 
     names in any of ``game``'s languages, :func:`box_named`); boxes not named stay open.
     Raises :class:`InvalidStateError` naming a box that is not on the card."""
     if not isinstance(entries, Mapping):
-        raise InvalidStateError(f"{game.NAME}: a card is a mapping of box to entry, got {entries!r}")
+        raise InvalidStateError(_("a card gives each box its entry, not {value}", value=shown(entries)))
     values: list[int | None] = [None] * len(boxes)
     for name, entry in entries.items():
         box = box_named(game.words, boxes, name)
         if box is None:
             names = ", ".join(game.box_label(b) for b in boxes)
-            raise InvalidStateError(f"{game.NAME}: no box {name!r} on this card; the boxes are {names}")
+            raise InvalidStateError(_("there is no box {name} on this card; the boxes are {boxes}", name=shown(name), boxes=names))
         values[boxes.index(box)] = entry
     return tuple(values)
 
@@ -210,8 +209,8 @@ def bits_of(boxes: Iterable[int]) -> int:
 
 
 def dice_list(dice: Iterable[int]) -> str:
-    """Dice as RULES.md writes a set of dice in messages, a sorted list: ``[1, 2, 2, 5, 6]``."""
-    return str(sorted(int(d) for d in dice))
+    """Dice as a player reads them in messages, sorted: ``1 2 2 5 6``."""
+    return " ".join(str(d) for d in sorted(int(d) for d in dice))
 
 
 # ----------------------------------------------------------------------------------------
@@ -226,7 +225,7 @@ class Keep:
     dice: Dice = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", validate_dice(self.dice, what="kept dice"))
+        object.__setattr__(self, "dice", validate_dice(self.dice, what=_("the kept dice")))
 
 
 __all__ = [

@@ -39,10 +39,12 @@ from itertools import product
 from typing import Any, ClassVar, Mapping, Sequence
 
 from kocka.solver.base.dice import Dice, FACES, counts, is_sub_multiset, outcome_distribution, validate_dice
-from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.base.errors import (DiceError, IllegalActionError, InvalidStateError, KockaError, Reason, RulesError,
+                                      either, shown)
+from kocka.solver.base.i18n import N_, _, ngettext
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
-from kocka.solver.rules.words import Words
+from kocka.solver.rules.words import Words, dice_text, seat_label
 
 NUM_DICE = 6
 STRAIGHT: Dice = (1, 2, 3, 4, 5, 6)
@@ -114,9 +116,10 @@ class KockaRules(Rules):
         for name in ("target", "series_threshold", "min_bank_points"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 50:
-                raise RulesError(f"kocka parameter {name!r} must be a non-negative multiple of 50, got {value!r}")
+                raise RulesError(_("the rule option {name} must be 0 or a multiple of 50, not {value}",
+                                   name=name, value=shown(value)))
         if self.target == 0:
-            raise RulesError(f"kocka parameter 'target' must be positive, got {self.target!r}")
+            raise RulesError(_("the target must be more than 0 points"))
 
     @property
     def six_ones_win(self) -> bool:
@@ -189,9 +192,9 @@ def _set_asides(roll: Dice, straight: bool) -> tuple[tuple[Dice, int], ...]:
         per_face_choices.append([(j, face_value(face, j)) for j in ks])
     result = []
     for choice in product(*per_face_choices):
-        subset = tuple(face for face, (j, _) in zip(FACES, choice) for _ in range(j))
+        subset = tuple(face for face, (j, _value) in zip(FACES, choice) for _copy in range(j))
         if subset:
-            result.append((subset, sum(v for _, v in choice)))
+            result.append((subset, sum(v for _count, v in choice)))
     if straight and roll == STRAIGHT:
         result.append((STRAIGHT, STRAIGHT_VALUE))
     return tuple(sorted(result))
@@ -208,7 +211,7 @@ def set_aside_value(
     >>> set_aside_value([1, 5], 6), set_aside_value([2, 2], 6), set_aside_value([1, 2, 3, 4, 5, 6], 6)
     (150, None, 1500)
     """
-    dice = validate_dice(dice, what="set-aside")
+    dice = validate_dice(dice, what=_("the dice set aside"))
     if not dice or len(dice) > roll_size:
         return None
     if dice == STRAIGHT and straight_counts(roll_size, rules, opening):
@@ -224,7 +227,7 @@ def valid_set_asides(
     >>> valid_set_asides([1, 2, 2, 5])
     [((1,), 100), ((1, 5), 150), ((5,), 50)]
     """
-    roll = validate_dice(roll, what="roll")
+    roll = validate_dice(roll, what=_("the roll"))
     return list(_set_asides(roll, straight_counts(len(roll), rules, opening)))
 
 
@@ -234,7 +237,7 @@ def is_full(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: boo
     >>> is_full([1, 5]), is_full([1, 1, 2, 2, 3, 3]), is_full([2, 2, 2, 3, 3, 3])
     (True, False, True)
     """
-    roll = validate_dice(roll, what="roll")
+    roll = validate_dice(roll, what=_("the roll"))
     return bool(roll) and _is_full(roll, straight_counts(len(roll), rules, opening))
 
 
@@ -244,7 +247,7 @@ def best_score(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: 
     >>> best_score([2, 2, 2, 2, 3, 4]), best_score([2, 3, 3, 4, 6, 6])
     (200, 0)
     """
-    return max((v for _, v in valid_set_asides(roll, rules, opening)), default=0)
+    return max((v for _dice, v in valid_set_asides(roll, rules, opening)), default=0)
 
 
 def scores(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
@@ -253,7 +256,7 @@ def scores(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool
     >>> scores([2, 3, 4]), scores([4, 4, 4])
     (False, True)
     """
-    roll = validate_dice(roll, what="roll")
+    roll = validate_dice(roll, what=_("the roll"))
     return _roll_scores(roll, straight_counts(len(roll), rules, opening))
 
 
@@ -273,7 +276,7 @@ def series_value(face: int) -> int:
     (3000, 10000)
     """
     if face not in FACES:
-        raise RulesError(f"series face must be in 1..6, got {face!r}")
+        raise RulesError(_("a series is of a face from 1 to 6, not {face}", face=shown(face)))
     return 10000 if face == 1 else 1000 * face
 
 
@@ -318,31 +321,32 @@ def unscored_reason(dice: Sequence[int], roll_size: int, rules: KockaRules = DEF
     reads it (KOCKA-5, KOCKA-6, KOCKA-10), or ``None`` when they can.
 
     >>> unscored_reason([2], 6)
-    'a lone 2 does not score: set aside 1s, 5s or three of a kind (KOCKA-5)'
+    'a lone 2 does not score: set aside 1s, 5s or three of a kind'
+    >>> unscored_reason([2], 6).rule
+    'KOCKA-5'
     >>> unscored_reason([1, 5], 6) is None
     True
     """
-    dice = validate_dice(dice, what="set-aside")
+    dice = validate_dice(dice, what=_("the dice set aside"))
     if set_aside_value(dice, roll_size, rules, opening) is not None:
         return None
     if not dice:
-        return "at least one die must be set aside (KOCKA-10)"
+        return Reason(_("at least one die must be set aside"), "KOCKA-10")
     if dice == STRAIGHT and roll_size == NUM_DICE:
-        return "the straight scores only in the turn's opening roll (KOCKA-5, kocka.straight)"
+        return Reason(_("the straight scores only in the opening roll of a turn"), "KOCKA-5")
     for face, k in zip(FACES, counts(dice)):
         if face_value(face, k) is None:
             if k >= 3:  # four or five of a 2, 3, 4 or 6: "3 used"
-                return f"only three of the {_NUMBER_WORDS[k]} {face}s score: set aside three of them (KOCKA-5)"
-            lone = f"a lone {face} does not" if k == 1 else f"a pair of {face}s does not"
-            return f"{lone} score: set aside 1s, 5s or three of a kind (KOCKA-5)"
-    return f"{len(dice)} dice cannot be set aside from a roll of {roll_size} (KOCKA-6)"
+                return Reason(ngettext("only three of the {n} dice showing {face} score: set aside three of them",
+                                       "only three of the {n} dice showing {face} score: set aside three of them",
+                                       k, face=face), "KOCKA-5")
+            if k == 1:
+                return Reason(_("a lone {face} does not score: set aside 1s, 5s or three of a kind", face=face), "KOCKA-5")
+            return Reason(_("a pair of {face}s does not score: set aside 1s, 5s or three of a kind", face=face), "KOCKA-5")
+    return Reason(ngettext("{n} die cannot be set aside from a roll of {size}", "{n} dice cannot be set aside from a roll of {size}",
+                           len(dice), size=roll_size), "KOCKA-6")
 
 
-_NUMBER_WORDS = {4: "four", 5: "five"}
-
-
-def _dice_count(n: int) -> str:
-    return f"{n} die" if n == 1 else f"{n} dice"
 
 
 # ----------------------------------------------------------------------------------------
@@ -356,7 +360,7 @@ class SetAside:
     dice: Dice
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", validate_dice(self.dice, what="set-aside"))
+        object.__setattr__(self, "dice", validate_dice(self.dice, what=_("the dice set aside")))
 
 
 @dataclass(frozen=True)
@@ -463,8 +467,8 @@ class KockaState:
 # ----------------------------------------------------------------------------------------
 # Game
 # ----------------------------------------------------------------------------------------
-def _invalid(message: str) -> InvalidStateError:
-    return InvalidStateError(f"kocka: {message}")
+def _invalid(message: str, rule: str | None = None) -> InvalidStateError:
+    return InvalidStateError(message, rule=rule)
 
 
 class KockaGame(Game):
@@ -540,13 +544,14 @@ class KockaGame(Game):
         if roll is not None:
             dice = validate_dice(roll)
             if not 1 <= len(dice) <= NUM_DICE:
-                raise DiceError(f"dice must be 1..{NUM_DICE} values in 1..6, got {list(roll)!r}")
+                raise DiceError(_("a roll is of 1 to 6 dice, not {count}: {dice}", count=len(dice), dice=shown(dice)))
             if dice_left is not None and dice_left != len(dice):
-                raise DiceError(f"{dice_left!r} dice left do not match the {len(dice)} dice rolled, {list(roll)!r}")
+                raise DiceError(ngettext("the {n} die rolled does not match the {left} dice left", "the {n} dice rolled do not match the {left} dice left",
+                                         len(dice), left=shown(dice_left)))
             state = KockaState(scores=scores, player=player, stage=STAGE_SET_ASIDE, turn_total=turn_total,
                                dice_in_play=len(dice), roll=dice, last_event="rolled")
         elif dice_left is None:
-            raise DiceError("a kocka position needs the roll to use, or the dice left after a set-aside")
+            raise DiceError(_("a position needs the roll to use, or the number of dice left after a set-aside"))
         else:
             state = KockaState(scores=scores, player=player, stage=STAGE_BANK_OR_ROLL, turn_total=turn_total,
                                dice_in_play=dice_left, last_event="set_aside")
@@ -557,7 +562,7 @@ class KockaGame(Game):
         """What ``roll`` does at this chance node: ``"bust"`` (KOCKA-9/15/17/18),
         ``"six_ones"`` (KOCKA-19) or ``"live"`` (a decision follows)."""
         if state.series_running:
-            face, _ = state.series  # type: ignore[misc]
+            face = state.series[0]  # type: ignore[index]
             return "live" if series_matches(roll, face, state.joker) else "bust"
         if self.may_start_series(state):
             return "live"  # every roll shows some face (KOCKA-14)
@@ -572,14 +577,14 @@ class KockaGame(Game):
         if state.stage == STAGE_BANK_OR_ROLL:
             return [Bank(), Roll()] if self.may_bank(state) else [Roll()]
         if state.stage == STAGE_JOKER:
-            face, _ = state.series  # type: ignore[misc]
+            face = state.series[0]  # type: ignore[index]
             return [NameJoker(j) for j in FACES if j != face] + [Roll()]
         if state.stage != STAGE_SET_ASIDE:
             return []
         roll = state.roll
         assert roll is not None
         if state.series_running:
-            face, _ = state.series  # type: ignore[misc]
+            face = state.series[0]  # type: ignore[index]
             return [TakeSeries(k) for k in range(1, series_matches(roll, face, state.joker) + 1)]
         straight = self.straight_counts(state)
         full = _is_full(roll, straight)
@@ -587,7 +592,7 @@ class KockaGame(Game):
         if full:
             actions.append(SetAside(roll))  # a full roll is set aside whole (KOCKA-10)
         else:
-            actions.extend(SetAside(dice) for dice, _ in _set_asides(roll, straight))
+            actions.extend(SetAside(dice) for dice, _value in _set_asides(roll, straight))
         if self.may_start_series(state) and series_allowed_from(roll, self.rules, state.is_opening):
             actions.extend(StartSeries(face, k) for face, k in series_starts(roll))
         return actions
@@ -596,7 +601,7 @@ class KockaGame(Game):
         return list(outcome_distribution(state.dice_in_play))
 
     def _check_outcome(self, state: KockaState, outcome: Any) -> None:
-        validate_dice(outcome, state.dice_in_play, what="roll")
+        validate_dice(outcome, state.dice_in_play, what=_("the roll"))
 
     def _apply(self, state: KockaState, action: Any) -> KockaState:
         if state.stage == STAGE_ROLL:
@@ -622,7 +627,7 @@ class KockaGame(Game):
             return self._replace(state, stage=STAGE_ROLL, last_event="roll_on")
         if isinstance(action, Bank):
             return self._end_turn(state, banked=state.turn_total, event="bank")
-        raise IllegalActionError(f"kocka: {self._why_illegal(state, action)}")  # unreachable after the check
+        raise IllegalActionError(self._why_illegal(state, action))  # unreachable after the check
 
     def final_scores(self, state: KockaState) -> tuple[float, ...]:
         """The banked scores (the returns are win shares)."""
@@ -691,229 +696,284 @@ class KockaGame(Game):
                           final_turns=final_turns, winners=winners, last_event=event)
 
     # ----- checks -----
-    def _why_illegal(self, state: KockaState, action: Any) -> str:
+    def _why_illegal(self, state: KockaState, action: Any) -> Reason:
         """A sentence saying why ``action`` is not allowed, naming it as a player types it
-        and citing the rule at the end."""
+        and saying what is possible instead; the rule it follows from in ``.rule``."""
         if not isinstance(action, self.ACTIONS):
-            return (f"{type(action).__name__} is not a kocka move; the moves are take, series, joker, "
-                    "bank and roll")
+            return Reason(_("that is not a move of this game; the moves are take, series, joker, bank and roll"))
         series_known = state.series is not None or not isinstance(action, TakeSeries)
         text = self.describe_action(action, state if series_known else None)
         if state.stage == STAGE_BANK_OR_ROLL:
+            minimum = self.rules.bank_minimum(self.phase(state))
             if isinstance(action, Bank):
-                return (f"bank is not allowed: the turn total {state.turn_total} is below the minimum bank "
-                        f"of {self.rules.bank_minimum(self.phase(state))} (KOCKA-13)")
-            return f"{text} is not possible now: after a set-aside, choose bank or roll (KOCKA-12)"
+                return Reason(_("you cannot bank yet: the turn total {total} is below the minimum bank of {minimum}; "
+                                "roll on", total=state.turn_total, minimum=minimum), "KOCKA-13")
+            if state.turn_total >= minimum:
+                return Reason(ngettext(
+                    "{action} is not possible now: the dice are set aside, so bank your {total} points or roll the {n} die left",
+                    "{action} is not possible now: the dice are set aside, so bank your {total} points or roll the {n} dice left",
+                    state.dice_in_play, action=text, total=state.turn_total), "KOCKA-12")
+            return Reason(ngettext(
+                "{action} is not possible now: the dice are set aside, so roll the {n} die left; "
+                "banking needs at least {minimum} points",
+                "{action} is not possible now: the dice are set aside, so roll the {n} dice left; "
+                "banking needs at least {minimum} points",
+                state.dice_in_play, action=text, minimum=minimum), "KOCKA-12, KOCKA-13")
         face = state.series[0] if state.series is not None else None
         if state.stage == STAGE_JOKER:
             if isinstance(action, NameJoker):
-                return f"{text} is not allowed: the joker must be a face in 1..6 other than the series face {face} (KOCKA-18)"
-            return f"{text} is not possible now: name a joker or roll the last die (KOCKA-18)"
+                return Reason(_("{action} is not allowed: the joker must be a face from 1 to 6 other than the series face {face}",
+                                action=text, face=face), "KOCKA-18")
+            return Reason(_("{action} is not possible now: name a joker or roll the last die", action=text), "KOCKA-18")
         roll = state.roll
         assert roll is not None  # stage "set_aside"
-        shown = " ".join(str(d) for d in roll)
+        rolled = shown(roll)
         if isinstance(action, (Bank, Roll, NameJoker)):
-            return f"{text} is not possible yet: the roll {shown} must be used first (KOCKA-10)"
+            return Reason(_("{action} is not possible yet: use the roll {dice} first by setting dice aside",
+                            action=text, dice=rolled), "KOCKA-10")
         if state.series_running:
             if isinstance(action, TakeSeries):
                 if action.count < 1:
-                    return f"at least one die of the series of {face}s must be taken (KOCKA-15)"
+                    return Reason(_("take at least one die for the series of {face}s", face=face), "KOCKA-15")
                 matches = series_matches(roll, face, state.joker)
-                return (f"{text} is not possible: the roll {shown} has only {_dice_count(matches)} for the "
-                        f"series of {face}s (KOCKA-15)")
-            joker = f" or the joker {state.joker}" if state.joker is not None else ""
-            return f"{text} is not possible: in a series of {face}s only dice showing {face}{joker} may be taken (KOCKA-15)"
+                return Reason(ngettext("{action} is not possible: the roll {dice} has only {n} die for the series of {face}s",
+                                       "{action} is not possible: the roll {dice} has only {n} dice for the series of {face}s",
+                                       matches, action=text, dice=rolled, face=face), "KOCKA-15")
+            if state.joker is not None:
+                return Reason(_("{action} is not possible: in a series of {face}s only dice showing {face} or the joker "
+                                "{joker} may be taken", action=text, face=face, joker=state.joker), "KOCKA-15")
+            return Reason(_("{action} is not possible: in a series of {face}s only dice showing {face} may be taken",
+                            action=text, face=face), "KOCKA-15")
         if isinstance(action, TakeSeries):
-            return "no series is under way, so there are no series dice to take (KOCKA-15)"
+            return Reason(_("no series is under way, so there are no series dice to take"), "KOCKA-15")
         if isinstance(action, StartSeries):
             if self.phase(state) != PHASE_HIGH:
-                return f"{text} is not allowed: a series needs a banked score of {self.rules.series_threshold} or more (KOCKA-14)"
+                return Reason(_("{action} is not allowed: a series needs a banked score of {threshold} or more",
+                                action=text, threshold=self.rules.series_threshold), "KOCKA-14")
             if state.series is not None:
-                return f"{text} is not allowed: the re-roll after a complete series is scored normally (KOCKA-17)"
+                return Reason(_("{action} is not allowed: the re-roll after a complete series is scored normally",
+                                action=text), "KOCKA-17")
             if not self.may_start_series(state):
-                rolls = "a six-dice roll" if self.rules.series_on_reroll else "the turn's opening roll"
-                return f"{text} is not allowed: a series can start only on {rolls} (KOCKA-14, kocka.series_start)"
+                if self.rules.series_on_reroll:
+                    return Reason(_("{action} is not allowed: a series can start only on a roll of all six dice",
+                                    action=text), "KOCKA-14")
+                return Reason(_("{action} is not allowed: a series can start only on the opening roll of a turn",
+                                action=text), "KOCKA-14")
             if (action.face, action.count) not in series_starts(roll):
-                return (f"{text} is not possible: the roll {shown} does not show {_dice_count(action.count)} "
-                        f"of face {action.face} (KOCKA-14)")
-            return f"{text} is not allowed: the full roll {shown} must be scored normally (kocka.series_from_full)"
+                return Reason(ngettext("{action} is not possible: the roll {dice} does not show {n} die of face {face}",
+                                       "{action} is not possible: the roll {dice} does not show {n} dice of face {face}",
+                                       action.count, action=text, dice=rolled, face=action.face), "KOCKA-14")
+            return Reason(_("{action} is not allowed: the full roll {dice} must be scored normally, not as a series",
+                            action=text, dice=rolled), "KOCKA-14")
         if not is_sub_multiset(action.dice, roll):
-            dice = " ".join(map(str, action.dice))
-            return f"{text} is not possible: {dice} {'is' if len(action.dice) == 1 else 'are'} not part of the roll {shown}"
+            return Reason(_("{action} is not possible: {dice} is not part of the roll {roll}",
+                            action=text, dice=shown(action.dice), roll=rolled))
         reason = unscored_reason(action.dice, state.dice_in_play, self.rules, state.is_opening)
         if reason is not None:
             return reason
-        return f"{text} is not allowed: the roll {shown} is full and must be set aside whole (KOCKA-10)"
+        return Reason(_("{action} is not allowed: the roll {dice} is full and must be set aside whole",
+                        action=text, dice=rolled), "KOCKA-10")
 
     def _check_state(self, state: KockaState) -> None:
         """Reject every field combination the rules cannot produce."""
         def need_int(name: str, value: Any, lo: int, hi: int | None = None) -> None:
             if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
-                span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-                raise _invalid(f"{name} must be an integer {span}, got {value!r}")
+                if hi is None:
+                    raise _invalid(_("{name} must be a whole number of at least {low}, not {value}",
+                                     name=name, low=lo, value=shown(value)))
+                raise _invalid(_("{name} must be a whole number from {low} to {high}, not {value}",
+                                 name=name, low=lo, high=hi, value=shown(value)))
 
         n = self.num_players
         if not isinstance(state.scores, tuple) or len(state.scores) != n:
-            raise _invalid(f"scores must be a tuple of {n} banked scores, got {state.scores!r}")
+            raise _invalid(ngettext("there must be {n} banked score, one per player, not {value}",
+                                    "there must be {n} banked scores, one per player, not {value}", n,
+                                    value=shown(state.scores)))
         for s in state.scores:
-            need_int("a banked score", s, 0)
+            need_int(_("a banked score"), s, 0)
             if s % 50:
-                raise _invalid(f"banked scores must be multiples of 50, got {s!r}")
-        need_int("player", state.player, 0, n - 1)
+                raise _invalid(_("banked scores are multiples of 50, not {value}", value=s), "KOCKA-5")
+        need_int(_("the player to move"), state.player, 0, n - 1)
         if not isinstance(state.stage, str) or state.stage not in STAGES:
-            raise _invalid(f"stage must be one of {list(STAGES)!r}, got {state.stage!r}")
-        need_int("turn_total", state.turn_total, 0)
+            raise _invalid(_("the stage must be {options}, not {value}", options=either(STAGES), value=shown(state.stage)))
+        need_int(_("the turn total"), state.turn_total, 0)
         if state.turn_total % 50:
-            raise _invalid(f"turn_total must be a multiple of 50, got {state.turn_total!r}")
-        need_int("dice_in_play", state.dice_in_play, 1, NUM_DICE)
+            raise _invalid(_("the turn total is a multiple of 50, not {value}", value=state.turn_total), "KOCKA-5")
+        need_int(_("the number of dice in play"), state.dice_in_play, 1, NUM_DICE)
         if not isinstance(state.last_event, str) or state.last_event not in EVENT_STAGES:
-            raise _invalid(f"last_event must be one of {list(EVENT_STAGES)!r}, got {state.last_event!r}")
+            raise _invalid(_("the last event must be {options}, not {value}", options=either(EVENT_STAGES),
+                             value=shown(state.last_event)))
         if state.stage not in EVENT_STAGES[state.last_event]:
-            raise _invalid(f"event {state.last_event!r} cannot lead to stage {state.stage!r}")
+            raise _invalid(_("the event {event} cannot lead to the stage {stage}", event=state.last_event, stage=state.stage))
         if state.roll is not None and state.stage != STAGE_SET_ASIDE:
-            raise _invalid(f"a roll is shown only at stage 'set_aside', not {state.stage!r}")
+            raise _invalid(_("a roll is shown only while dice are to be set aside, not at the stage {stage}",
+                             stage=state.stage))
         self._check_game_end(state)
         if state.stage == STAGE_OVER:
             if state.turn_total or state.series is not None or state.joker is not None:
-                raise _invalid("a finished game has no turn in progress")
+                raise _invalid(_("a finished game has no turn in progress"))
             return
         if state.winners:
-            raise _invalid(f"winners are set only at the end, got {state.winners!r}")
+            raise _invalid(_("the winners are known only at the end of the game"))
         if state.last_event in ("bust", "bank") and not state.is_opening:
-            raise _invalid(f"after a {state.last_event!r} the next turn's opening roll is due")
+            raise _invalid(_("after a bust or a bank the opening roll of the next turn is due"), "KOCKA-12")
         if state.last_event in ("full", "series_complete") and not state.is_compulsory:
-            raise _invalid(f"after a {state.last_event!r} the compulsory six-dice re-roll is due (KOCKA-11)")
+            raise _invalid(_("after all dice are set aside the compulsory six-dice re-roll is due"), "KOCKA-11")
         if state.last_event == "series_complete" and (state.series is None or state.series_running):
-            raise _invalid("event 'series_complete' needs a complete series (KOCKA-17)")
+            raise _invalid(_("a series is complete only when all six dice are collected"), "KOCKA-17")
         if state.last_event == "series" and not state.series_running:
-            raise _invalid("event 'series' needs a running series (KOCKA-15)")
+            raise _invalid(_("a die was taken for a series, but no series is running"), "KOCKA-15")
         if state.last_event == "joker" and state.joker is None:
-            raise _invalid("event 'joker' needs a named joker (KOCKA-18)")
+            raise _invalid(_("a joker was named, but the position has none"), "KOCKA-18")
         self._check_series(state)
         if state.stage == STAGE_BANK_OR_ROLL and state.dice_in_play == NUM_DICE:
-            raise _invalid("six dice are in play only for an opening or compulsory roll (KOCKA-11)")
+            raise _invalid(_("all six dice are in play only for an opening or a compulsory roll, not to bank or roll on"),
+                           "KOCKA-11")
         if state.series is None and state.dice_in_play < NUM_DICE:
             # every die set aside normally is worth at least 50 (a single 5, KOCKA-5)
-            minimum = 50 * (NUM_DICE - state.dice_in_play)
+            aside = NUM_DICE - state.dice_in_play
+            minimum = 50 * aside
             if state.turn_total < minimum:
-                raise _invalid(f"turn_total {state.turn_total!r} is too small for "
-                          f"{NUM_DICE - state.dice_in_play} dice set aside (at least {minimum})")
+                raise _invalid(ngettext(
+                    "with {left} dice in play, {n} die is already set aside this turn, worth at least {minimum} points, "
+                    "but the turn total is {total}: give the points set aside so far, or roll all six dice",
+                    "with {left} dice in play, {n} dice are already set aside this turn, worth at least {minimum} points, "
+                    "but the turn total is {total}: give the points set aside so far, or roll all six dice",
+                    aside, left=state.dice_in_play, minimum=minimum, total=state.turn_total), "KOCKA-5")
         if state.stage == STAGE_SET_ASIDE:
             try:
-                roll = validate_dice(state.roll if state.roll is not None else (), state.dice_in_play, what="roll")
+                roll = validate_dice(state.roll if state.roll is not None else (), state.dice_in_play, what=_("the roll"))
             except KockaError as exc:
-                raise _invalid(f"{exc} at stage 'set_aside'") from None
+                raise _invalid(str(exc)) from None
             if roll != state.roll:
-                raise _invalid(f"roll must be a sorted tuple, got {state.roll!r}")
+                raise _invalid(_("the roll must list its dice from low to high, not {dice}", dice=shown(state.roll)))
             result = self.roll_result(state, roll)
+            if result == "bust":
+                raise _invalid(_("the roll {dice} scores nothing, so the turn is lost: there is nothing to decide",
+                                 dice=shown(roll)), "KOCKA-9")
             if result != "live":
-                raise _invalid(f"the roll {' '.join(str(d) for d in roll)} ends the turn ({result}), it cannot await a decision")
+                raise _invalid(_("the roll {dice} wins the game at once: there is nothing to decide", dice=shown(roll)),
+                               "KOCKA-19")
 
     def _check_series(self, state: KockaState) -> None:
         if state.joker is not None and (isinstance(state.joker, bool) or state.joker not in FACES):
-            raise _invalid(f"joker must be a face in 1..6, got {state.joker!r}")
+            raise _invalid(_("the joker must be a face from 1 to 6, not {value}", value=shown(state.joker)), "KOCKA-18")
         if state.joker is not None and not (state.series is not None and state.series[1] == NUM_DICE - 1
                                             and state.stage in (STAGE_ROLL, STAGE_SET_ASIDE)):
-            raise _invalid(f"a joker ({state.joker!r}) is named only for the last die of a series (KOCKA-18)")
+            raise _invalid(_("a joker is named only for the last die of a series"), "KOCKA-18")
         if state.series is None:
             if state.stage == STAGE_JOKER:
-                raise _invalid("stage 'joker' needs a series (KOCKA-18)")
+                raise _invalid(_("a joker is named only during a series"), "KOCKA-18")
             return
         series = state.series
         if (not isinstance(series, tuple) or len(series) != 2
                 or any(isinstance(v, bool) or not isinstance(v, int) for v in series)
                 or series[0] not in FACES or not 1 <= series[1] <= NUM_DICE):
-            raise _invalid(f"series must be (face 1..6, collected 1..6), got {series!r}")
+            raise _invalid(_("a series is a face from 1 to 6 and the number of dice collected, 1 to 6, not {value}",
+                             value=shown(series)))
         face, collected = series
         banked = state.scores[state.player]
         if banked < self.rules.series_threshold:
-            raise _invalid(f"a series needs a banked score of {self.rules.series_threshold} or more, "
-                      f"seat {state.player} has {banked!r} (KOCKA-14)")
+            raise _invalid(_("a series needs a banked score of {threshold} or more, but {player} has {score}",
+                             threshold=self.rules.series_threshold, player=seat_label(state.player), score=banked),
+                           "KOCKA-14")
         if state.stage == STAGE_BANK_OR_ROLL:
-            raise _invalid("a series cannot be banked (KOCKA-16)")
+            raise _invalid(_("a series cannot be banked"), "KOCKA-16")
         if collected < NUM_DICE:
             if state.dice_in_play != NUM_DICE - collected:
-                raise _invalid(f"a series with {collected} dice aside leaves {NUM_DICE - collected} in play, "
-                          f"not {state.dice_in_play!r}")
+                raise _invalid(ngettext("a series with {n} die collected leaves {left} dice in play, not {value}",
+                                        "a series with {n} dice collected leaves {left} dice in play, not {value}",
+                                        collected, left=NUM_DICE - collected, value=shown(state.dice_in_play)))
             if (state.stage == STAGE_JOKER) != (collected == NUM_DICE - 1 and state.last_event == "series"):
-                raise _invalid(f"stage {state.stage!r} does not fit a series with {collected} dice aside (KOCKA-18)")
+                raise _invalid(ngettext("the stage {stage} does not fit a series with {n} die collected",
+                                        "the stage {stage} does not fit a series with {n} dice collected",
+                                        collected, stage=state.stage), "KOCKA-18")
             if self.rules.series_start == "opening_roll" and state.turn_total:
-                raise _invalid(f"a series starts on the opening roll, so turn_total must be 0, got "
-                          f"{state.turn_total!r} (KOCKA-14)")
+                raise _invalid(_("a series starts on the opening roll, so the turn total must be 0, not {total}",
+                                 total=state.turn_total), "KOCKA-14")
             if state.joker == face:
-                raise _invalid(f"the joker must differ from the series face {face!r} (KOCKA-18)")
+                raise _invalid(_("the joker must differ from the series face {face}", face=face), "KOCKA-18")
         else:
             if state.turn_total < series_value(face):
-                raise _invalid(f"a complete series of {face}s is worth {series_value(face)}, "
-                          f"but turn_total is {state.turn_total!r} (KOCKA-17)")
+                raise _invalid(_("a complete series of {face}s is worth {value}, but the turn total is {total}",
+                                 face=face, value=series_value(face), total=state.turn_total), "KOCKA-17")
 
     def _check_game_end(self, state: KockaState) -> None:
-        n, rules = self.num_players, self.rules
+        rules, n = self.rules, self.num_players
         if state.reached_by is None:
             if state.final_turns is not None:
-                raise _invalid(f"final_turns {state.final_turns!r} needs reached_by")
+                raise _invalid(_("final turns are played only after a player reaches the target"), "KOCKA-20")
             if state.stage != STAGE_OVER and max(state.scores) >= rules.target:
-                raise _invalid(f"a score of {max(state.scores)!r} reached the target {rules.target}, "
-                          f"but reached_by is not set (KOCKA-20)")
+                raise _invalid(_("a score of {score} has reached the target {target}, but nobody is marked as "
+                                 "having reached it", score=max(state.scores), target=rules.target), "KOCKA-20")
         else:
             if isinstance(state.reached_by, bool) or state.reached_by not in range(n):
-                raise _invalid(f"reached_by must be a seat 0..{n - 1}, got {state.reached_by!r}")
+                raise _invalid(_("the player who reached the target must be one of the {count} players, not {value}",
+                                 count=n, value=shown(state.reached_by)))
             if state.scores[state.reached_by] < rules.target:
-                raise _invalid(f"seat {state.reached_by} has {state.scores[state.reached_by]!r}, "
-                          f"below the target {rules.target} (KOCKA-20)")
+                raise _invalid(_("{player} has {score}, below the target {target}", player=seat_label(state.reached_by),
+                                 score=state.scores[state.reached_by], target=rules.target), "KOCKA-20")
             after = self._turns_after_reaching(state.reached_by)
             if (isinstance(state.final_turns, bool) or not isinstance(state.final_turns, int)
                     or not 0 <= state.final_turns <= after):
-                raise _invalid(f"final_turns must be 0..{after} under kocka.end={rules.end!r}, got {state.final_turns!r}")
+                raise _invalid(_("the final turns left must be from 0 to {most} under these rules, not {value}",
+                                 most=after, value=shown(state.final_turns)), "KOCKA-20")
             if state.stage != STAGE_OVER:
                 if state.final_turns == 0:
-                    raise _invalid("no final turns are left, so the game must be over (KOCKA-20)")
+                    raise _invalid(_("no final turns are left, so the game must be over"), "KOCKA-20")
                 expected = (state.reached_by + after - state.final_turns + 1) % n
                 if state.player != expected:
-                    raise _invalid(f"with {state.final_turns} final turn(s) left it is seat {expected}'s turn, "
-                              f"not {state.player!r} (KOCKA-20)")
+                    raise _invalid(ngettext("with {n} final turn left it is the turn of {player}, not of {other}",
+                                            "with {n} final turns left it is the turn of {player}, not of {other}",
+                                            state.final_turns, player=seat_label(expected),
+                                            other=seat_label(state.player)), "KOCKA-20")
         if state.stage != STAGE_OVER:
             return
         winners = state.winners
         if (not isinstance(winners, tuple) or not winners or list(winners) != sorted(set(winners))
                 or any(w not in range(n) for w in winners)):
-            raise _invalid(f"winners must be distinct seats in order, got {winners!r}")
+            raise _invalid(_("the winners must be different players, in seat order, not {value}", value=shown(winners)))
         if state.last_event == "six_ones":
             if winners != (state.player,):
-                raise _invalid(f"six 1s win for seat {state.player} alone, got winners {winners!r} (KOCKA-19)")
+                raise _invalid(_("six 1s win the game for {player} alone", player=seat_label(state.player)), "KOCKA-19")
             return
         if state.final_turns != 0:
-            raise _invalid("the game ends when a player reaches the target and the final turns are played (KOCKA-20)")
+            raise _invalid(_("the game ends when a player reaches the target and the final turns are played"), "KOCKA-20")
         best = max(state.scores)
         if winners != tuple(seat for seat, s in enumerate(state.scores) if s == best):
-            raise _invalid(f"winners {winners!r} are not the seats with the best score {best} (KOCKA-20)")
+            raise _invalid(_("the winners must be the players with the best score, {best}", best=best), "KOCKA-20")
 
     def scores_so_far(self, state: KockaState) -> tuple[int, ...]:
         """The banked scores (KOCKA-1, KOCKA-12)."""
         return tuple(state.scores)
 
     def describe_state(self, state: KockaState) -> str:
-        """One line for people: who is to do what, the banked scores, the turn total, the
-        dice in play, and the roll, series and joker when there are any."""
-        dice = "1 die" if state.dice_in_play == 1 else f"{state.dice_in_play} dice"
-        parts = [f"seat {state.player} {_STAGE_WORDS[state.stage]}",
-                 "banked " + ", ".join(str(s) for s in state.scores),
-                 f"turn total {state.turn_total}", f"{dice} in play"]
+        """One line for people, in the language in force: who is to do what, the banked
+        scores, the turn total, the dice in play, and the roll, series and joker when there
+        are any."""
+        player = seat_label(state.player)
+        parts = [_(_STAGE_WORDS[state.stage], player=player),
+                 _("banked {scores}", scores=", ".join(str(s) for s in state.scores)),
+                 _("turn total {total}", total=state.turn_total),
+                 ngettext("{n} die in play", "{n} dice in play", state.dice_in_play)]
         if state.roll is not None:
-            parts.append("thrown " + " ".join(str(d) for d in state.roll))
+            parts.append(_("thrown {dice}", dice=dice_text(state.roll)))
         if state.series is not None:
             face, collected = state.series
-            parts.append(f"complete series of {face}s" if collected == NUM_DICE
-                         else f"series of {face}s with {collected} aside")
+            parts.append(_("the series of {face}s is complete", face=face) if collected == NUM_DICE
+                         else ngettext("series of {face}s with {n} die aside", "series of {face}s with {n} dice aside",
+                                       collected, face=face))
         if state.joker is not None:
-            parts.append(f"joker {state.joker}")
+            parts.append(_("joker {face}", face=state.joker))
         return "; ".join(parts)
 
 
 _STAGE_WORDS = {
-    STAGE_ROLL: "to throw", STAGE_SET_ASIDE: "to set dice aside", STAGE_BANK_OR_ROLL: "to bank or throw again",
-    STAGE_JOKER: "to name the joker", STAGE_OVER: "(the game is over)",
+    STAGE_ROLL: N_("{player} to throw"), STAGE_SET_ASIDE: N_("{player} to set dice aside"),
+    STAGE_BANK_OR_ROLL: N_("{player} to bank or throw again"), STAGE_JOKER: N_("{player} to name the joker"),
+    STAGE_OVER: N_("the game is over"),
 }
+"""What the player on turn is to do at each stage, as :meth:`KockaGame.describe_state` says it."""
 
 
 __all__ = [
@@ -940,7 +1000,8 @@ register_game(GameSpec(
     agents=(
         AgentEntry("optimal", "kocka.agents.bots.catalogue:kocka_optimal",
                    "plays the best action by P(win): exact for two players under every end rule and for "
-                   "three under kocka.end=immediate; otherwise the leading opponents stand for all"),
+                   "three under kocka.end=immediate (without that table here: the race against the leader, and the "
+                   "hint says so); otherwise the leading opponents stand for all"),
         AgentEntry("leader", "kocka.agents.bots.catalogue:kocka_leader",
                    "P(win) from the two-player table against the leading opponent (exact for two players; "
                    "the approximation measured against optimal for three and four)"),

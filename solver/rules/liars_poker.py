@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Mapping, Sequence
 
 from kocka.solver.base.dice import Dice, all_outcomes
+from kocka.solver.base.errors import Reason, shown as shown_value
+from kocka.solver.base.i18n import _, ngettext
 from kocka.solver.rules.bluff_betting import _BETTING_OPTIONS, _BettingGame
 from kocka.solver.rules.bluff_claims import (
     DiceClaim, Hand, _achievable_hands, _text, achievable_claims, all_claims, claim_rank, hand_of, is_true, top_claim,
@@ -18,6 +20,7 @@ from kocka.solver.rules.bluff_state import (
     ANSWER, CLAIM, OVER, PUBLIC, REROLL, ROLL, SEATING, Bet, BluffState, Claim, Pass, Reroll,
 )
 from kocka.solver.rules.spec import GameSpec, TableKind, register_game
+from kocka.solver.rules.words import seat_label
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class LiarsPokerGame(_BettingGame):
         named = [
             (self.dice_claim_hand(DiceClaim(h), public, shown), i, DiceClaim(h)) for i, h in enumerate(all_outcomes(hidden))
         ]
-        return [claim for hand, _, claim in sorted(named) if beat is None or hand > beat]
+        return [claim for hand, _order, claim in sorted(named) if beat is None or hand > beat]
 
     def claim_true(self, claim: Any, hidden: Sequence[int], public: Sequence[int] = (), shown: Sequence[int] = ()) -> bool:
         """BLUFF-4, BLUFF-20: a claimed hand against the best hand of the public and private
@@ -159,67 +162,76 @@ class LiarsPokerGame(_BettingGame):
 
     def _why_claim_illegal(self, state: BluffState, claim: Any) -> str:
         shown = self.shown_dice(state)
-        with_shown = f" and the shown {shown[0]}" if shown else ""
         if self.rules.claim == "dice":
             if not isinstance(claim, DiceClaim):
-                return f"under liar.claim 'dice' a claim names the hidden dice, got {_text(claim)} (BLUFF-20)"
+                return Reason(_("under these rules a claim names the hidden dice, not {claim}", claim=_text(claim)),
+                              "BLUFF-20")
             if len(claim.dice) != 2 - len(shown):
-                return f"a dice claim names the {2 - len(shown)} hidden dice, got {_text(claim.dice)}"
+                return Reason(ngettext("a dice claim names the {n} hidden die, not {dice}",
+                                       "a dice claim names the {n} hidden dice, not {dice}", 2 - len(shown),
+                                       dice=_text(claim.dice)), "BLUFF-20")
             hand = self.dice_claim_hand(claim, state.public, shown)
-            return f"those dice make {hand}, which does not rank above the standing claim {_text(state.standing)} (BLUFF-3)"
+            return Reason(_("those dice make {hand}, which does not rank above the standing claim {standing}", hand=hand,
+                            standing=_text(state.standing)), "BLUFF-3")
         if not isinstance(claim, Hand) or claim not in self.claims():
-            return f"a claim names a hand of five dice, got {_text(claim)} (BLUFF-19, BLUFF-20)"
+            return Reason(_("a claim names a hand of five dice, not {claim}", claim=_text(claim)), "BLUFF-19, BLUFF-20")
         if claim not in _achievable_hands(state.public, shown, 2 - len(shown), self.rules.kickers):
-            return f"no hidden dice make {claim} with the public dice {_text(state.public)}{with_shown} (BLUFF-20)"
-        return f"{claim} does not rank above the standing claim {_text(state.standing)} (BLUFF-3)"
+            if shown:
+                return Reason(_("no hidden dice make {hand} with the public dice {public} and the shown {die}", hand=claim,
+                                public=_text(state.public), die=shown[0]), "BLUFF-20")
+            return Reason(_("no hidden dice make {hand} with the public dice {public}", hand=claim,
+                            public=_text(state.public)), "BLUFF-20")
+        return Reason(_("{claim} does not rank above the standing claim {standing}", claim=_text(claim),
+                        standing=_text(state.standing)), "BLUFF-3")
 
     def _why_illegal(self, state: BluffState, action: Any) -> str:
         if isinstance(action, Reroll) and state.phase == CLAIM:
             said = self.describe_action(action, state)
             if state.rerolled:
-                return f"{said} is not allowed: one re-throw per turn, and player {state.active} has had his (BLUFF-18)"
+                return Reason(_("{action} is not allowed: one re-throw per turn, and {player} has had it", action=said,
+                                player=seat_label(state.active)), "BLUFF-18")
             if action.keep_shown is None:
-                return f"{said} is not allowed: throwing both dice again needs liar.reroll 'one_or_both' (BLUFF-18)"
+                return Reason(_("{action} is not allowed: under these rules only one die may be thrown again", action=said),
+                              "BLUFF-18")
             if action.keep_shown not in state.dice:
-                return f"the kept die must be one of the dice {_text(state.dice)}, got {action.keep_shown!r}"
-            return f"showing {action.keep_shown} would leave no claim above {_text(state.standing)} (BLUFF-18)"
+                return Reason(_("the kept die must be one of the dice {dice}, not {value}", dice=_text(state.dice),
+                                value=shown_value(action.keep_shown)), "BLUFF-18")
+            return Reason(_("showing {die} would leave no claim above {standing}", die=action.keep_shown,
+                            standing=_text(state.standing)), "BLUFF-18")
         return super()._why_illegal(state, action)
 
     def _check_turn(self, state: BluffState, bad: Any) -> None:
         if state.phase in (SEATING, PUBLIC, OVER):
             if state.public or state.dice or state.shown or state.rerolled or state.claimed_dice:
-                raise bad(f"no dice are on the table in phase {state.phase!r}")
+                raise bad(_("no dice are on the table in the phase {phase}", phase=state.phase))
         elif _safe_dice(state.public, 3) is None:
-            raise bad(f"three sorted public dice are on the table in phase {state.phase!r}, got {_text(state.public)}")
+            raise bad(_("three public dice, listed from low to high, are on the table in the phase {phase}, not {dice}",
+                        phase=state.phase, dice=_text(state.public)), "BLUFF-17")
         if state.phase == REROLL:
             if not state.rerolled or state.dice != self.shown_dice(state):
-                raise bad(
-                    f"during a re-throw only the kept, shown die stays, got dice {_text(state.dice)} and shown {state.shown!r}"
-                )
+                raise bad(_("during a re-throw only the kept, shown die stays"), "BLUFF-18")
         else:
             _check_private_dice(state, bad)
         if state.shown and (not state.rerolled or state.shown not in state.dice):
-            raise bad(f"the shown die {state.shown!r} must be the die kept at a re-throw")
+            raise bad(_("the shown die {die} must be the die kept at a re-throw", die=shown_value(state.shown)), "BLUFF-18")
         if state.rerolled and state.phase not in (REROLL, CLAIM, ANSWER):
-            raise bad(f"a re-throw happens within a turn, not in phase {state.phase!r}")
+            raise bad(_("a re-throw happens within a turn, not in the phase {phase}", phase=state.phase), "BLUFF-18")
         if state.rerolled and not state.shown and self.rules.reroll != "one_or_both":
-            raise bad("throwing both dice again needs liar.reroll 'one_or_both'")
+            raise bad(_("under these rules only one die may be thrown again"), "BLUFF-18")
         _check_standing(state, self.claims(), bad, self.rules.escalation == "strict")
         if state.history:  # BLUFF-20: every claim of the round was achievable with these public dice
             possible = _achievable_hands(state.public, (), 2, self.rules.kickers)
             impossible = [h for h in state.history if h not in possible]
             if impossible:
-                raise bad(f"no two dice make {impossible[0]} with the public dice {_text(state.public)} (BLUFF-20)")
+                raise bad(_("no two dice make {hand} with the public dice {public}", hand=impossible[0],
+                            public=_text(state.public)), "BLUFF-20")
         if self.rules.claim == "hand" and state.claimed_dice:
-            raise bad(f"claimed dice need liar.claim 'dice', got {_text(state.claimed_dice)}")
+            raise bad(_("under these rules a claim names a hand, not dice"), "BLUFF-20")
         if self.rules.claim == "dice":
             if (state.standing is None) != (state.claimed_dice == ()):
-                raise bad(
-                    f"a dice claim names hidden dice with its hand, got claimed dice {_text(state.claimed_dice)} "
-                    f"and the standing claim {_text(state.standing)}"
-                )
+                raise bad(_("a dice claim names hidden dice along with its hand"), "BLUFF-20")
             if state.claimed_dice and (_safe_dice(state.claimed_dice) is None or not 1 <= len(state.claimed_dice) <= 2):
-                raise bad(f"claimed dice are 1 or 2 sorted dice, got {_text(state.claimed_dice)}")
+                raise bad(_("a dice claim names 1 or 2 hidden dice, not {dice}", dice=_text(state.claimed_dice)), "BLUFF-20")
         self._check_bets(state, bad)
 
 

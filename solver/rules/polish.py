@@ -36,10 +36,11 @@ from kocka.solver.base.dice import (
     sub_multisets,
     validate_dice,
 )
-from kocka.solver.base.errors import DiceError, InvalidStateError, RulesError
-from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.base.errors import DiceError, InvalidStateError, Reason, RulesError, either, shown
+from kocka.solver.base.i18n import _, ngettext
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, TurnProgress
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
-from kocka.solver.rules.words import Words, snake
+from kocka.solver.rules.words import Words, seat_label, snake
 from kocka.solver.rules.five_dice import (  # FACE_BOXES, FACE_OF_BOX, NUM_DICE, Keep: re-exported
     FACE_BOXES,
     FACE_OF_BOX,
@@ -80,13 +81,15 @@ BASIC_FROM_HAND_FIXED = {"pair": 1, "two_pairs": 2}
 # ----------------------------------------------------------------------------------------
 def _check_same_face_groups(value: str) -> bool:
     if value not in ("no", "yes"):
-        raise RulesError(f"rule option 'same_face_groups' must be one of ['no', 'yes'], got {value!r}")
+        raise RulesError(_("the rule option {name} must be {options}, not {value}", name="same_face_groups",
+                           options=either(("no", "yes")), value=shown(value)))
     return value == "yes"
 
 
 def _check_lower(combo: str) -> None:
     if combo not in LOWER_BOXES:
-        raise RulesError(f"unknown polish combination {combo!r}; known: {list(LOWER_BOXES)!r}")
+        raise RulesError(_("there is no combination {name}; the combinations are {known}", name=shown(combo),
+                           known=", ".join(LOWER_BOXES)))
 
 
 def base_value(combo: str, dice: Iterable[int], same_face_groups: str = "no") -> int:
@@ -119,7 +122,7 @@ def face_entry(face: int, dice: Iterable[int]) -> int:
     (-2, -12)
     """
     if face not in FACES:
-        raise RulesError(f"face must be one of {list(FACES)!r}, got {face!r}")
+        raise RulesError(_("a face is from 1 to 6, not {value}", value=shown(face)))
     return net_face_entry(counts(validate_dice(dice, NUM_DICE)), face)
 
 
@@ -150,7 +153,8 @@ def basic_value(combo: str, dice: Iterable[int], from_hand: bool, rules: "Polish
     24
     """
     if combo not in COMBINATIONS:
-        raise RulesError(f"unknown polish basic combination {combo!r}; known: {list(COMBINATIONS)!r}")
+        raise RulesError(_("there is no combination {name}; the combinations are {known}", name=shown(combo),
+                           known=", ".join(COMBINATIONS)))
     value = base_value(combo, dice, rules.same_face_groups)
     if not from_hand:
         return value
@@ -178,7 +182,8 @@ def stage_total(card: Mapping[str, int | None], rules: "PolishRules") -> int:
     """
     unknown = sorted(set(card) - set(rules.boxes))
     if unknown:
-        raise InvalidStateError(f"polish card has box(es) {unknown!r} not in this variant's boxes {list(rules.boxes)!r}")
+        raise InvalidStateError(_("there is no box {name} on this card; the boxes are {boxes}", name=shown(unknown),
+                                  boxes=", ".join(rules.boxes)))
     entries = {box: card.get(box) for box in rules.boxes}
     total = sum(v for v in entries.values() if v is not None)
     faces = [entries[b] for b in rules.boxes if b in FACE_OF_BOX]
@@ -234,12 +239,14 @@ class PolishRules(Rules):
         super().__post_init__()
         normalize_boxes(self, BOXES)
         if isinstance(self.stages, bool) or self.stages not in (1, 2, 3):
-            raise RulesError(f"polish 'stages' must be 1, 2 or 3, got {self.stages!r}")
+            raise RulesError(_("the rule option {name} must be {options}, not {value}", name="stages",
+                               options=either((1, 2, 3)), value=shown(self.stages)))
         cap = self.fence_cap
         if isinstance(cap, str):
             cap = None if cap.lower() in ("none", "") else (int(cap) if cap.isdigit() else cap)
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
-            raise RulesError(f"polish 'fence_cap' must be None or an integer >= 0, got {self.fence_cap!r}")
+            raise RulesError(_("the rule option fence_cap must be none or a whole number of at least 0, not {value}",
+                               value=shown(self.fence_cap)))
         object.__setattr__(self, "fence_cap", cap)
 
 
@@ -287,12 +294,12 @@ class PolishBasicRules(Rules):
         normalize_boxes(self, COMBINATIONS)
         turns = self.solo_turns
         if not _is_int(turns) or not 1 <= turns <= MAX_SOLO_TURNS:
-            raise RulesError(f"polish-basic 'solo_turns' must be an integer in 1..{MAX_SOLO_TURNS}, got {turns!r}")
+            raise RulesError(_("the rule option solo_turns must be a whole number from 1 to {most}, not {value}",
+                               most=MAX_SOLO_TURNS, value=shown(turns)))
 
 
 MAX_SOLO_TURNS = 64
 """Largest ``solo_turns`` (the solitaire table holds one layer per turn left)."""
-_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
 # ----------------------------------------------------------------------------------------
@@ -366,56 +373,78 @@ def _check_dice_field(name: str, value: Any, count: int | None) -> None:
     if value is None:
         return
     try:
-        ok = isinstance(value, tuple) and validate_dice(value, count, what=name) == value
+        ok = isinstance(value, tuple) and validate_dice(value, count) == value
     except DiceError:
         ok = False
     if not ok:
-        how_many = f"{count} " if count else ""
-        raise InvalidStateError(f"polish state {name!r} must be a sorted tuple of {how_many}dice, got {value!r}")
+        if count:
+            raise InvalidStateError(ngettext("the state field {name} must be {n} die listed from low to high, not {value}",
+                                             "the state field {name} must be {n} dice listed from low to high, not {value}",
+                                             count, name=name, value=shown(value)))
+        raise InvalidStateError(_("the state field {name} must be dice listed from low to high, not {value}",
+                                  name=name, value=shown(value)))
 
 
-def _keep_problem(game: Game, state: Any, keep: Keep, budget: int) -> str | None:
+def _keep_problem(game: Game, state: Any, keep: Keep, budget: int) -> Reason | None:
     """Why ``keep`` is illegal for the turn in ``state`` (shared by both games), or None."""
     if state.throws >= budget:
-        return f"no throws left: {state.throws} of {budget} used; cannot {game.describe_action(keep, state)} (PL-2, PL-12)"
+        return Reason(_("no throws are left, {used} of {budget} are used, so {action} is not possible",
+                        used=state.throws, budget=budget, action=game.describe_action(keep, state)), "PL-2, PL-12")
     if state.dice is None and keep.dice:
-        return f"the first throw is with all five dice; cannot {game.describe_action(keep, state)} (PL-2)"
+        return Reason(_("the first throw is with all five dice, so {action} is not possible",
+                        action=game.describe_action(keep, state)), "PL-2")
     if state.dice is not None and len(keep.dice) >= NUM_DICE:
-        return f"keeping all five dice {dice_list(keep.dice)} is stopping, not a throw (PL-2)"
+        return Reason(_("keeping all five dice {dice} means stopping, not throwing", dice=dice_list(keep.dice)), "PL-2")
     if state.dice is not None and not is_sub_multiset(keep.dice, state.dice):
-        return f"kept dice {dice_list(keep.dice)} are not part of the dice {dice_list(state.dice)}"
+        return Reason(_("the kept dice {kept} are not among the dice {dice}", kept=dice_list(keep.dice),
+                        dice=dice_list(state.dice)))
     return None
 
 
-def _not_a_move(game: Game, state: Any, action: Any) -> str:
+def _not_a_move(game: Game, state: Any, action: Any) -> Reason:
     moves = ", ".join(snake(c.__name__).replace("_", " ") for c in game.ACTIONS)
-    return f"{game.describe_action(action, state)} is not a move of {game.spec().title}; its moves are {moves}"
+    return Reason(_("that is not a move of this game; its moves are {moves}", moves=moves))
+
+
+def _not_now(game: Game, state: Any, action: Any) -> Reason:
+    return Reason(_("{action} is not allowed now", action=shown(game.describe_action(action, state))))
 
 
 def _check_turn_fields(state: Any, budget: int) -> None:
     """Consistency of ``throws``, ``dice`` and ``kept`` (shared by both games)."""
     t = state.throws
     if not _is_int(t) or not 0 <= t <= budget:
-        raise InvalidStateError(f"polish 'throws' must be in 0..{budget} (the budget), got {t!r}")
+        raise InvalidStateError(_("the throws made must be from 0 to {budget}, not {value}", budget=budget, value=shown(t)))
     _check_dice_field("dice", state.dice, NUM_DICE)
     _check_dice_field("kept", state.kept, None)
     if state.kept is not None:
         if state.dice is not None:
-            raise InvalidStateError(f"polish: a roll is pending (kept {state.kept!r}) but dice {state.dice!r} are set")
+            raise InvalidStateError(_("a roll is due, so no dice can be on the table"))
         if t >= budget or len(state.kept) >= NUM_DICE or (t == 0 and state.kept):
-            raise InvalidStateError(f"polish: impossible pending roll: kept {state.kept!r} after {t!r} throws")
+            raise InvalidStateError(ngettext("keeping {dice} after {n} throw is impossible", "keeping {dice} after {n} throws is impossible",
+                                             t, dice=shown(state.kept) or _("nothing")))
     elif (state.dice is None) != (t == 0):
-        raise InvalidStateError(f"polish: dice {state.dice!r} do not fit {t!r} throws made")
+        if state.dice is None:
+            raise InvalidStateError(ngettext("after {n} throw the dice must be on the table",
+                                             "after {n} throws the dice must be on the table", t))
+        raise InvalidStateError(_("the dice {dice} are on the table before the first throw", dice=shown(state.dice)))
 
 
 def _dice_text(dice: Any) -> str:
     """Dice of a state for a message: a sorted list, or the value as it is when it is not dice."""
-    if dice is None:
-        return "none"
     try:
         return dice_list(dice)
     except (TypeError, ValueError):
-        return repr(dice)
+        return shown(dice)
+
+
+def _dice_parts(state: Any) -> list[str]:
+    """The dice of a Polish position for :meth:`PolishGame.describe_state`: thrown (or none
+    yet) and kept, in the language in force."""
+    parts = [_("no dice thrown yet") if state.dice is None else _("dice {dice}", dice=_dice_text(state.dice))]
+    if state.kept is not None:
+        parts.append(_("kept {dice}", dice=_dice_text(state.kept)) if state.kept else _("nothing kept"))
+    return parts
 
 
 def _roll_outcomes(state: Any) -> list[tuple[Dice, float]]:
@@ -423,7 +452,7 @@ def _roll_outcomes(state: Any) -> list[tuple[Dice, float]]:
 
 
 def _check_roll(game: Game, state: Any, outcome: Any) -> None:
-    validate_dice(outcome, NUM_DICE - len(state.kept), what=f"{game.NAME} rolled dice")
+    validate_dice(outcome, NUM_DICE - len(state.kept), what=_("the roll"))
 
 
 def _land_roll(state: Any, outcome: Sequence[int]) -> Any:
@@ -475,7 +504,7 @@ class PolishGame(Game):
     # ----- facts and derived quantities -----
     def new_initial_state(self) -> PolishState:
         empty: Card = (None,) * len(self.rules.boxes)
-        cards = tuple((empty,) * self.num_players for _ in range(self.rules.stages))
+        cards = tuple((empty,) * self.num_players for _stage in range(self.rules.stages))
         return PolishState(stage=1, player=0, cards=cards, fences=(0,) * self.num_players)
 
     def roll_key(self, state: PolishState) -> Hashable:
@@ -492,10 +521,27 @@ class PolishGame(Game):
         """Throws allowed this turn: 3 + F of the player to act (PL-2, PL-12)."""
         return BASE_THROWS + state.fences[state.player]
 
+    def turn_progress(self, state: PolishState) -> TurnProgress:
+        """Throw ``throws`` of :meth:`budget`, on the stage's card, with the fences left."""
+        return TurnProgress(state.throws, self.budget(state), state.stage, state.fences[state.player])
+
     def card(self, state: PolishState, seat: int, stage: int | None = None) -> dict[str, int | None]:
         """``seat``'s card of ``stage`` (default: the current one) as box -> entry."""
         entries = state.cards[(stage or state.stage) - 1][seat]
         return dict(zip(self.rules.boxes, entries))
+
+    def card_totals(self, state: PolishState) -> list[dict]:
+        """Per seat, the current stage's upper section, its bonus as it stands (PL-9: +50
+        or -20) and the game total so far (earlier stages and this one with its bonus)."""
+        out = []
+        for seat, per_stage in enumerate(self.stage_totals(state)):
+            card = self.card(state, seat)
+            upper = sum(v or 0 for b, v in card.items() if b in FACE_OF_BOX)
+            bonus = self.stage_bonus(upper)
+            this_stage = sum(v for v in card.values() if v is not None) + bonus
+            earlier = sum(per_stage[: state.stage - 1])
+            out.append({"upper": upper, "bonus": bonus, "total": earlier + this_stage})
+        return out
 
     def stage_totals(self, state: PolishState) -> tuple[tuple[int, ...], ...]:
         """``[seat][stage - 1]`` stage totals so far (PL-17)."""
@@ -509,13 +555,19 @@ class PolishGame(Game):
         return tuple(sum(per_stage) for per_stage in self.stage_totals(state))
 
     def describe_state(self, state: PolishState) -> str:
-        fences = state.fences[state.player] if 0 <= state.player < len(state.fences) else "?"
-        return (
-            f"stage {state.stage}, seat {state.player}, throw {state.throws} of {BASE_THROWS} + {fences} fences, "
-            f"dice {_dice_text(state.dice)}"
-            + (f", kept {_dice_text(state.kept)}" if state.kept is not None else "")
-            + (f", declared {self.box_label(state.declared)}" if isinstance(state.declared, str) else "")
-        )
+        """The position in one sentence, in the language in force: the stage, who is on
+        turn, which throw of his three and his fences left, the dice, the dice kept and the
+        combination declared."""
+        parts = [_("stage {stage}", stage=state.stage), seat_label(state.player)]
+        if state.throws:  # none before the first throw: "no dice thrown yet" says it
+            parts.append(TurnProgress(state.throws, BASE_THROWS).throw_text())
+        if 0 <= state.player < len(state.fences):
+            fences = state.fences[state.player]
+            parts.append(ngettext("{n} fence left", "{n} fences left", fences))
+        parts += _dice_parts(state)
+        if isinstance(state.declared, str):
+            parts.append(_("declared {box}", box=self.box_label(state.declared)))
+        return ", ".join(parts)
 
     # ----- the card (PL-8, PL-9, PL-11, PL-14..PL-16) -----
     @property
@@ -619,35 +671,42 @@ class PolishGame(Game):
         box = getattr(action, "box", None)
         if box is not None:
             if box not in BOXES:
-                return f"unknown box {box!r}; the boxes are {self._labels(BOXES)}"
+                return Reason(_("there is no box {name}; the boxes are {boxes}", name=shown(box), boxes=self._labels(BOXES)))
             if box not in self.rules.boxes:
-                return f"{self.box_label(box)} is not on this variant's card; the boxes are {self._labels(self.rules.boxes)}"
+                return Reason(_("{box} is not on this card; the boxes are {boxes}", box=self.box_label(box),
+                                boxes=self._labels(self.rules.boxes)))
             entry = self.card(state, state.player)[box]
             if entry is not None:
-                return f"{self.box_label(box)} is already filled with {entry}"
+                return Reason(_("{box} is already written, with {entry}", box=self.box_label(box), entry=entry))
         if isinstance(action, Declare):
             if state.stage != 2:
-                return f"{text}: boxes are declared only in stage 2, this is stage {state.stage} (PL-15)"
+                return Reason(_("{action} is not possible: boxes are declared only in stage 2, and this is stage {stage}",
+                                action=text, stage=state.stage), "PL-15")
             if state.throws == 0:
-                return f"{text} right after the first throw, not before it (PL-15)"
-            return f"{self.box_label(state.declared)} is already declared this turn; cannot {text} (PL-15)"
+                return Reason(_("{action} comes right after the first throw, not before it", action=text), "PL-15")
+            return Reason(_("{box} is already declared this turn, so {action} is not possible",
+                            box=self.box_label(state.declared), action=text), "PL-15")
         if self._must_declare(state):
-            return f"stage 2: declare a box right after the first throw, before {text} (PL-15)"
+            return Reason(_("in stage 2 declare a box right after the first throw, before {action}", action=text), "PL-15")
         if isinstance(action, Keep):
-            return _keep_problem(self, state, action, self.budget(state)) or f"{text} is not allowed in {self.describe_state(state)}"
+            return _keep_problem(self, state, action, self.budget(state)) or _not_now(self, state, action)
         fillable = self.turn_boxes(state)
         if box not in fillable and state.stage == 2:
-            return f"stage 2: only the declared box {self.box_label(state.declared)} may be filled, not {self.box_label(box)} (PL-15)"
+            return Reason(_("in stage 2 only the declared box {declared} may be written, not {box}",
+                            declared=self.box_label(state.declared), box=self.box_label(box)), "PL-15")
         if box not in fillable and state.stage == 3:
-            return f"stage 3: the next box in order is {self.box_label(fillable[0])}, not {self.box_label(box)} (PL-16)"
+            return Reason(_("in stage 3 the next box in order is {next}, not {box}", next=self.box_label(fillable[0]),
+                            box=self.box_label(box)), "PL-16")
         if isinstance(action, Write) and state.throws == 0:
-            return f"cannot {text} before the first throw; scratch it instead (PL-10, PL-11)"
+            return Reason(_("{action} is not possible before the first throw; scratch the box instead", action=text),
+                          "PL-10, PL-11")
         if isinstance(action, Scratch) and box in FACE_OF_BOX:
             if state.throws == 0:
-                return f"{self.box_label(box)} cannot be scratched before a throw under pl.upper_scratch = forbidden (PL-11)"
-            return (f"after a throw the face box {self.box_label(box)} takes its formula value: "
-                    f"{self.describe_action(Write(box), state)} (PL-11)")
-        return f"{text} is not allowed in {self.describe_state(state)}"
+                return Reason(_("{box} cannot be scratched before a throw under these rules", box=self.box_label(box)),
+                              "PL-11")
+            return Reason(_("after a throw the face box {box} takes its formula value: {action}", box=self.box_label(box),
+                            action=self.describe_action(Write(box), state)), "PL-11")
+        return _not_now(self, state, action)
 
     def _labels(self, boxes: Iterable[str]) -> str:
         return ", ".join(self.box_label(b) for b in boxes)
@@ -690,7 +749,8 @@ class PolishGame(Game):
     def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
         """PL-9, PL-10, PL-13: what ``dice`` score in ``box`` (:func:`box_value`)."""
         if box not in self.rules.boxes:
-            raise RulesError(f"{self.NAME}: no box {box!r} on this card; the boxes are {self._labels(self.rules.boxes)}")
+            raise RulesError(_("there is no box {name} on this card; the boxes are {boxes}", name=shown(box),
+                                  boxes=self._labels(self.rules.boxes)))
         return box_value(box, dice, first_throw, self.rules)
 
     def _returns(self, state: PolishState) -> tuple[int, ...]:
@@ -699,34 +759,37 @@ class PolishGame(Game):
     def _check_state(self, state: PolishState) -> None:
         rules, n = self.rules, self.num_players
         if not _is_int(state.stage) or not 1 <= state.stage <= rules.stages:
-            raise InvalidStateError(f"polish 'stage' must be in 1..{rules.stages}, got {state.stage!r}")
+            raise InvalidStateError(_("the stage must be from 1 to {most}, not {value}", most=rules.stages, value=shown(state.stage)))
         if not _is_int(state.player) or not 0 <= state.player < n:
-            raise InvalidStateError(f"polish 'player' must be a seat in 0..{n - 1}, got {state.player!r}")
+            raise InvalidStateError(_("the player to move must be one of the {count} players, not {value}", count=n,
+                                      value=shown(state.player)))
         fences = state.fences
         if not isinstance(fences, tuple) or len(fences) != n or not all(_is_int(f) and f >= 0 for f in fences):
-            raise InvalidStateError(f"polish 'fences' must be {n} integers >= 0, got {fences!r}")
+            raise InvalidStateError(ngettext("the fences must be {n} whole number of at least 0, not {value}",
+                                              "the fences must be {n} whole numbers of at least 0, not {value}", n,
+                                              value=shown(fences)))
         if rules.fence_cap is not None and max(fences) > rules.fence_cap:
-            raise InvalidStateError(f"polish fences {fences!r} exceed fence_cap {rules.fence_cap!r}")
+            raise InvalidStateError(_("the fences {fences} exceed the cap of {cap}", fences=shown(fences), cap=rules.fence_cap))
         self._check_cards(state)
         filled = [sum(v is not None for stage in state.cards for v in stage[seat]) for seat in range(n)]
         for seat in range(n):
             if fences[seat] > BASE_THROWS * filled[seat]:
-                raise InvalidStateError(
-                    f"polish: seat {seat} holds {fences[seat]!r} fences after only {filled[seat]} turns (3 per turn at most, PL-12)"
-                )
+                raise InvalidStateError(ngettext(
+                    "{player} holds {fences} fences after only {n} turn; a turn earns 3 at most",
+                    "{player} holds {fences} fences after only {n} turns; a turn earns 3 at most",
+                    filled[seat], player=seat_label(seat), fences=fences[seat]), rule="PL-12")
         if self._game_over(state):
             if (state.player, state.throws, state.dice, state.kept, state.declared) != (0, 0, None, None, None):
-                raise InvalidStateError(f"polish: the game is over but a turn is in progress: {self.describe_state(state)}")
+                raise InvalidStateError(_("the game is over, so no turn can be in progress"))
             return
         _check_turn_fields(state, self.budget(state))
         declared = state.declared
         if declared is not None:
             if state.stage != 2 or state.throws == 0 or declared not in self._open_boxes(state):
-                raise InvalidStateError(
-                    f"polish: declared box {declared!r} is impossible here ({self.describe_state(state)}, PL-15)"
-                )
+                raise InvalidStateError(_("the declared box {box} is impossible here: a box is declared in stage 2, "
+                                          "after the first throw, among the open boxes", box=shown(declared)), rule="PL-15")
         elif state.stage == 2 and state.kept is not None and state.throws > 0:
-            raise InvalidStateError(f"polish: stage 2 rethrow without a declared box: {self.describe_state(state)}")
+            raise InvalidStateError(_("in stage 2 a box is declared before the dice are thrown again"), rule="PL-15")
 
     def _check_cards(self, state: PolishState) -> None:
         rules, n, size = self.rules, self.num_players, len(self.rules.boxes)
@@ -738,31 +801,35 @@ class PolishGame(Game):
             and all(isinstance(c, tuple) and len(c) == size for s in cards for c in s)
         )
         if not shape_ok:
-            raise InvalidStateError(
-                f"polish 'cards' must be {rules.stages} stages x {n} seats x {size} entries, got {cards!r}"
-            )
+            raise InvalidStateError(_("the cards must be {stages} stages of {players} cards of {boxes} boxes each",
+                                      stages=rules.stages, players=n, boxes=size))
         for stage_index, stage in enumerate(cards, start=1):
             for seat, card in enumerate(stage):
                 for box, value in zip(rules.boxes, card):
                     if value is not None and (
                         not _is_int(value) or value not in _possible_entries(box, rules.same_face_groups, "full_game")
                     ):
-                        raise InvalidStateError(f"polish: stage {stage_index} seat {seat} box {box!r} cannot hold {value!r}")
+                        raise InvalidStateError(_("{value} cannot be written in {box} on the stage {stage} card of {player}",
+                                                          value=shown(value), box=self.box_label(box), stage=stage_index,
+                                                          player=seat_label(seat)))
                 filled = len(card) - card.count(None)
                 if stage_index == 3 and None in card[:filled]:
-                    raise InvalidStateError(f"polish: the stage 3 card of seat {seat} is not filled in order (PL-16)")
+                    raise InvalidStateError(_("the stage 3 card of {player} is not written in order", player=seat_label(seat)),
+                                            rule="PL-16")
                 complete = None not in card
                 if stage_index < state.stage and not complete:
-                    raise InvalidStateError(f"polish: stage {stage_index} card of seat {seat} is unfinished in stage {state.stage}")
+                    raise InvalidStateError(_("the stage {stage} card of {player} is unfinished in stage {now}", stage=stage_index,
+                                              player=seat_label(seat), now=state.stage))
                 if stage_index > state.stage and any(v is not None for v in card):
-                    raise InvalidStateError(f"polish: stage {stage_index} card of seat {seat} is filled before that stage")
+                    raise InvalidStateError(_("the stage {stage} card of {player} is written before that stage", stage=stage_index,
+                                              player=seat_label(seat)))
         current = [size - c.count(None) for c in cards[state.stage - 1]]
         k = current[state.player]
         expected = [k + 1] * state.player + [k] * (n - state.player)
         if current != expected and not self._game_over(state):
-            raise InvalidStateError(
-                f"polish: stage {state.stage} fill counts {current!r} do not fit seat {state.player} to play (one box per turn, PL-8)"
-            )
+            raise InvalidStateError(_("the boxes written in stage {stage}, {counts}, do not fit {player} to play: "
+                                      "each player writes one box per turn", stage=state.stage, counts=shown(current),
+                                      player=seat_label(state.player)), rule="PL-8")
 
 
 # ----------------------------------------------------------------------------------------
@@ -817,11 +884,19 @@ class PolishBasicGame(Game):
     def record_sheet(self, state: PolishBasicState, seat: int) -> dict[str, int | None]:
         return dict(zip(self.rules.boxes, state.records[seat]))
 
+    def card_totals(self, state: PolishBasicState) -> list[dict]:
+        """The race has no upper section: each seat's total."""
+        return [{"upper": 0, "bonus": 0, "total": t} for t in self.totals(state)]
+
+    def turn_progress(self, state: PolishBasicState) -> TurnProgress:
+        """Throw ``throws`` of the turn's three (PL-5)."""
+        return TurnProgress(state.throws, BASE_THROWS)
+
     def describe_state(self, state: PolishBasicState) -> str:
-        return (
-            f"seat {state.player}, throw {state.throws} of {BASE_THROWS}, dice {_dice_text(state.dice)}"
-            + (f", kept {_dice_text(state.kept)}" if state.kept is not None else "")
-        )
+        """The position in one sentence, in the language in force: who is on turn, which
+        throw, the dice and the dice kept."""
+        throw = [self.turn_progress(state).throw_text()] if state.throws else []
+        return ", ".join([seat_label(state.player), *throw, *_dice_parts(state)])
 
     def card_from_entries(self, entries: Mapping[str, int | None] | None = None) -> tuple[int | None, ...]:
         """A record sheet from the recorded combinations, ``{"pair": 8, "ful": 48}``: each
@@ -869,21 +944,23 @@ class PolishBasicGame(Game):
             return _not_a_move(self, state, action)
         text = self.describe_action(action, state)
         if isinstance(action, Keep):
-            return _keep_problem(self, state, action, BASE_THROWS) or f"{text} is not allowed in {self.describe_state(state)}"
+            return _keep_problem(self, state, action, BASE_THROWS) or _not_now(self, state, action)
         if state.dice is None:
-            return f"the turn starts with a throw; cannot {text} before it (PL-5)"
+            return Reason(_("the turn starts with a throw, so {action} is not possible before it", action=text), "PL-5")
         if isinstance(action, EndTurn):
-            shown = ", ".join(self.box_label(c) for c in self._new_records(state))
-            return (f"the dice {dice_list(state.dice)} show new combinations to record ({shown}): "
-                    "one must be recorded under pl.basic_record = mandatory (PL-5)")
+            new = ", ".join(self.box_label(c) for c in self._new_records(state))
+            return Reason(_("the dice {dice} show new combinations, {new}: under these rules one must be recorded",
+                            dice=dice_list(state.dice), new=new), "PL-5")
         combo = action.combo
         if combo not in self.rules.boxes:
             names = ", ".join(self.box_label(c) for c in self.rules.boxes)
-            return f"unknown combination {combo!r}; the combinations are {names} (PL-4)"
+            return Reason(_("there is no combination {name}; the combinations are {known}", name=shown(combo), known=names),
+                          "PL-4")
         entry = self.record_sheet(state, state.player)[combo]
         if entry is not None:
-            return f"{self.box_label(combo)} is already recorded with {entry} (PL-5)"
-        return f"the dice {dice_list(state.dice)} do not show {self.box_label(combo)} (PL-3, PL-5)"
+            return Reason(_("{box} is already recorded, with {entry}", box=self.box_label(combo), entry=entry), "PL-5")
+        return Reason(_("the dice {dice} do not show {box}", dice=dice_list(state.dice), box=self.box_label(combo)),
+                      "PL-3, PL-5")
 
     def _apply(self, state: PolishBasicState, action: Any) -> PolishBasicState:
         if state.kept is not None:
@@ -905,7 +982,7 @@ class PolishBasicGame(Game):
         """PL-5, PL-6: what ``dice`` score as combination ``box`` (:func:`basic_value`)."""
         if box not in self.rules.boxes:
             names = ", ".join(self.box_label(c) for c in self.rules.boxes)
-            raise RulesError(f"{self.NAME}: no combination {box!r}; the combinations are {names}")
+            raise RulesError(_("there is no combination {name}; the combinations are {known}", name=shown(box), known=names))
         return basic_value(box, dice, first_throw, self.rules)
 
     def _returns(self, state: PolishBasicState) -> tuple[int, ...]:
@@ -914,32 +991,34 @@ class PolishBasicGame(Game):
     def _check_state(self, state: PolishBasicState) -> None:
         n = self.num_players
         if not _is_int(state.player) or not 0 <= state.player < n:
-            raise InvalidStateError(f"polish-basic 'player' must be a seat in 0..{n - 1}, got {state.player!r}")
+            raise InvalidStateError(_("the player to move must be one of the {count} players, not {value}", count=n,
+                                      value=shown(state.player)))
         records = state.records
         if not (
             isinstance(records, tuple)
             and len(records) == n
             and all(isinstance(r, tuple) and len(r) == len(self.rules.boxes) for r in records)
         ):
-            raise InvalidStateError(
-                f"polish-basic 'records' must be {n} rows of {len(self.rules.boxes)} entries, got {records!r}")
+            raise InvalidStateError(_("the records must be {players} rows of {boxes} entries each", players=n,
+                                      boxes=len(self.rules.boxes)))
         rules = self.rules
         for seat, row in enumerate(records):
             plain = all(v is None or type(v) is int for v in row)  # then equal rows are alike: check once
             bad = (_bad_basic_entry(row, rules.boxes, rules.same_face_groups, rules.basic_hand_mult) if plain
                    else _bad_basic_entry.__wrapped__(row, rules.boxes, rules.same_face_groups, rules.basic_hand_mult))
             if bad is not None:
-                raise InvalidStateError(f"polish-basic: seat {seat} {bad[0]!r} cannot hold {bad[1]!r}")
+                raise InvalidStateError(_("{value} cannot be recorded in {box} on the card of {player}", value=shown(bad[1]),
+                                          box=self.box_label(bad[0]) if isinstance(bad[0], str) else shown(bad[0]),
+                                          player=seat_label(seat)))
         if self._game_over(state):
             if (state.throws, state.dice, state.kept) != (0, None, None):
-                raise InvalidStateError(f"polish-basic: the game is over but a turn is in progress: {self.describe_state(state)}")
+                raise InvalidStateError(_("the game is over, so no turn can be in progress"))
             return
         late = [seat for seat in self._complete_seats(state) if seat >= state.player]
         if late:
-            raise InvalidStateError(
-                f"polish-basic: seat(s) {late!r} completed all {_COUNT_WORDS[len(self.rules.boxes)]} but seat "
-                f"{state.player} still plays (PL-7)"
-            )
+            raise InvalidStateError(_("{players} recorded every combination, yet {player} still plays",
+                                      players=", ".join(seat_label(s) for s in late), player=seat_label(state.player)),
+                                    rule="PL-7")
         _check_turn_fields(state, BASE_THROWS)
 
 

@@ -40,10 +40,11 @@ from functools import partial
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from kocka.solver.base.dice import validate_dice
-from kocka.solver.base.errors import IllegalActionError, InvalidStateError
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, Reason, shown
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.base import Rules
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
-from kocka.solver.rules.words import Words
+from kocka.solver.rules.words import Words, seat_label
 from kocka.solver.rules.five_dice import (  # FACE_BOXES, NUM_DICE, Keep: re-exported
     FACE_BOXES,
     FACE_OF_BOX,
@@ -191,6 +192,8 @@ class YatzyRules(_CardRules):
 class _NetUpperGame(ScorecardGame):
     """HU and SK: face entries (c - 3) x f; the tracker is the net upper score + 3*S."""
 
+    NET_UPPER = True
+
     def _tracker_offset(self) -> int:
         return 3 * self.upper_face_sum
 
@@ -282,7 +285,7 @@ class SlovakGame(_NetUpperGame):
         all players' totals, exact (they sum to 0; RULES.md displays them rounded to two
         decimals). The returns stay the totals (SK-10), which rank the players alike."""
         if not self.is_terminal(state):
-            raise IllegalActionError(f"{self.NAME}: the settlement is made only at the end of the game (SK-11)")
+            raise IllegalActionError(_("the settlement is made only at the end of the game"), rule="SK-11")
         return slovak_settlement([self.card_total(card) for card in state.cards])
 
     def in_part1(self, filled_mask: int) -> bool:
@@ -340,46 +343,51 @@ class SlovakGame(_NetUpperGame):
         text = self.describe_action(action, state)
         if isinstance(action, Declare):
             if not self.declares:
-                return f"{text}: face boxes are declared only under the option sk.part1_choice = declare_after_first_throw (SK-3)"
+                return Reason(_("{action} is not possible: in these rules face boxes are not declared", action=text), "SK-3")
             if state.throw != 1 or state.declared is not None:
-                return f"a face box is declared once, right after the first throw; cannot {text} at throw {state.throw} (SK-3)"
-            return f"{self.box_label(action.box)} is not an open face box to declare (SK-3)"
+                return Reason(_("a face box is declared once, right after the first throw, so {action} is not possible "
+                                "at throw {throw}", action=text, throw=state.throw), "SK-3")
+            return Reason(_("{box} is not an open face box to declare", box=self.box_label(action.box)), "SK-3")
         if self.declares and state.throw == 1 and state.declared is None and self._must_declare(state):
-            return f"declare a face box first: only face boxes are left, and {text} comes after the declaration (SK-3)"
+            return Reason(_("declare a face box first: only face boxes are left, and {action} comes after the declaration",
+                            action=text), "SK-3")
         if isinstance(action, Fill) and self.declares and action.box in FACE_OF_BOX and state.declared != action.box:
-            declared = self.box_label(state.declared) if state.declared else "none"
-            return f"{self.box_label(action.box)} was not declared after the first throw; declared: {declared} (SK-3)"
+            if state.declared:
+                return Reason(_("{box} was not declared after the first throw; the declared box is {declared}",
+                                box=self.box_label(action.box), declared=self.box_label(state.declared)), "SK-3")
+            return Reason(_("{box} was not declared after the first throw, and no box was", box=self.box_label(action.box)),
+                          "SK-3")
         if isinstance(action, Fill) and action.box in self._index and self.in_part1(state.cards[state.player].filled_mask):
             if self.box_index(action.box) in self.lower_boxes:
-                return (f"{self.box_label(action.box)} may not be filled before part 1 is complete; "
-                        f"allowed: {self._labels(self._fillable(state))} (SK-3)")
+                return Reason(_("{box} may not be written before part 1 is complete; open boxes: {allowed}",
+                                box=self.box_label(action.box), allowed=self._labels(self._fillable(state))), "SK-3")
         return super()._why_illegal(state, action)
 
     def _must_declare(self, state: ScorecardState) -> bool:
         allowed = self.allowed_boxes(state.cards[state.player].filled_mask)
         return not any(b not in self.upper_boxes for b in allowed)
 
-    def _check_declared(self, state: ScorecardState, bad: Callable[[str], InvalidStateError]) -> None:
+    def _check_declared(self, state: ScorecardState, bad: Callable[..., InvalidStateError]) -> None:
         if state.declared is None:
             undecided_past_first_throw = state.throw > 1 or (state.throw == 1 and state.dice is None)
             if self.declares and undecided_past_first_throw and self._must_declare(state):
-                raise bad(f"throw {state.throw} in part 1 without a declared face box")
+                raise bad(_("throw {throw} in part 1 needs a declared face box", throw=state.throw), "SK-3")
             return
         if not self.declares:
-            raise bad(f"declared box {state.declared!r} needs part1_choice 'declare_after_first_throw'")
+            raise bad(_("boxes are not declared under these rules, yet {box} is declared", box=shown(state.declared)), "SK-3")
         if state.declared not in FACE_OF_BOX or state.declared not in self._index:
-            raise bad(f"declared box must be a face box on the card, got {state.declared!r}")
+            raise bad(_("the declared box must be a face box on the card, not {box}", box=shown(state.declared)), "SK-3")
         box = self._index[state.declared]
         if box not in self.allowed_boxes(state.cards[state.player].filled_mask):
-            raise bad(f"declared box {state.declared!r} is not an open box that may be filled now")
+            raise bad(_("the declared box {box} is not an open box that may be written now", box=self.box_label(state.declared)), "SK-3")
         if state.throw == 0:
-            raise bad(f"box {state.declared!r} declared before the first throw")
+            raise bad(_("{box} is declared before the first throw", box=self.box_label(state.declared)), "SK-3")
 
-    def _check_card(self, seat: int, card: Card, bad: Callable[[str], InvalidStateError]) -> None:
+    def _check_card(self, seat: int, card: Card, bad: Callable[..., InvalidStateError]) -> None:
         super()._check_card(seat, card, bad)
         mask = card.filled_mask
         if self.in_part1(mask) and any(mask >> b & 1 for b in self.lower_boxes):
-            raise bad(f"seat {seat}: a part 2 box is filled before part 1 is complete (SK-3)")
+            raise bad(_("on the card of {player} a part 2 box is written before part 1 is complete", player=seat_label(seat)), "SK-3")
 
 
 class YahtzeeGame(ScorecardGame):
@@ -535,7 +543,7 @@ def slovak_settlement(totals: Sequence[int]) -> tuple[Fraction, ...]:
     """SK-11: each player's total minus the mean of all totals, exact (they sum to 0)."""
     values = list(totals)
     if not values or any(isinstance(t, bool) or not isinstance(t, int) for t in values):
-        raise InvalidStateError(f"settlement needs one integer total per player, got {totals!r}")
+        raise InvalidStateError(_("the settlement needs one whole-number total per player, not {value}", value=shown(totals)))
     mean = Fraction(sum(values), len(values))
     return tuple(Fraction(t) - mean for t in values)
 

@@ -64,9 +64,11 @@ from kocka.solver.base.dice import (
     Dice, all_outcomes, counts, is_sub_multiset, outcome_distribution, sub_multisets, validate_dice,
 )
 from kocka.solver.kernels.dice_transitions import dice_tables  # noqa: F401  (named by the docstrings)
-from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
-from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, Reason, RulesError, shown
+from kocka.solver.base.i18n import _, ngettext
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, TurnProgress
 from kocka.solver.rules.five_dice import FACE_OF_BOX, NUM_DICE, Keep, Scorer, bits_of, card_entries, dice_list
+from kocka.solver.rules.words import seat_label
 
 MAX_THROWS = 3
 UPPER_BONUS_THRESHOLD = 63
@@ -151,6 +153,9 @@ class ScorecardGame(Game):
 
     STATE = ScorecardState
     ACTIONS: ClassVar[tuple[type, ...]] = (Keep, Fill)
+    NET_UPPER: ClassVar[bool] = False
+    """Whether face entries count net of three of each face (HU, SK): the upper section
+    then shows a signed net score, else a plain sum."""
 
     def __init__(self, rules: Rules | None = None, num_players: int = 1) -> None:
         super().__init__(rules, num_players)
@@ -187,21 +192,22 @@ class ScorecardGame(Game):
         try:
             return self._index[name]
         except (KeyError, TypeError):
-            raise IllegalActionError(f"{self.NAME}: no box {name!r} on this card; {self._boxes_text()}") from None
+            raise IllegalActionError(_("there is no box {name} on this card; the boxes are {boxes}",
+                                     name=shown(name), boxes=self._boxes_text())) from None
 
     def _boxes_text(self) -> str:
-        return "the boxes are " + ", ".join(self.box_label(b) for b in self.boxes)
+        return ", ".join(self.box_label(b) for b in self.boxes)
 
     def upper_face(self, box: int) -> int:
         """The face (1..6) of face box ``box``."""
         self._check_box(box)
         if box not in self.upper_boxes:
-            raise RulesError(f"{self.NAME}: {self.box_label(self.boxes[box])} is not a face box")
+            raise RulesError(_("{box} is not a face box", box=self.box_label(self.boxes[box])))
         return FACE_OF_BOX[self.boxes[box]]
 
     def _check_box(self, box: int) -> None:
         if isinstance(box, bool) or not isinstance(box, int) or not 0 <= box < len(self.boxes):
-            raise RulesError(f"{self.NAME}: a box number is 0..{len(self.boxes) - 1}, got {box!r}")
+            raise RulesError(_("a box number is from 0 to {last}, not {value}", last=len(self.boxes) - 1, value=shown(box)))
 
     # ----- scoring -----
     def _box_scorers(self) -> Mapping[str, Scorer]:
@@ -220,7 +226,8 @@ class ScorecardGame(Game):
     def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
         """:meth:`box_score` by box id (the box-name form of the Game API)."""
         if box not in self._index:
-            raise RulesError(f"{self.NAME}: no box {box!r} on this card; {self._boxes_text()}")
+            raise RulesError(_("there is no box {name} on this card; the boxes are {boxes}",
+                                name=shown(box), boxes=self._boxes_text()))
         return self.box_score(self._index[box], dice, first_throw)
 
     def card_from_entries(self, entries: Mapping[str, Any] | None = None) -> Card:
@@ -232,7 +239,7 @@ class ScorecardGame(Game):
         if entries is None:
             return Card(entries=(None,) * len(self.boxes))
         if not isinstance(entries, Mapping):
-            raise InvalidStateError(f"{self.NAME}: a card is a mapping of box to entry, got {entries!r}")
+            raise InvalidStateError(_("a card gives each box its entry, not {value}", value=shown(entries)))
         bonuses = entries.get("yahtzee_bonuses", 0)
         named = entries.get("entries", {k: v for k, v in entries.items() if k != "yahtzee_bonuses"})
         return Card(entries=card_entries(self, self.boxes, named), yahtzee_bonuses=bonuses)
@@ -356,6 +363,20 @@ class ScorecardGame(Game):
         """Every card's total so far (:meth:`card_total`)."""
         return tuple(self.card_total(card) for card in state.cards)
 
+    def card_totals(self, state: ScorecardState) -> list[dict]:
+        """The upper section, its bonus as it stands (HU-7: the house's 63 while net >= 0;
+        SK-5; the Yahtzee and Yatzy bonus: :meth:`final_bonus`) and the total, per card."""
+        out = []
+        for card in state.cards:
+            upper = sum(card.entries[i] or 0 for i in self.upper_boxes)
+            bonus = self.final_bonus(self.tracker_of(card))
+            out.append({"upper": upper, "bonus": bonus, "total": self.entries_total(card) + bonus})
+        return out
+
+    def turn_progress(self, state: ScorecardState) -> TurnProgress:
+        """Throw ``throw`` of the turn's three (HU-2)."""
+        return TurnProgress(state.throw, MAX_THROWS)
+
     def final_score_position(self, state: ScorecardState, seat: int) -> ScorecardState | Card:
         """Each seat plays its own card: the position of the turn in progress for the seat
         on turn, the seat's card (at the start of its next turn) for the others."""
@@ -385,9 +406,10 @@ class ScorecardGame(Game):
         try:
             validate_dice(outcome, rolled)
         except DiceError:
-            raise IllegalActionError(f"{self.NAME}: a roll of {rolled} dice is due, got {outcome!r}") from None
+            raise IllegalActionError(ngettext("a roll of {n} die is due, not {dice}", "a roll of {n} dice is due, not {dice}",
+                                              rolled, dice=shown(outcome))) from None
         if tuple(outcome) != tuple(sorted(outcome)):
-            raise IllegalActionError(f"{self.NAME}: a roll outcome must be sorted, got {outcome!r}")
+            raise IllegalActionError(_("a roll must list its dice from low to high, not {dice}", dice=shown(outcome)))
 
     def _legal_actions(self, state: ScorecardState) -> list:
         assert state.dice is not None
@@ -406,21 +428,25 @@ class ScorecardGame(Game):
         card = state.cards[state.player]
         if isinstance(action, Keep):
             if state.throw >= MAX_THROWS:
-                return f"no throw left after throw {state.throw}: write a box instead of {self.describe_action(action, state)}"
+                return Reason(_("no throw is left after throw {throw}: write a box instead of {action}",
+                                throw=state.throw, action=self.describe_action(action, state)))
             if not is_sub_multiset(action.dice, state.dice):
-                return f"kept dice {dice_list(action.dice)} are not among the dice {dice_list(state.dice)}"
+                return Reason(_("the kept dice {kept} are not among the dice {dice}",
+                                kept=dice_list(action.dice), dice=dice_list(state.dice)))
             if len(action.dice) == NUM_DICE:
-                return f"keeping all five dice {dice_list(action.dice)} means stopping: write a box instead"
+                return Reason(_("keeping all five dice {dice} means stopping: write a box instead", dice=dice_list(action.dice)))
         if isinstance(action, Fill):
             box = self.box_index(action.box)
             label = self.box_label(action.box)
             if card.entries[box] is not None:
-                return f"{label} is already filled (with {card.entries[box]})"
-            return f"{label} may not be filled now; allowed: {self._labels(self._fillable(state))}"
-        return f"{self.describe_action(action, state)} is not a move of {self.spec().title}"
+                return Reason(_("{box} is already written, with {entry}; open boxes: {allowed}",
+                                box=label, entry=card.entries[box], allowed=self._labels(self._fillable(state))))
+            return Reason(_("{box} may not be written now; open boxes: {allowed}",
+                            box=label, allowed=self._labels(self._fillable(state))))
+        return Reason(_("{action} is not a move of this game", action=shown(self.describe_action(action, state))))
 
     def _labels(self, boxes: Iterable[int]) -> str:
-        return ", ".join(self.box_label(self.boxes[b]) for b in boxes) or "none"
+        return ", ".join(self.box_label(self.boxes[b]) for b in boxes) or _("none")
 
     def _apply(self, state: ScorecardState, action: Any) -> ScorecardState:
         if state.dice is None:  # chance node: the outcome is the rolled dice
@@ -448,69 +474,78 @@ class ScorecardGame(Game):
 
     # ----- state checks -----
     def _check_state(self, state: ScorecardState) -> None:
-        def bad(why: str) -> InvalidStateError:
-            return InvalidStateError(f"{self.NAME}: {why}")
+        def bad(why: str, rule: str | None = None) -> InvalidStateError:
+            return InvalidStateError(why, rule=rule)
 
         if not isinstance(state.cards, tuple) or len(state.cards) != self.num_players:
-            got = len(state.cards) if isinstance(state.cards, tuple) else type(state.cards).__name__
-            raise bad(f"expected {self.num_players} cards, one per seat, got {got}")
+            got = len(state.cards) if isinstance(state.cards, tuple) else _("nothing") if state.cards is None else shown(state.cards)
+            raise bad(ngettext("there must be {n} card, one per player, not {value}",
+                                "there must be {n} cards, one per player, not {value}", self.num_players, value=shown(got)))
         for seat, card in enumerate(state.cards):
             self._check_card(seat, card, bad)
         if isinstance(state.player, bool) or not isinstance(state.player, int) or not 0 <= state.player < self.num_players:
-            raise bad(f"player must be in 0..{self.num_players - 1}, got {state.player!r}")
+            raise bad(_("the player to move must be one of the {count} players, not {value}",
+                         count=self.num_players, value=shown(state.player)))
         filled = [card.filled_count for card in state.cards]
         # seats before the one to play have had one more turn this round (HU-3, SK-2)
         expected = [filled[state.player] + (1 if seat < state.player else 0) for seat in range(self.num_players)]
         if filled != expected:
-            raise bad(f"cards of seats 0..{self.num_players - 1} hold {filled!r} entries, impossible with seat {state.player!r} to play")
+            raise bad(_("the cards hold {filled} entries, which is impossible with {player} to play: "
+                         "each player writes one box per turn, in seat order", filled=shown(filled),
+                         player=seat_label(state.player)), "HU-3, SK-2")
         if isinstance(state.throw, bool) or state.throw not in range(MAX_THROWS + 1):
-            raise bad(f"throw must be in 0..{MAX_THROWS}, got {state.throw!r}")
+            raise bad(_("the throw must be from 0 to {most}, not {value}", most=MAX_THROWS, value=shown(state.throw)))
         try:
-            kept = validate_dice(state.kept, what="kept dice")
+            kept = validate_dice(state.kept, what=_("the kept dice"))
         except DiceError as exc:
             raise bad(str(exc)) from None
         if kept != state.kept:
-            raise bad(f"kept dice must be a sorted tuple, got {state.kept!r}")
+            raise bad(_("the kept dice must be listed from low to high, not {dice}", dice=shown(state.kept)))
         if all(card.is_full for card in state.cards):
             if state != ScorecardState(cards=state.cards):
-                raise bad(f"a finished game has no turn in progress, got throw {state.throw!r}, dice {state.dice}")
+                raise bad(_("every card is full, so no turn can be in progress"))
             return
         if state.dice is None:
             if state.throw >= MAX_THROWS:
-                raise bad(f"no roll can follow throw {state.throw!r}")
+                raise bad(_("no roll can follow throw {throw}", throw=state.throw))
             if len(kept) >= NUM_DICE or (state.throw == 0 and kept):
-                raise bad(f"kept dice {list(kept)!r} impossible before throw {state.throw + 1!r}")
+                raise bad(_("the kept dice {dice} are impossible before throw {throw}", dice=shown(kept) or _("nothing"),
+                             throw=state.throw + 1))
         else:
             try:
                 dice = validate_dice(state.dice, NUM_DICE)
             except DiceError as exc:
                 raise bad(str(exc)) from None
             if dice != state.dice:
-                raise bad(f"dice must be a sorted tuple, got {state.dice!r}")
+                raise bad(_("the dice must be listed from low to high, not {dice}", dice=shown(state.dice)))
             if state.throw == 0 or kept:
-                raise bad(f"dice {list(dice)!r} on the table need throw >= 1 and no kept dice, got throw {state.throw!r}, kept {list(kept)!r}")
+                raise bad(_("dice on the table come from a throw, with no dice kept aside"))
         self._check_declared(state, bad)
 
-    def _check_card(self, seat: int, card: Card, bad: Callable[[str], InvalidStateError]) -> None:
+    def _check_card(self, seat: int, card: Card, bad: Callable[..., InvalidStateError]) -> None:
         if not isinstance(card, Card) or not isinstance(card.entries, tuple) or len(card.entries) != len(self.boxes):
-            got = len(card.entries) if isinstance(card, Card) and isinstance(card.entries, tuple) else type(card).__name__
-            raise bad(f"the card of seat {seat} must have {len(self.boxes)} entries, got {got}")
+            got = len(card.entries) if isinstance(card, Card) and isinstance(card.entries, tuple) else _("nothing")
+            raise bad(_("the card of {player} must have {count} boxes, not {value}", player=seat_label(seat),
+                         count=len(self.boxes), value=shown(got)))
         for b, (name, entry) in enumerate(zip(self.boxes, card.entries)):
             if entry is None:
                 continue
             if isinstance(entry, bool) or not isinstance(entry, int) or entry not in self._possible_entries_of(b):
-                raise bad(f"seat {seat}: {entry!r} is not a possible entry of {self.box_label(name)}")
+                raise bad(_("{value} cannot be written in {box} on the card of {player}", value=shown(entry),
+                             box=self.box_label(name), player=seat_label(seat)))
         if isinstance(card.yahtzee_bonuses, bool) or not isinstance(card.yahtzee_bonuses, int) or card.yahtzee_bonuses < 0:
-            raise bad(f"seat {seat}: yahtzee_bonuses must be a count, got {card.yahtzee_bonuses!r}")
+            raise bad(_("the Yahtzee bonuses of {player} must be a count, not {value}", player=seat_label(seat),
+                         value=shown(card.yahtzee_bonuses)))
         if card.yahtzee_bonuses > self._max_yahtzee_bonuses(card):
-            raise bad(f"seat {seat}: {card.yahtzee_bonuses!r} bonus Yahtzees are impossible on this card")
+            raise bad(_("{count} bonus Yahtzees are impossible on the card of {player}", count=card.yahtzee_bonuses,
+                         player=seat_label(seat)))
 
     def _max_yahtzee_bonuses(self, card: Card) -> int:
         return 0
 
-    def _check_declared(self, state: ScorecardState, bad: Callable[[str], InvalidStateError]) -> None:
+    def _check_declared(self, state: ScorecardState, bad: Callable[..., InvalidStateError]) -> None:
         if state.declared is not None:
-            raise bad(f"{self.spec().title} has no declared box, got {state.declared!r}")
+            raise bad(_("boxes are not declared in this game"))
 
     # ----- JSON -----
     def _state_fields(self, state: ScorecardState) -> Mapping[str, Any]:
@@ -529,12 +564,13 @@ class ScorecardGame(Game):
     def _state_from_fields(self, fields: Mapping[str, Any]) -> ScorecardState:
         unknown = set(fields) - {"cards", "player", "throw", "dice", "kept", "declared"}
         if unknown:
-            raise InvalidStateError(f"{self.NAME}: unknown state field(s) {sorted(unknown)!r}")
+            raise InvalidStateError(_("the state has no field {fields}", fields=", ".join(sorted(map(str, unknown)))))
         cards = []
         for doc in fields["cards"]:
             entries = doc["entries"]
             if set(entries) != set(self.boxes):
-                raise InvalidStateError(f"{self.NAME}: card entries must name the boxes {list(self.boxes)!r}, got {sorted(entries)!r}")
+                raise InvalidStateError(_("a card must give the boxes {boxes}, not {value}", boxes=", ".join(self.boxes),
+                                                 value=", ".join(sorted(map(str, entries)))))
             cards.append(Card(tuple(entries[b] for b in self.boxes), doc.get("yahtzee_bonuses", 0)))
         dice = fields.get("dice")
         return ScorecardState(
@@ -547,8 +583,13 @@ class ScorecardGame(Game):
         )
 
     def describe_state(self, state: ScorecardState) -> str:
-        dice = "none yet" if state.dice is None else dice_list(state.dice)
-        kept = f", kept {dice_list(state.kept)}" if state.kept else ""
-        declared = f", declared {self.box_label(state.declared)}" if state.declared else ""
-        return f"seat {state.player}, throw {state.throw} of {MAX_THROWS}, dice {dice}{kept}{declared}"
+        """The position in one sentence, in the language in force: who is on turn, which
+        throw, the dice, the dice kept and the box declared."""
+        parts = [seat_label(state.player)] + ([self.turn_progress(state).throw_text()] if state.throw else [])
+        parts += [_("no dice thrown yet") if state.dice is None else _("dice {dice}", dice=dice_list(state.dice))]
+        if state.kept:
+            parts.append(_("kept {dice}", dice=dice_list(state.kept)))
+        if state.declared:
+            parts.append(_("declared {box}", box=self.box_label(state.declared)))
+        return ", ".join(parts)
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Iterator
 
-from kocka.solver.base.errors import RulesError
+from kocka.solver.base.errors import RulesError, shown
+from kocka.solver.base.i18n import _
 from kocka.solver.rules.words import Words
 
 if TYPE_CHECKING:  # the engine base class imports this module for spec lookups
@@ -66,9 +67,10 @@ class GameSpec:
 
     What a generic front end needs of a game beyond the engine's methods is named here
     too, so that no front end tests a game's class: ``distribution`` is
-    ``"module:function(game, table, position) -> ScoreDistribution"``, the distribution of
+    ``"module:function(game, table, position, **tables) -> ScoreDistribution"``, the distribution of
     one seat's final score from :meth:`~kocka.solver.rules.base.Game.final_score_position`
-    under the default table's play (``None``: the seats' scores are not independent);
+    under the default table's play (``tables``: further tables by kind where built, e.g.
+    ``target=``, that answer faster; ``None``: the seats' scores are not independent);
     ``companion`` the ``"module:attribute"`` of the
     :class:`~kocka.agents.advice.table_talk.TableTalk` that says what ``kocka table`` says
     of this game beyond the engine's words (``None``: the generic one).
@@ -105,13 +107,14 @@ class GameSpec:
     def table(self, kind: str | None = None) -> TableKind:
         """The table kind ``kind`` (``None``: the default one)."""
         if not self.tables:
-            raise RulesError(f"{self.title} has no value tables")
+            raise RulesError(_("this game has no value tables"))
         if kind is None:
             return self.tables[0]
         for t in self.tables:
             if t.kind == kind:
                 return t
-        raise RulesError(f"{self.title} has no table kind {kind!r}; kinds: {', '.join(self.table_kinds)}")
+        raise RulesError(_("this game has no table kind {kind}; its kinds are {kinds}", kind=shown(kind),
+                           kinds=", ".join(self.table_kinds)))
 
     def agent(self, name: str) -> AgentEntry | None:
         return next((a for a in self.agents if a.name == name), None)
@@ -142,13 +145,13 @@ def game_names() -> tuple[str, ...]:
 def spec_for(name: str) -> GameSpec:
     spec = _SPECS.get(name)
     if spec is None:
-        raise RulesError(f"unknown game {name!r}; known: {', '.join(_SPECS)}")
+        raise RulesError(_("there is no game {name}; the games are {games}", name=shown(name), games=", ".join(_SPECS)))
     return spec
 
 
 def resolve(reference: str) -> Any:
     """The object a ``"module:attribute"`` reference names (imported on first use)."""
-    module, _, attribute = reference.partition(":")
+    module, _colon, attribute = reference.partition(":")
     try:
         return getattr(import_module(module), attribute)
     except (ImportError, AttributeError) as exc:

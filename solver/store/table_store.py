@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.rules import Game, game_specs, get_game, resolve, spec_for
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.table_file import (
     Table, TableMeta, check_destination, checksum, default_cache_dir, load_table, remove_stale_temporaries,
     save_table, table_path,

@@ -9,7 +9,7 @@ import sys
 import click
 
 from kocka.solver.base.errors import KockaError, TableError
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import (
     build_command, build_table, games_with_tables, game_from_cli, open_table, path_for, solver_for, solvers_for,
 )

@@ -37,6 +37,7 @@ import numpy as np
 from kocka.agents.bots.base import Agent, ChanceSampler, Event, derive_seed
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.base.errors import KockaError
+from kocka.solver.base.i18n import _, number
 from kocka.solver.rules import CHANCE, Game, game_specs
 
 Z95 = 1.959963984540054
@@ -66,7 +67,7 @@ def play_match(game: Game, seat_agents: Sequence[Agent], sampler: ChanceSampler,
     observers = [a for a in seat_agents if a.has_memory]
     state = game.new_initial_state()
     rolls = 0
-    for _ in range(max_steps):
+    for _step in range(max_steps):
         player = game.current_player(state)
         if player == CHANCE:
             action = sampler.sample(game, state, rolls)
@@ -250,33 +251,38 @@ class ArenaResult:
 
     def render(self, bins: int = 12) -> str:
         """The human-readable report."""
-        how = ("each agent on its own card, same dice (common random numbers)" if self.mode == "solitaire"
-               else f"{len(self.labels)} seats, seat order rotating")
-        if self.mode == "table" and self.game in _scorecard_games():
-            how += f"; each seat's dice shared by the {len(self.labels)} rotations (common random numbers)"
+        if self.mode == "solitaire":
+            how = _("each agent on its own card, same dice (common random numbers)")
+        elif self.game in _scorecard_games():
+            how = _("{n} seats, seat order rotating; each seat's dice shared by the {n} rotations (common random numbers)",
+                    n=len(self.labels))
+        else:
+            how = _("{n} seats, seat order rotating", n=len(self.labels))
         rules = ", ".join(f"{k}={_short(v)}" for k, v in self.rules.items())
-        lines = [f"{self.game}: {self.games} games, seed {self.seed}; {how}", f"rules: {rules}", ""]
+        lines = [_("{game}: {games} games, seed {seed}; {how}", game=self.game, games=self.games, seed=self.seed, how=how),
+                 _("rules: {rules}", rules=rules), ""]
         summaries = self.summaries()
         width = max(8, *(len(s.label) for s in summaries))
-        lines.append(f"{'agent':<{width}}  {'mean score':>11}  {'95% CI (normal)':>21}  {'win rate':>8}  {'95% CI (Wilson)':>17}")
+        heads = (_("agent"), _("mean score"), _("95% CI (normal)"), _("win rate"), _("95% CI (Wilson)"))
+        lines.append(f"{heads[0]:<{width}}  {heads[1]:>11}  {heads[2]:>21}  {heads[3]:>8}  {heads[4]:>17}")
         for s in summaries:
-            lines.append(
-                f"{s.label:<{width}}  {s.mean:>11.2f}  [{s.mean_ci[0]:>9.2f}, {s.mean_ci[1]:>9.2f}]  "
-                f"{s.win_rate:>8.4f}  [{s.win_ci[0]:.4f}, {s.win_ci[1]:.4f}]"
-            )
+            mean_ci = f"{number(s.mean_ci[0], 2):>9} … {number(s.mean_ci[1], 2):>9}"
+            win_ci = f"{number(s.win_ci[0], 4)} … {number(s.win_ci[1], 4)}"
+            lines.append(f"{s.label:<{width}}  {number(s.mean, 2):>11}  {mean_ci:>21}  {number(s.win_rate, 4):>8}  {win_ci:>17}")
         if self.mode == "table" and len(self.labels) > 1:
-            lines += ["", "win rate by seat (seat 1 plays first):"]
+            lines += ["", _("win rate by seat (seat 1 plays first):")]
             for s in summaries:
-                lines.append(f"  {s.label:<{width}}  " + "  ".join(f"seat {i + 1}: {w:.4f}" for i, w in enumerate(s.seat_win_rates)))
+                lines.append(f"  {s.label:<{width}}  " + "  ".join(
+                    _("seat {seat}: {rate}", seat=i + 1, rate=number(w, 4)) for i, w in enumerate(s.seat_win_rates)))
         if self.mode == "solitaire" and len(self.labels) > 1:
             h2h = self.head_to_head()
-            lines += ["", "head-to-head over paired games (row scores more than column; ties count 1/2):"]
+            lines += ["", _("head-to-head over paired games (row scores more than column; ties count 1/2):")]
             lines.append(" " * (width + 2) + "".join(f"{b:>{width + 2}}" for b in self.labels))
             for i, a in enumerate(self.labels):
-                cells = "".join(f"{'-' if i == j else f'{h2h[i, j]:.4f}':>{width + 2}}" for j in range(len(self.labels)))
+                cells = "".join(f"{'-' if i == j else number(h2h[i, j], 4):>{width + 2}}" for j in range(len(self.labels)))
                 lines.append(f"{a:<{width + 2}}{cells}")
         edges, counts = self.histograms(bins)
-        lines += ["", "score distribution:"]
+        lines += ["", _("score distribution:")]
         peak = max(max(c) for c in counts.values()) or 1
         for label, c in counts.items():
             lines.append(f"  {label}")
@@ -385,13 +391,50 @@ def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: i
     return scores, wins, seats
 
 
+def _simulated(game: Game, mode: str, names: Sequence[str], seed: int, games: int, jobs: int,
+               options: AgentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_play_chunk`'s results for all the games, played by the agents' compiled
+    players (:meth:`~kocka.agents.bots.base.Agent.simulator`, ``jobs`` threads), or ``None``
+    when an agent has none. Each seat's card is played alone on the dice the match loop
+    gives that seat (the roll keys name the seat), which is the same game for agents that
+    look at their own card only, the only ones that have a compiled player."""
+    if not is_solitaire(game):
+        return None
+    agents = {name: make_agent(name, game, 0, options) for name in dict.fromkeys(names)}
+    players = {name: agent.simulator() for name, agent in agents.items() if not agent.has_memory}
+    if len(players) < len(agents) or any(p is None for p in players.values()):
+        return None
+    n = len(names)
+    if mode == "solitaire":
+        seeds = np.array([derive_seed("game", seed, i) for i in range(games)], dtype=np.int64)
+        by_name = {name: player.scores(seeds, 0, jobs) for name, player in players.items()}
+        scores = np.column_stack([by_name[name] for name in names])
+        seats = np.zeros((games, n), dtype=np.int64)
+    else:  # one table, seat order rotating; the n rotations of a group share each seat's dice
+        seeds = np.array([derive_seed("game", seed, g) for g in range(math.ceil(games / n))], dtype=np.int64)
+        by_seat = {(name, s): player.scores(seeds, s, jobs) for name, player in players.items() for s in range(n)}
+        scores = np.zeros((games, n))
+        seats = np.zeros((games, n), dtype=np.int64)
+        for i in range(games):
+            for s in range(n):
+                a = (s + i) % n  # seat s -> agent a
+                scores[i, a] = by_seat[(names[a], s)][i // n]
+                seats[i, a] = s
+    top = scores == scores.max(axis=1, keepdims=True)  # the scorecard games' returns are the card totals
+    return scores, top / top.sum(axis=1, keepdims=True), seats
+
+
 def run_arena(
     game: Game, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
     options: AgentOptions = AgentOptions(), progress: Callable[[int], None] | None = None, table: bool = False,
+    kernels: bool = True,
 ) -> ArenaResult:
     """Play ``games`` seeded games between ``agents`` (names in the agent catalogue); see the module
     docstring for the two modes (``table``: a scorecard game at one table). The result
-    does not depend on ``jobs``."""
+    does not depend on ``jobs``. When every agent has a compiled player of whole games
+    (:meth:`~kocka.agents.bots.base.Agent.simulator`, the ``optimal`` agent of the scorecard
+    games) the games are played by it, the same games with the same results; ``kernels=False``
+    plays them through the Python engine loop all the same."""
     names = list(agents)
     if not names:
         raise ArenaError("the arena needs at least one agent")
@@ -402,9 +445,14 @@ def run_arena(
     game, mode = arena_game(game, names, table)
     for name in dict.fromkeys(names):  # fail here, before any worker starts, if one cannot play
         make_agent(name, game, 0, options)
+    fast = _simulated(game, mode, names, seed, games, jobs, options) if kernels else None
     chunk = max(1, math.ceil(games / (jobs * 8)))
     bounds = [(s, min(s + chunk, games)) for s in range(0, games, chunk)]
-    if jobs == 1:
+    if fast is not None:
+        parts = [fast]
+        if progress:
+            progress(games)
+    elif jobs == 1:
         parts = []
         for lo, hi in bounds:
             parts.append(_play_chunk(game, mode, names, seed, lo, hi, options))

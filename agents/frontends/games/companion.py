@@ -24,7 +24,11 @@ One line of input is one command (:meth:`TableSession.handle`):
   the ``winner`` agent's P(finishing first) per move, from the target table
   (``kocka-solve build GAME --kind target``), and whether that differs from the move
   best for points;
-* ``undo``, ``cards`` (every card with totals), ``moves``, ``help``, ``quit``.
+* ``undo``, ``cards`` (every card with totals), ``moves``, ``help``, ``quit``: in English or
+  in the words of any of the four languages, with or without accents (:func:`command_word`:
+  Hungarian ``vissza``, ``lapok``, ``lépések``, ``súgó``, ``kilépés``, ``? mind``; Polish
+  ``cofnij``, ``karty``, ``ruchy``, ``pomoc``, ``koniec``, ``? wszystkie``; Slovak ``späť``,
+  ``karty``, ``ťahy``, ``pomoc``, ``koniec``, ``? všetky``).
 
 After every step the game is saved to a JSON file (:func:`save_document`: a temporary
 file in the same folder, then :func:`os.replace`), so an interrupted game resumes with
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 import os
 import pathlib
@@ -50,16 +55,22 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from kocka.agents.bots.base import Agent, AgentUnavailable
-from kocka.agents.advice.hint import HintReport, render
+from kocka.agents.advice.hint import HintReport
+from kocka.agents.advice.kocka import stand_in_line
 from kocka.agents.advice.cards import advice_lines
 from kocka.agents.advice.table_talk import TableTalk, talk_for
 from kocka.solver.base.jsonio import loads as load_json
-from kocka.agents.frontends.games.play import final_scores_text, hint_ranking, judge_for, parse_input, render_state
+from kocka.agents.frontends.games.play import (
+    example_action, final_scores_text, hint_ranking, judge_for, parse_input, problem_text, ranking_text, render_state,
+    throw_text, value_label,
+)
+from kocka.solver.base.i18n import LANGUAGES, N_, _, choose_language, ngettext, number, pgettext, percent, use_language
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import KockaError, TableError
 from kocka.solver.store.table_store import build_command, game_from_cli, get_table, path_for, solver_for
 from kocka.solver.rules import CHANCE, Game, game_specs, get_game, spec_for
+from kocka.solver.rules.words import normalize
 
 FORMAT = "kocka.table/1"
 """Version of the saved-game document."""
@@ -68,6 +79,37 @@ TOP_ADVICE = 3
 TOP_TO_WIN = 5
 """How many actions the hint's "to win" ranking lists (``? all``: every one)."""
 _DIGITS = re.compile(r"[0-9](?:[\s,]*[0-9])*")
+ENGLISH_COMMAND_ALIASES = {"exit": "quit", "q": "quit", "u": "undo", "card": "cards", "show": "cards", "m": "moves",
+                           "hint": "?", "?": "?"}
+"""Short English forms of the companion's commands, typed in every language."""
+
+
+def command_word(command: str) -> str:
+    """The word the companion's ``command`` (``help``, ``undo``, ``cards``, ``moves``,
+    ``quit``, and ``all`` of ``? all``) is typed as in the language in force ("súgó")."""
+    words = {  # one literal per call, so the catalogues extract each word
+        "help": pgettext("companion command", "help"), "undo": pgettext("companion command", "undo"),
+        "cards": pgettext("companion command", "cards"), "moves": pgettext("companion command", "moves"),
+        "quit": pgettext("companion command", "quit"), "all": pgettext("companion command", "all"),
+    }
+    return words[command]
+
+
+@functools.lru_cache(maxsize=1)
+def _typed_commands() -> dict[str, str]:
+    """Every typed command word, normalized (no accents, lower case), and the command it
+    names: the words of all four languages (the catalogues' own) and the English aliases."""
+    typed = dict(ENGLISH_COMMAND_ALIASES)
+    for lang in LANGUAGES:
+        with use_language(lang):
+            typed.update({normalize(command_word(c)): c for c in ("help", "undo", "cards", "moves", "quit", "all")})
+    return typed
+
+
+def typed_command(word: str) -> str | None:
+    """The command a typed word names in any of the languages, with or without accents
+    (``sugo``, ``súgó``, ``pomoc`` and ``help`` are all ``help``), or None."""
+    return _typed_commands().get(normalize(word))
 
 
 class TableFileError(KockaError):
@@ -137,10 +179,10 @@ class Move:
     @classmethod
     def from_json(cls, doc: Any) -> "Move":
         if not isinstance(doc, dict) or not isinstance(doc.get("player"), int) or not isinstance(doc.get("label"), str):
-            raise TableFileError(f"a saved move must have 'player' and 'label', got {str(doc)[:80]!r}")
+            raise TableFileError(_("a saved move needs a player and a label, got {move}", move=str(doc)[:80]))
         unknown = set(doc) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
-            raise TableFileError(f"a saved move has unknown field(s) {sorted(unknown)!r}")
+            raise TableFileError(_("a saved move has unknown fields: {fields}", fields=", ".join(sorted(unknown))))
         return cls(**doc)
 
 
@@ -169,16 +211,18 @@ class TableSession:
         """A new game of ``game_name`` for the players ``names`` (in playing order) under
         the rule options ``rules`` (``key=value``, as ``-r`` takes them)."""
         if game_name not in companion_games():
-            raise KockaError(f"kocka table keeps the games with value tables: {', '.join(companion_games())}; "
-                             f"not {game_name!r}")
+            raise KockaError(_("kocka table keeps the games with value tables: {games}; not {game}",
+                               games=", ".join(companion_games()), game=game_name))
         names = [n.strip() for n in names]
         if not names or any(not n for n in names):
-            raise KockaError(f"--players takes the players' names separated by commas, e.g. Anna,Béla,me; got {names!r}")
+            raise KockaError(_("--players takes the players' names separated by commas, for example Anna,Béla,me; "
+                               "got {names}", names=",".join(names)))
         if len(set(n.lower() for n in names)) != len(names):
-            raise KockaError(f"two players have the same name: {names!r}")
+            raise KockaError(_("two players have the same name: {names}", names=", ".join(names)))
         lo, hi = spec_for(game_name).players
         if not lo <= len(names) <= hi:
-            raise KockaError(f"{spec_for(game_name).title} is played by {lo} to {hi} players, got {len(names)}")
+            raise KockaError(_("{game} is played by {low} to {high} players, got {n}", game=_(spec_for(game_name).title),
+                               low=lo, high=hi, n=len(names)))
         game = game_from_cli(game_name, rules, num_players=len(names))
         session = cls(game=game, names=names, path=pathlib.Path(path or default_save_path(game_name)), options=options,
                       created=_now())
@@ -194,26 +238,28 @@ class TableSession:
         try:
             doc = load_json(path.read_text(encoding="utf-8"), "the saved game")
         except OSError as exc:
-            raise TableFileError(f"cannot read the saved game {str(path)!r}: {exc.strerror or exc}") from None
+            raise TableFileError(_("cannot read the saved game {file}: {reason}", file=path, reason=exc.strerror or exc)) from None
         except ValueError as exc:
-            raise TableFileError(f"{str(path)!r} is not a saved game (not JSON: {exc})") from None
+            raise TableFileError(_("{file} is not a saved game (not JSON: {reason})", file=path, reason=exc)) from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
-            raise TableFileError(f"{str(path)!r} is not a saved kocka table game (format {FORMAT!r}), got {got!r}")
+            raise TableFileError(_("{file} is not a saved kocka table game (format {format}), got {got}", file=path,
+                                   format=FORMAT, got=got))
         try:
             names = list(doc["players"])
             position = doc["state"]
             game = get_game(doc["game"], position.get("rules"), num_players=len(names))
             turns = [[Move.from_json(m) for m in turn] for turn in doc["turns"]]
         except (KeyError, TypeError, AttributeError) as exc:
-            raise TableFileError(f"{str(path)!r}: a saved game needs game, players, turns and state ({exc!r} is wrong)") from None
+            raise TableFileError(_("{file}: a saved game needs its game, players, turns and state ({reason} is wrong)",
+                                   file=path, reason=exc)) from None
         session = cls(game=game, names=names, path=path, options=options, turns=turns, created=doc.get("created", ""))
         try:
             session.state = session._replay(turns)
         except (KockaError, TypeError, ValueError) as exc:
-            raise TableFileError(f"{str(path)!r}: the saved moves cannot be replayed: {exc}") from None
+            raise TableFileError(_("{file}: the saved moves cannot be replayed: {reason}", file=path, reason=exc)) from None
         if json.loads(json.dumps(game.state_to_json(session.state))) != position:
-            raise TableFileError(f"{str(path)!r}: the saved moves do not lead to the saved position (was it edited?)")
+            raise TableFileError(_("{file}: the saved moves do not lead to the saved position (was it edited?)", file=path))
         session._make_judge()
         return session
 
@@ -262,18 +308,7 @@ class TableSession:
 
     def throw_text(self) -> str:
         """Which throw of the turn the player on turn is at, in words."""
-        s = self.state
-        if hasattr(s, "throw"):
-            return f"throw {s.throw} of 3"
-        if hasattr(s, "throws"):
-            budget = self.game.budget(s) if hasattr(self.game, "budget") else 3
-            return f"throw {s.throws} of {budget}"
-        dice = "1 die" if s.dice_in_play == 1 else f"{s.dice_in_play} dice"
-        if s.stage == "set_aside":
-            return f"turn total {s.turn_total}, rolled"
-        if s.stage in ("bank_or_roll", "joker"):
-            return f"turn total {s.turn_total}, {dice} left"
-        return f"turn total {s.turn_total}, {dice} to throw"
+        return throw_text(self.game, self.state)
 
     def expected_roll(self) -> int | None:
         """How many dice the roll due now throws (None where no roll is due)."""
@@ -284,40 +319,49 @@ class TableSession:
 
     def prompt(self) -> str:
         if self.over:
-            return "game over> "
+            return _("game over") + "> "
         name = self.names[self.on_turn]
         n = self.expected_roll()
         if n is not None:
             kept = getattr(self.state, "kept", None) or ()
-            what = f"roll {n} dice" + (f" (kept {_dice(kept)})" if kept else "")
-            return f"{name}, {what}> "
+            if kept:
+                return ngettext("{name}, roll {n} die (kept {kept})", "{name}, roll {n} dice (kept {kept})", n,
+                                name=name, kept=_dice(kept)) + "> "
+            return ngettext("{name}, roll {n} die", "{name}, roll {n} dice", n, name=name) + "> "
         dice = getattr(self.state, "dice", None) or getattr(self.state, "roll", None)
-        return f"{name}, {self.throw_text()}" + (f": {_dice(dice)}" if dice else "") + "> "
+        if dice:
+            return f"{name}, {self.throw_text()}: {_dice(dice)}" + "> "
+        return f"{name}, {self.throw_text()}" + "> "
 
     # ----- one line -----
     def handle(self, line: str) -> str:
         """Answer one typed line; the game is saved after every step that changes it."""
         text = line.strip()
-        word = text.lower().split()[0] if text else ""
         if not text:
             return self.status()
-        if word in ("quit", "exit", "q"):
+        words = text.split()
+        command = typed_command(words[0])
+        if text.startswith("?") and command is None:  # "?all": the question mark and the word together
+            command, words = "?", ["?", text[1:]]
+        if command == "quit":
             self.stopped = True
-            return f"saved to {self.path}; go on later with: kocka table --resume {self.path}"
-        if word == "help":
+            return self.saved_text()
+        if command == "help":
             return self.help_text()
-        if word in ("undo", "u"):
+        if command == "undo":
             return self.undo()
-        if word in ("cards", "card", "show"):
+        if command == "cards":
             return self.cards_text()
-        if text.startswith("?") or word == "hint":
-            rest = text[1:] if text.startswith("?") else text[4:]
-            return self.hint_text(show_all=rest.strip().lower() == "all")
+        if command == "?":
+            rest = " ".join(words[1:])
+            return self.hint_text(show_all=bool(rest) and typed_command(rest) == "all")
         if self.over:
-            return "the game is over: 'undo' takes back the last step, 'quit' leaves"
-        if word in ("moves", "m"):
+            return _("the game is over: “{undo}” takes back the last step, “{quit}” leaves",
+                     undo=command_word("undo"), quit=command_word("quit"))
+        if command == "moves":
             if self.game.current_player(self.state) == CHANCE:
-                return f"a roll is due: type the {self.expected_roll()} dice thrown"
+                n = self.expected_roll()
+                return ngettext("a roll is due: type the {n} die thrown", "a roll is due: type the {n} dice thrown", n)
             return "\n".join(f"  {self.game.describe_action(a, self.state)}" for a in self.game.legal_actions(self.state))
         if _DIGITS.fullmatch(text):
             dice = [int(ch) for ch in text if ch.isdigit()]
@@ -326,7 +370,9 @@ class TableSession:
                 return answer
             digits = " ".join(map(str, dice))
             if self.game.card_boxes():  # "6" may be a box ("write 6-osok") or "keep 6": ask
-                return f"{text!r} is not a roll here: type 'keep {digits}', or the box to write"
+                keep = next((c for c in self.game.ACTIONS if c.__name__ == "Keep"), None)
+                move = self.game.describe_action(keep(tuple(sorted(dice))), self.state) if keep else f"keep {digits}"
+                return _("{typed} is not a roll here: type “{move}”, or the box to write", typed=text, move=move)
             return self.enter_move(f"take {digits}")
         return self.enter_move(text)
 
@@ -336,7 +382,7 @@ class TableSession:
         the sixes box)."""
         bad = [d for d in dice if not 1 <= d <= 6]
         if bad:
-            return f"dice show 1 to 6, got {bad[0]}"
+            return _("dice show 1 to 6, got {value}", value=bad[0])
         game, state = self.game, self.state
         moves: list[Move] = []
         if game.current_player(state) != CHANCE:
@@ -352,7 +398,7 @@ class TableSession:
         if isinstance(outcome, str):
             return outcome
         player = self.on_turn
-        moves.append(Move(player=player, label=f"rolls {_dice(outcome)}", outcome=list(outcome)))
+        moves.append(Move(player=player, label=_("rolls {dice}", dice=_dice(outcome)), outcome=list(outcome)))
         before = self.state
         self.state = game.apply(state, outcome)
         self.turns.append(moves)
@@ -377,7 +423,9 @@ class TableSession:
             return None
         common = sorted((Counter(shown) & Counter(dice)).elements())
         if len(common) == len(shown):
-            return "the same dice as before: type 'keep ...' with the dice kept, then the dice thrown"
+            example = next((a for a in keeps if a.dice), keeps[0])
+            return _("the same dice as before: first type the dice kept (for example “{move}”), then the dice thrown",
+                     move=game.describe_action(example, state))
         keep = next((a for a in keeps if list(a.dice) == common), None)
         if keep is None:
             return None
@@ -386,7 +434,7 @@ class TableSession:
     def _outcome(self, state: Any, dice: list[int]) -> tuple[int, ...] | str:
         """The outcome a typed roll stands for at the roll due in ``state``: the dice
         thrown, or all the dice with the kept ones among them."""
-        outcomes = {o for o, _ in self.game.chance_outcomes(state)}
+        outcomes = {o for o, _p in self.game.chance_outcomes(state)}
         n = len(next(iter(outcomes)))
         kept = tuple(getattr(state, "kept", None) or ())
         typed = tuple(sorted(dice))
@@ -396,18 +444,28 @@ class TableSession:
             rest = Counter(typed) - Counter(kept)
             if sum(rest.values()) == n:
                 return tuple(sorted(rest.elements()))
-            return f"the dice kept ({_dice(kept)}) are not among {_dice(typed)}: type the {n} new dice"
-        also = f" (or all {n + len(kept)} with the kept {_dice(kept)})" if kept else ""
-        return f"{self.names[self.on_turn]} throws {n} {'die' if n == 1 else 'dice'} now: type {n} dice{also}, got {len(typed)}"
+            return ngettext("the dice kept ({kept}) are not among {typed}: type the {n} new die",
+                            "the dice kept ({kept}) are not among {typed}: type the {n} new dice", n,
+                            kept=_dice(kept), typed=_dice(typed))
+        name = self.names[self.on_turn]
+        if kept:
+            return ngettext("{name} throws {n} die now: type {n} die, or all {all} with the kept {kept}; not {got}",
+                            "{name} throws {n} dice now: type {n} dice, or all {all} with the kept {kept}; not {got}",
+                            n, name=name, all=n + len(kept), kept=_dice(kept), got=len(typed))
+        return ngettext("{name} throws {n} die now: type {n} die, not {got}",
+                        "{name} throws {n} dice now: type {n} dice, not {got}", n, name=name, got=len(typed))
 
     def enter_move(self, text: str) -> str:
         """A typed move (``keep 6 6``, ``write full``, ``bank``)."""
         if self.game.current_player(self.state) == CHANCE:
             n = self.expected_roll()
-            return f"{self.names[self.on_turn]} throws now: type the {n} dice thrown, e.g. {'5' * n}, or '?'/'help'"
+            return ngettext("{name} throws now: type the {n} die thrown, for example {example}, or “?” or “{help}”",
+                            "{name} throws now: type the {n} dice thrown, for example {example}, or “?” or “{help}”",
+                            n, name=self.names[self.on_turn], example="5" * n, help=command_word("help"))
         parsed = parse_input(text, self.game, self.state)
         if parsed.action is None:
-            return parsed.error or f"I don't understand {text!r}; 'help' lists the commands"
+            return parsed.error or _("I don't understand “{typed}”; “{help}” lists the commands", typed=text,
+                                     help=command_word("help"))
         before, player = self.state, self.on_turn
         move = self._judged(parsed.action)
         self.state = self.game.apply(self.state, parsed.action)
@@ -436,25 +494,28 @@ class TableSession:
 
     def undo(self) -> str:
         if not self.turns:
-            return "nothing to undo yet"
+            return _("nothing to undo yet")
         gone = self.turns.pop()
         self.state = self._replay(self.turns)
         self.save()
-        what = "; ".join(f"{self.names[m.player]} {m.label}" for m in gone)
-        return f"undone: {what}\n{self.status()}"
+        what = "; ".join(f"{self.names[m.player]}: {m.label}" for m in gone)
+        return _("undone: {moves}", moves=what) + "\n" + self.status()
 
     # ----- what the players read -----
     def _after_roll(self, before: Any, player: int, outcome: tuple[int, ...], moves: list[Move]) -> str:
         lines = []
         for move in moves[:-1]:
-            note = " (the dice kept, read from the dice that stayed: not judged)" if move.inferred else ""
-            lines.append(f"{self.names[player]}: {move.label}{note}")
+            if move.inferred:
+                lines.append(_("{name}: {move} (the dice kept, read from the dice that stayed: not judged)",
+                               name=self.names[player], move=move.label))
+            else:
+                lines.append(f"{self.names[player]}: {move.label}")
         event = getattr(self.state, "last_event", None)
         if event == "bust":
-            lines.append(f"{self.names[player]} rolls {_dice(outcome)}: bust, the turn total "
-                         f"{getattr(before, 'turn_total', 0)} is lost")
+            lines.append(_("{name} rolls {dice}: bust, the turn total {total} is lost", name=self.names[player],
+                           dice=_dice(outcome), total=getattr(before, "turn_total", 0)))
         elif event == "six_ones":
-            lines.append(f"{self.names[player]} rolls {_dice(outcome)}: six 1s, an instant win (KOCKA-19)")
+            lines.append(_("{name} rolls {dice}: six 1s, an instant win", name=self.names[player], dice=_dice(outcome)))
         lines.append(self.status())
         return "\n".join(lines)
 
@@ -473,51 +534,69 @@ class TableSession:
         game, state = self.game, self.state
         name = self.names[self.on_turn]
         n = self.expected_roll()
-        stage = f"stage {state.stage}, " if hasattr(state, "stage") and isinstance(state.stage, int) else ""
+        progress = game.turn_progress(state)
+        stage = progress.stage if progress is not None else None
         if n is not None:
             kept = getattr(state, "kept", None) or ()
             if kept:
-                return f"{name} keeps {_dice(kept)}: type the {n} dice thrown (or all five)"
-            return (self.talk.roll_due(game, state, self.names, n)
-                    or f"{stage}{name} to play: type the first roll ({n} dice)")
+                return ngettext("{name} keeps {kept}: type the {n} die thrown (or all {all})",
+                                "{name} keeps {kept}: type the {n} dice thrown (or all {all})", n,
+                                name=name, kept=_dice(kept), all=n + len(kept))
+            talk = self.talk.roll_due(game, state, self.names, n)
+            if talk:
+                return talk
+            line = ngettext("{name} to play: type the first roll ({n} die)", "{name} to play: type the first roll ({n} dice)",
+                            n, name=name)
+            return _("stage {stage}: {line}", stage=stage, line=line) if stage is not None else line
         dice = getattr(state, "dice", None) or getattr(state, "roll", None)
-        shown = f": {_dice(dice)}" if dice else ""
-        fences = f", fences {state.fences[state.player]}" if hasattr(state, "fences") else ""
-        then = ""
-        if dice is None and any(type(a).__name__ == "Keep" for a in game.legal_actions(state)):
-            then = " Type the first roll (5 dice);"
+        line = f"{name}, {self.throw_text()}"
+        if stage is not None:
+            line = _("stage {stage}: {line}", stage=stage, line=line)
+        if progress is not None and progress.fences is not None:
+            line = _("{line}, fences left: {fences}", line=line, fences=progress.fences)
+        if dice:
+            line = f"{line}: {_dice(dice)}"
+        sentences = [line + "."]
+        legal = game.legal_actions(state)
+        if dice is None and any(type(a).__name__ == "Keep" for a in legal):
+            sentences.append(_("Type the first roll (5 dice)."))
         if getattr(state, "stage", None) == "bank_or_roll":
-            then = " 'bank', or type the dice thrown;" if game.may_bank(state) else " type the dice thrown;"
-        return f"{stage}{name}, {self.throw_text()}{fences}{shown}.{then} '?' for the hint, 'help' for the commands"
+            bank = next((a for a in legal if type(a).__name__ == "Bank"), None)
+            sentences.append(_("Type “{bank}”, or the dice thrown.", bank=game.describe_action(bank, state)) if bank
+                             else _("Type the dice thrown."))
+        sentences.append(_("“?” for the hint, “{help}” for the commands.", help=command_word("help")))
+        return " ".join(sentences)
 
     def help_text(self) -> str:
         """This game's commands: a roll, its moves (from its action types, worded by the
         engine) and the companion's commands."""
         game = self.game
-        after_keep = " (after a keep: the new dice, or all of them)" if "Keep" in {c.__name__ for c in game.ACTIONS} else ""
-        lines = [f"{game.spec().title} at the table: {', '.join(self.names)}. Type:",
-                 f"  {'33355 or 3 3 3 5 5':<24}the dice thrown{after_keep}"]
+        has_keep = "Keep" in {c.__name__ for c in game.ACTIONS}
+        rows = [(_("33355 or 3 3 3 5 5"), _("the dice thrown (after a keep: the new dice, or all of them)") if has_keep
+                 else _("the dice thrown"))]
         for cls in game.ACTIONS:
-            example = _example_action(game, cls)
+            example = example_action(game, cls)
             if example is None:
                 continue
             text = game.describe_action(example, None)
             box = getattr(example, "box", None) or getattr(example, "combo", None)
             if box is not None and cls.__name__ not in ("Declare", "Scratch"):
                 names = dict.fromkeys((game.box_label(box), game.box_label(box, "en")))
-                text += f" (or: {' / '.join(names)})"
-            explain = ACTION_HELP.get(cls.__name__, "")
-            lines.append(f"  {text:<24}{explain}" if len(text) < 24 else f"  {text}\n  {'':<24}{explain}")
-        lines += [
-            f"  {'? (or: ? all)':<24}the hint for the player on turn: every move with its loss against the best,",
-            f"  {'':<24}the best in plain words, and the chance of finishing first",
-            *([f"  {'':<24}(with two or more players also the moves that win most often: the target table)"]
+                text = _("{move} (or: {names})", move=text, names=" / ".join(names))
+            rows.append((text, _(ACTION_HELP[cls.__name__]) if cls.__name__ in ACTION_HELP else ""))
+        rows += [
+            (_("? (or: ? {all})", all=command_word("all")), _("the hint for the player on turn: every move with its loss against the best, "
+                                   "the best in plain words, and the chance of finishing first")),
+            *([("", _("with two or more players also the moves that win most often (the target table)"))]
               if self.talk.plays_to_win(game) else []),
-            f"  {'undo':<24}take back the last step (also after the end)",
-            f"  {'cards':<24}everybody's card (or score) with totals",
-            f"  {'moves':<24}the legal moves now",
-            f"  {'quit':<24}leave; the game is saved after every step (go on with --resume FILE)",
+            (_command_help("undo"), _("take back the last step (also after the end)")),
+            (_command_help("cards"), _("everybody's card (or score) with totals")),
+            (_command_help("moves"), _("the legal moves now")),
+            (_command_help("quit"), _("leave; the game is saved after every step (go on with kocka table --resume FILE)")),
         ]
+        lines = [_("{game} at the table: {players}. Type:", game=_(game.spec().title), players=", ".join(self.names))]
+        for text, explain in rows:
+            lines.append(f"  {text:<24}{explain}" if len(text) < 24 else f"  {text}\n  {'':<24}{explain}")
         return "\n".join(lines)
 
     def cards_text(self) -> str:
@@ -537,7 +616,7 @@ class TableSession:
         try:
             return self.talk.chances(self.game, self.state, self.names, self.options, self._chances)
         except TableError as exc:
-            return f"(no chances: {exc})"
+            return _("No chances of finishing first here: {reason}", reason=exc)
 
     def position_text(self) -> str:
         """The position of the player on turn in one line."""
@@ -545,17 +624,21 @@ class TableSession:
 
     def hint_text(self, show_all: bool = False) -> str:
         if self.over:
-            return "the game is over"
+            return _("the game is over")
         game, state = self.game, self.state
         if game.current_player(state) == CHANCE:
-            return "\n".join(x for x in (f"nothing to decide: {self.status()}", self.chances_text()) if x)
+            return "\n".join(x for x in (_("nothing to decide: {status}", status=self.status()), self.chances_text()) if x)
         ranked = hint_ranking(self.judge, self.judge_error, state)
         if isinstance(ranked, str):
             return ranked
+        ranked = self.talk.move_words(game, state, ranked)
         name = self.names[self.on_turn]
         report = HintReport(position=f"{name}: {self.position_text()}",
-                            value_name=self.judge.value_name, decisions=ranked)
-        lines = [render(report, top=0 if show_all else 8), ""]
+                            value_name=value_label(self.judge.value_name), decisions=ranked)
+        lines = [ranking_text(report, 0 if show_all else 8, _("“? {all}” lists every move", all=command_word("all"))), ""]
+        stand_in = stand_in_line(game, state, self.judge.stand_in, self.names)
+        if stand_in:  # the judge plays a stand-in for a table not here (Kocka, three or more players)
+            lines.insert(1, stand_in)
         card_game = bool(game.card_boxes())
         lines += [f"  {line}" for line in advice_lines(game, state, ranked, self.judge.value_name,
                                                         self.judge.rank if card_game else None, TOP_ADVICE)]
@@ -589,9 +672,9 @@ class TableSession:
             self._winner = make_agent("winner", game, 0, self.options)
         except (TableError, AgentUnavailable) as exc:
             if not path_for(game, solver, cache_dir).is_file():
-                return ("To see which move wins most often, not only which scores most, build the target table once: "
-                        f"{build_command(game, solver, cache_dir)}")
-            return f"No ranking to win here: {exc}"
+                return _("To see which move wins most often, not only which scores most, build the target table once: "
+                         "{command}", command=build_command(game, solver, cache_dir))
+            return _("No ranking to win here: {reason}", reason=problem_text(exc))
         return self._winner
 
     def to_win_ranking(self) -> list[Decision] | str | None:
@@ -606,7 +689,7 @@ class TableSession:
         try:
             return agent.rank(self.state)
         except (AgentUnavailable, KockaError, TableError) as exc:
-            return f"No ranking to win here: {exc}"
+            return _("No ranking to win here: {reason}", reason=problem_text(exc))
 
     def to_win_text(self, points: Sequence[Decision], show_all: bool = False) -> str:
         """The hint's "to win" part: the ``winner`` agent's P(win) of the first
@@ -620,20 +703,23 @@ class TableSession:
             return ranked
         name = self.names[self.on_turn]
         how = self.talk.to_win_basis(self.game, self.state)
-        lines = [f"to win: {name}'s chance of finishing first (ties shared) with each move, if the others play "
-                 f"for points ({how}):"]
+        lines = [_("to win: {name}'s chance of finishing first (ties shared) with each move, if the others play "
+                   "for points ({how}):", name=name, how=how)]
         shown = ranked if show_all else ranked[:TOP_TO_WIN]
         best = ranked[0]
-        width = max(len("action"), *(len(d.label) for d in shown))
-        score = "expected final score"
-        lines.append(f"  {'action':<{width}}  {'P(win)':>7}  {'vs best':>9}  {score:>20}")
+        action, chance, behind, score = _("move"), _("to win"), _("behind"), _("expected final score")
+        width = max(len(action), *(len(d.label) for d in shown))
+        lines.append(f"  {action:<{width}}  {chance:>7}  {behind:>9}  {score:>20}")
         for i, d in enumerate(shown):
-            ev = (d.detail or {}).get(score)
-            ev_text = f"{ev:.4f}" if isinstance(ev, float) else "-"
+            ev = (d.detail or {}).get("expected final score")
+            ev_text = number(ev, 4) if isinstance(ev, float) else "-"
+            gap = _("{points} pp", points=number(100 * (best.value - d.value), 1))
             lines.append(f"{'*' if i == 0 else ' '} {d.label:<{width}}  {_percent(d.value):>7}  "
-                         f"{100 * (best.value - d.value):>6.1f} pp  {ev_text:>20}")
+                         f"{gap:>9}  {ev_text:>20}")
         if len(ranked) > len(shown):
-            lines.append(f"  ... {len(ranked) - len(shown)} more ('? all' lists every move)")
+            lines.append("  " + ngettext("… {n} more move (“? {all}” lists every move)",
+                                         "… {n} more moves (“? {all}” lists every move)", len(ranked) - len(shown),
+                                         all=command_word("all")))
         lines.append(f"  {self._to_win_verdict(ranked, points)}")
         return "\n".join(lines)
 
@@ -643,91 +729,94 @@ class TableSession:
         top = points[0]
         mine = next((d for d in ranked if d.action == top.action), None)
         if mine is None:
-            return f"The best for points is {top.label}."
+            return _("The best for points is {move}.", move=top.label)
         gain = best.value - mine.value
         if gain <= 1e-9:
-            return f"{_capital(top.label)}, the best move for points, is also the best to win ({_percent(mine.value)})."
+            return _("{move}, the best move for points, is also the best to win ({chance}).", move=_capital(top.label),
+                     chance=_percent(mine.value))
         cost = next((top.value - d.value for d in points if d.action == best.action), None)
-        gain_text = f"{100 * gain:.1f}" if gain >= 0.0005 else "less than 0.1"
-        text = (f"To win, {best.label} rather than {top.label}, the best for points: it wins {gain_text} percentage "
-                f"points more often ({_percent(best.value)} against {_percent(mine.value)})")
-        if cost is not None:
-            text += f" and gives up {cost:.2f} points on average"
-        return text + "."
+        gain_text = number(100 * gain, 1) if gain >= 0.0005 else _("less than {points}", points=number(0.1, 1))
+        params = dict(move=best.label, best=top.label, gain=gain_text, chance=_percent(best.value),
+                      other=_percent(mine.value))
+        if cost is None:
+            return _("To win, {move} rather than {best}, the best for points: it wins {gain} percentage points more "
+                     "often ({chance} against {other}).", **params)
+        return _("To win, {move} rather than {best}, the best for points: it wins {gain} percentage points more often "
+                 "({chance} against {other}) and gives up {cost} points on average.", cost=number(cost, 2), **params)
 
     def final_text(self) -> str:
         """The final scores and each player's costliest decisions."""
-        lines = ["game over.", final_scores_text(self.game, self.state, self.names)]
-        unit = self.judge.value_name if self.judge is not None else "value"
+        lines = [_("game over."), final_scores_text(self.game, self.state, self.names)]
+        unit = value_label(self.judge.value_name) if self.judge is not None else _("value")
         for seat, name in enumerate(self.names):
             moves = [m for turn in self.turns for m in turn if m.player == seat and m.action is not None]
             judged = [m for m in moves if m.loss is not None]
             costly = sorted((m for m in judged if m.loss > 1e-9), key=lambda m: -m.loss)
-            text = (f"{name}: {len(judged)} decisions judged, total cost {sum(m.loss for m in judged):.4f} "
-                    f"({unit}) versus the best play")
+            parts = [ngettext("{name}: {n} decision judged, total cost {cost} ({unit}) versus the best play",
+                              "{name}: {n} decisions judged, total cost {cost} ({unit}) versus the best play",
+                              len(judged), name=name, cost=number(sum(m.loss for m in judged), 4), unit=unit)]
             inferred = sum(m.inferred for m in moves)
             untabled = len(moves) - len(judged) - inferred
             if inferred:
-                text += f"; {inferred} keep{'s' if inferred > 1 else ''} read from the dice that stayed, not judged"
+                parts.append(ngettext("{n} keep read from the dice that stayed, not judged",
+                                      "{n} keeps read from the dice that stayed, not judged", inferred))
             if untabled:
-                text += f"; {untabled} not judged (no value table then)"
-            lines.append(text)
+                parts.append(ngettext("{n} not judged (no value table then)", "{n} not judged (no value table then)",
+                                      untabled))
+            lines.append("; ".join(parts))
             for m in costly[:3]:
-                lines.append(f"    '{m.label}' instead of '{m.best}': cost {m.loss:.4f}")
+                lines.append("    " + _("“{move}” instead of “{best}”: cost {cost}", move=m.label, best=m.best,
+                                        cost=number(m.loss, 4)))
         return "\n".join(lines)
 
     # ----- the terminal -----
     def run(self, read: Callable[[str], str | None], write: Callable[[str], None]) -> int:
         """Read lines until the game is over and the players leave, or ``quit`` / end of
         input; returns the exit code (0)."""
-        write(f"{self.game.spec().title}: {', '.join(self.names)}; saving to {self.path}. 'help' lists the commands.")
+        write(_("{game}: {players}; saving to {path}. “{help}” lists the commands.", game=_(self.game.spec().title),
+                players=", ".join(self.names), path=self.path, help=command_word("help")))
         write(self.status())
         while not self.stopped:
             line = read(self.prompt())
             if line is None:
-                write(f"\nsaved to {self.path}; go on later with: kocka table --resume {self.path}")
+                write("\n" + self.saved_text())
                 break
             try:
                 write(self.handle(line))
             except (KockaError, TableError) as exc:
-                write(f"not possible: {exc}")
+                write(_("not possible: {reason}", reason=problem_text(exc)))
         return 0
+
+    def saved_text(self) -> str:
+        """Where the game is saved and how to go on with it."""
+        return _("saved to {path}; go on later with: kocka table --resume {path}", path=self.path)
 
 
 ACTION_HELP = {
-    "Keep": "keep these dice and throw the others",
-    "Fill": "write the dice into this box; the turn ends",
-    "Write": "write the dice into this box; the turn ends",
-    "Record": "record this combination; the turn ends",
-    "Scratch": "cross this box out (0 points)",
-    "Declare": "name the box this turn plays for",
-    "EndTurn": "end the turn without recording",
-    "SetAside": "set these dice aside and score them",
-    "StartSeries": "start a series with these dice",
-    "TakeSeries": "set aside more dice of the series",
-    "NameJoker": "name a joker face for the last die of a series",
-    "Bank": "add the turn total to the score; the turn ends",
-    "Roll": "throw the dice left (or type the dice thrown)",
+    "Keep": N_("keep these dice and throw the others"),
+    "Fill": N_("write the dice into this box; the turn ends"),
+    "Write": N_("write the dice into this box; the turn ends"),
+    "Record": N_("record this combination; the turn ends"),
+    "Scratch": N_("cross this box out (0 points)"),
+    "Declare": N_("name the box this turn plays for"),
+    "EndTurn": N_("end the turn without recording"),
+    "SetAside": N_("set these dice aside and score them"),
+    "StartSeries": N_("start a series with these dice"),
+    "TakeSeries": N_("set aside more dice of the series"),
+    "NameJoker": N_("name a joker face for the last die of a series"),
+    "Bank": N_("add the turn total to the score; the turn ends"),
+    "Roll": N_("throw the dice left (or type the dice thrown)"),
 }
 """What each kind of move does, for ``help`` (the moves themselves are worded by the engine)."""
 
 
-def _example_action(game: Game, cls: type) -> Any:
-    """An instance of action type ``cls`` to word as an example (None if its fields are
-    not ones the help knows how to fill)."""
-    values = {"dice": (1, 5, 5), "box": None, "combo": None, "face": 2, "count": 2}
-    boxes = game.card_boxes()
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        if f.name in ("box", "combo"):
-            if not boxes:
-                return None
-            kwargs[f.name] = boxes[-1]
-        elif f.name in values:
-            kwargs[f.name] = values[f.name]
-        else:
-            return None
-    return cls(**kwargs)
+def _command_help(command: str) -> str:
+    """A command as the help lists it: its word in the language in force, and the English
+    word too where that differs (both are understood)."""
+    word = command_word(command)
+    with use_language("en"):
+        english = command_word(command)
+    return word if normalize(word) == normalize(english) else _("{move} (or: {names})", move=word, names=english)
 
 
 def _dice(dice: Sequence[int]) -> str:
@@ -735,7 +824,7 @@ def _dice(dice: Sequence[int]) -> str:
 
 
 def _percent(p: float) -> str:
-    return f"{100 * p:.1f}%"
+    return percent(p, 1)
 
 
 def _capital(text: str) -> str:
@@ -748,24 +837,36 @@ def _now() -> str:
 
 def run_table(game_name: str | None, players: Sequence[str] | None, resume: str | None, save: str | None,
               rules: Any, options: AgentOptions, read: Callable[[str], str | None] | None = None,
-              write: Callable[[str], None] | None = None) -> int:
-    """``kocka table``: start or resume a game and play it in the terminal."""
+              write: Callable[[str], None] | None = None, lang: str | None = None) -> int:
+    """``kocka table``: start or resume a game and play it in the terminal, in ``lang``
+    (None: ``KOCKA_LANG``, else the game's own language; a resumed game's)."""
+    own = spec_for(game_name).words.language if game_name in companion_games() else None
+    with use_language(choose_language(lang, own)):
+        session = _open_table(game_name, players, resume, save, rules, options)
+    with use_language(choose_language(lang, session.game.words.language)):
+        return session.run(read or _read_stdin, write or print)
+
+
+def _open_table(game_name: str | None, players: Sequence[str] | None, resume: str | None, save: str | None,
+                rules: Any, options: AgentOptions) -> TableSession:
+    """The session ``kocka table`` plays: the saved game ``resume``, or a new one."""
     if resume is not None:
         if players:
-            raise KockaError("--resume continues a saved game with its own players; leave out --players")
+            raise KockaError(_("--resume continues a saved game with its own players; leave out --players"))
         session = TableSession.resume(resume, options)
         if game_name is not None and game_name != session.game.NAME:
-            raise KockaError(f"{resume!r} is a saved {session.game.NAME} game, not {game_name}")
+            raise KockaError(_("{file} is a saved {saved} game, not {game}", file=resume, saved=session.game.NAME,
+                               game=game_name))
         if save is not None:
             session.path = pathlib.Path(save)
             session.save()
     else:
         if game_name is None:
-            raise KockaError("name the game (kocka table kockapoker --players Anna,Béla,me) or give --resume FILE")
+            raise KockaError(_("name the game (kocka table kockapoker --players Anna,Béla,me) or give --resume FILE"))
         if not players:
-            raise KockaError("--players is needed: the names in playing order, e.g. --players Anna,Béla,me")
+            raise KockaError(_("--players is needed: the names in playing order, for example --players Anna,Béla,me"))
         session = TableSession.start(game_name, players, save, rules, options)
-    return session.run(read or _read_stdin, write or print)
+    return session
 
 
 def _read_stdin(prompt: str) -> str | None:

@@ -28,11 +28,13 @@ from typing import Any, Callable, Sequence
 from kocka.agents.bots.base import Agent, AgentUnavailable, ChanceSampler, Event, derive_seed
 from kocka.agents.frontends.games.arena import win_shares
 from kocka.agents.advice.hint import HintParams, HintReport, hint as make_hint, render
+from kocka.agents.advice.kocka import stand_in_line
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import KockaError, TableError
+from kocka.solver.base.i18n import N_, _, choose_language, current_language, ngettext, number, use_language
 from kocka.solver.rules import CHANCE, Game, resolve
-from kocka.solver.rules.words import dice_text, normalize, snake
+from kocka.solver.rules.words import claim_text, dice_text, normalize, seat_label, snake
 
 HUMAN = "human"
 
@@ -74,7 +76,7 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
     """Turn a typed line into a legal action or a command; never raises."""
     line = text.strip()
     if not line:
-        return Parsed(error="type a move (e.g. 'keep 1 1 5'), '?' for a hint, or 'help'")
+        return Parsed(error=_("type a move, “?” for a hint, or “help” for the commands"))
     words = line.lower().split()
     if words[0] in COMMANDS:
         return Parsed(command=COMMANDS[words[0]], argument=" ".join(words[1:]))
@@ -85,7 +87,9 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
         n = int(line[1:])
         if 1 <= n <= len(legal):
             return Parsed(action=legal[n - 1])
-        return Parsed(error=f"there are {len(legal)} moves; #{n} is not one of them (see 'moves')")
+        return Parsed(error=ngettext("there is {n} move; #{number} is not one of them (“moves” lists it)",
+                                     "there are {n} moves; #{number} is not one of them (“moves” lists them)",
+                                     len(legal), number=n))
     wanted = normalize(line)
     table: dict[str, Any] = {}
     for action in legal:
@@ -102,7 +106,8 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
         return Parsed(action=named.pop())
     if len(named) > 1:
         options = sorted({format_action(a, game, state) for a in named})
-        return Parsed(error=f"{line!r} could mean: {', '.join(options[:8])}" + (" ..." if len(options) > 8 else ""))
+        shown = ", ".join(options[:8]) + (", …" if len(options) > 8 else "")
+        return Parsed(error=_("“{typed}” could mean: {moves}", typed=line, moves=shown))
     return Parsed(error=_explain(wanted, line, game, state, legal))
 
 
@@ -115,12 +120,12 @@ def _with_typed_stake(wanted: str, table: dict[str, Any], game: Game, state: Any
         return None
     body, stake = match.group(1), int(match.group(2))
     for phrase, action in table.items():
-        if phrase.startswith(body + " stake ") and hasattr(action, "stake"):
-            candidate = dataclasses.replace(action, stake=stake)
+        candidate = game.with_stake(action, stake) if phrase.startswith(body + " stake ") else None
+        if candidate is not None:
             try:
                 game.apply(state, candidate)
             except KockaError as exc:
-                return Parsed(error=f"not allowed: {exc}")
+                return Parsed(error=_("not allowed: {reason}", reason=exc))
             return Parsed(action=candidate)
     return None
 
@@ -137,9 +142,10 @@ def _explain(wanted: str, line: str, game: Game, state: Any, legal: list) -> str
         if attempt is not None:
             game.apply(state, attempt)
     except KockaError as exc:
-        return f"not allowed: {exc}"
+        return _("not allowed: {reason}", reason=exc)
     examples = ", ".join(format_action(a, game, state) for a in legal[:3])
-    return f"I don't understand {line!r}. Moves here look like: {examples} ('moves' lists all, '?' hints)"
+    return _("I don't understand “{typed}”. Moves here look like: {examples} (“moves” lists them all, “?” gives a hint)",
+             typed=line, examples=examples)
 
 
 def _construct(wanted: str, game: Game, state: Any) -> Any:
@@ -150,6 +156,8 @@ def _construct(wanted: str, game: Game, state: Any) -> Any:
     digits = [int(t) for t in tokens[1:] if t.isdigit()]
     dice_ok = bool(digits) and len(digits) == len(tokens) - 1
     verb = tokens[0] if tokens else ""
+    if any(wanted in game.words.box_aliases(box) for box in game.card_boxes()):
+        tokens, verb = ["box", *tokens], "box"  # a bare box name ("full") means writing it
     try:
         if verb in ("keep", "hold", "k") and "Keep" in kinds and dice_ok:
             return kinds["Keep"](tuple(digits))
@@ -198,11 +206,45 @@ _PIPS = {
 def draw_dice(dice: Sequence[int]) -> str:
     """Dice as pictures with their values underneath (ASCII, any terminal)."""
     if not dice:
-        return "(no dice)"
-    top = " ".join("+-------+" for _ in dice)
+        return _("(no dice)")
+    top = " ".join("+-------+" for _die in dice)
     rows = [" ".join(f"|{_PIPS[d][r]}|" for d in dice) for r in range(3)]
     values = " ".join(f"    {d}    " for d in dice)
     return "\n".join([top, *rows, top, values.rstrip()])
+
+
+def throw_text(game: Any, state: Any) -> str:
+    """Which throw of the turn the player on turn is at, in words ("throw 1 of 3"; Kocka:
+    the turn total and the dice left)."""
+    s = state
+    progress = game.turn_progress(s)
+    if progress is not None:
+        return progress.throw_text()
+    card_game = getattr(game, "card_game", None)
+    if card_game is not None:  # chip bidding: the card's turn
+        return throw_text(card_game, s.card)
+    if getattr(s, "turn_total", None) is None:  # no throws to count (the bluff games)
+        return ""
+    if s.stage == "set_aside":
+        return _("turn total {total}, rolled", total=s.turn_total)
+    if s.stage in ("bank_or_roll", "joker"):
+        return ngettext("turn total {total}, {n} die left", "turn total {total}, {n} dice left", s.dice_in_play,
+                        total=s.turn_total)
+    return ngettext("turn total {total}, {n} die to throw", "turn total {total}, {n} dice to throw", s.dice_in_play,
+                    total=s.turn_total)
+
+
+def position_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
+    """The position of the player on turn in one line: who, which throw, the dice."""
+    seat = game.seat_on_turn(state)
+    name = seat_names[seat] if 0 <= seat < len(seat_names) else seat_label(seat)
+    dice = getattr(state, "dice", None) or getattr(state, "roll", None)
+    throw = throw_text(game, state)
+    if not throw:
+        return _("{name} to play", name=name)
+    if dice and all(isinstance(d, int) for d in dice):
+        return f"{name}, {throw}: {dice_text(dice)}"
+    return f"{name}, {throw}"
 
 
 def hides_information(game: Game) -> bool:
@@ -222,9 +264,7 @@ def render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: i
     player = state.player
     lines = []
     if show_turn and not game.is_terminal(state):
-        lines.append(f"{seat_names[player]} to play, throw {state.throw} of 3")
-        if state.declared:
-            lines[0] += f", declared box: {box_label(game, state.declared)}"
+        lines.append(_to_play(game, state, seat_names[player]))
     if state.dice is not None:
         lines += ["", draw_dice(state.dice), ""]
     previews: dict[str, int] = {}
@@ -237,52 +277,82 @@ def render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: i
                 b = game.box_index(action.box)
                 score = game.fill_score(b, state.dice, state.throw == 1, card.filled_mask, yahtzee_entry)
                 previews[action.box] = score.entry + score.bonus
-    name_width = max(len(f"{box_label(game, b)} ({b})") for b in game.boxes)
+    upper, bonus_name, total = _("upper section"), _("yahtzee bonus"), _("total")
+    name_width = max(len(upper) + 2, len(bonus_name), len(total), *(len(_box_column(game, b)) for b in game.boxes))
     col = max(8, *(len(n) for n in seat_names)) + 1
-    head = f"{'box':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else "")
+    head = f"{_box_heading():<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{_now_heading():>{col}}" if previews else "")
     lines.append(head)
     for i, b in enumerate(game.boxes):
         if i == len(game.upper_boxes) and game.upper_boxes:
-            lines.append(f"{'  upper section':<{name_width}}" + "".join(f"{_upper_summary(game, c):>{col}}" for c in state.cards))
-        row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
+            lines.append(f"{'  ' + upper:<{name_width}}" + "".join(f"{_upper_summary(game, c):>{col}}" for c in state.cards))
+        row = f"{_box_column(game, b):<{name_width}}"
         row += "".join(f"{'.' if c.entries[i] is None else c.entries[i]:>{col}}" for c in state.cards)
         if b in previews:
             row += f"{previews[b]:>{col}}"
         lines.append(row)
     bonus = [f"+{100 * c.yahtzee_bonuses}" if c.yahtzee_bonuses else "" for c in state.cards]
     if any(bonus):
-        lines.append(f"{'yahtzee bonus':<{name_width}}" + "".join(f"{x:>{col}}" for x in bonus))
-    lines.append(f"{'total':<{name_width}}" + "".join(f"{game.card_total(c):>{col}}" for c in state.cards))
+        lines.append(f"{bonus_name:<{name_width}}" + "".join(f"{x:>{col}}" for x in bonus))
+    lines.append(f"{total:<{name_width}}" + "".join(f"{game.card_total(c):>{col}}" for c in state.cards))
     return "\n".join(lines)
+
+
+def _to_play(game: Any, state: Any, name: str) -> str:
+    """The head line of a card: who is to play, which throw, the box declared."""
+    if getattr(state, "declared", None):
+        return _("{name} to play, {throw}, declared box: {box}", name=name, throw=throw_text(game, state),
+                 box=box_label(game, state.declared))
+    return _("{name} to play, {throw}", name=name, throw=throw_text(game, state))
+
+
+def _box_heading() -> str:
+    return _("box")
+
+
+def _now_heading() -> str:
+    """The heading of the column of what the dice would score now."""
+    return _("now")
+
+
+def _box_column(game: Any, box: str) -> str:
+    """A box as the card's first column names it: the game's own name, and the English
+    one beside it when the player reads English and it differs."""
+    own = box_label(game, box)
+    english = game.box_label(box, "en")
+    return f"{own} ({english})" if current_language() == "en" and english != own else own
 
 
 def render_chip_bidding(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     """The Hungarian card (HU-1..HU-8) and the betting (HU-10..HU-19)."""
     lines = [render_scorecard(game.card_game, state.card, seat_names, viewer, show_turn=state.phase == "play"), ""]
-    lines.append(f"bank {state.bank}, stake {state.stake}; paid: " + ", ".join(
-        f"{n} {p}" + (" (passed)" if passed else "") for n, p, passed in zip(seat_names, state.paid, state.passed)))
+    paid = ", ".join(_("{name} {chips} (passed)", name=n, chips=p) if passed else f"{n} {p}"
+                     for n, p, passed in zip(seat_names, state.paid, state.passed))
+    lines.append(_("bank {bank}, stake {stake}; paid: {paid}", bank=state.bank, stake=state.stake, paid=paid))
+    moves = " / ".join(format_action(a, game, state) for a in game.legal_actions(state)) \
+        if not game.is_terminal(state) and game.current_player(state) != CHANCE else ""
     if state.phase == "raise":
-        lines.append(f"{seat_names[state.actor]} may raise: pay {state.stake + 1} ('raise') or 'decline'")
+        lines.append(_("{name} may raise the stake to {stake}: {moves}", name=seat_names[state.actor],
+                       stake=state.stake + 1, moves=moves))
     elif state.phase == "respond":
-        lines.append(f"{seat_names[state.actor]} raised to {state.stake}: "
-                     f"{seat_names[state.pending[0]]} answers 'hold' ({state.stake}), 'raise' ({state.stake + 1}) or 'pass'")
+        lines.append(_("{name} raised the stake to {stake}; {other} answers: {moves}", name=seat_names[state.actor],
+                       stake=state.stake, other=seat_names[state.pending[0]], moves=moves))
     return "\n".join(lines)
 
 
 def _upper_summary(game: Any, card: Any) -> str:
     """Net upper score (HU, SK) or upper total (Yahtzee, Yatzy) so far."""
     entries = [card.entries[i] or 0 for i in game.upper_boxes]
-    net = hasattr(game, "net_upper")
-    return f"{'net ' if net else 'sum '}{sum(entries):+d}" if net else f"sum {sum(entries)}"
+    net = game.NET_UPPER
+    signed = format(sum(entries), "+d")
+    return _("net {points}", points=signed) if net else _("sum {points}", points=sum(entries))
 
 
 def render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     player = state.player
     budget = game.budget(state)
-    head = f"stage {state.stage}: {seat_names[player]} to play, throw {state.throws} of {budget} (fences: " + \
-        ", ".join(f"{n} {f}" for n, f in zip(seat_names, state.fences)) + ")"
-    if state.declared:
-        head += f", declared box: {box_label(game, state.declared)}"
+    fences = ", ".join(f"{n} {f}" for n, f in zip(seat_names, state.fences))
+    head = _("stage {stage}: {line}; fences: {fences}", stage=state.stage, line=_to_play(game, state, seat_names[player]),
+             fences=fences)
     lines = [] if game.is_terminal(state) else [head]
     if state.dice is not None:
         lines += ["", draw_dice(state.dice), ""]
@@ -292,24 +362,25 @@ def render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int)
             if type(action).__name__ == "Write":
                 previews[action.box] = game.box_points(action.box, state.dice, state.throws == 1)
     boxes = game.rules.boxes
-    name_width = max(len(f"{box_label(game, b)} ({b})") for b in boxes)
+    stage_totals, game_total = _("stage totals"), _("game total")
+    name_width = max(len(stage_totals), len(game_total), *(len(_box_column(game, b)) for b in boxes))
     col = max(8, *(len(n) for n in seat_names)) + 1
-    lines.append(f"{'box':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else ""))
+    lines.append(f"{_box_heading():<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{_now_heading():>{col}}" if previews else ""))
     for i, b in enumerate(boxes):
-        row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
+        row = f"{_box_column(game, b):<{name_width}}"
         row += "".join(f"{'.' if card[i] is None else card[i]:>{col}}" for card in state.cards[state.stage - 1])
         if b in previews:
             row += f"{previews[b]:>{col}}"
         lines.append(row)
     totals = game.stage_totals(state)
-    lines.append(f"{'stage totals':<{name_width}}" + "".join(f"{'/'.join(map(str, t)):>{col}}" for t in totals))
-    lines.append(f"{'game total':<{name_width}}" + "".join(f"{sum(t):>{col}}" for t in totals))
+    lines.append(f"{stage_totals:<{name_width}}" + "".join(f"{'/'.join(map(str, t)):>{col}}" for t in totals))
+    lines.append(f"{game_total:<{name_width}}" + "".join(f"{sum(t):>{col}}" for t in totals))
     return "\n".join(lines)
 
 
 def render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     player = state.player
-    lines = [] if game.is_terminal(state) else [f"{seat_names[player]} to play, throw {state.throws} of 3"]
+    lines = [] if game.is_terminal(state) else [_to_play(game, state, seat_names[player])]
     if state.dice is not None:
         lines += ["", draw_dice(state.dice), ""]
     previews: dict[str, int] = {}
@@ -317,16 +388,17 @@ def render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewer
         for action in game.legal_actions(state):
             if type(action).__name__ == "Record":
                 previews[action.combo] = game.box_points(action.combo, state.dice, state.throws == 1)
-    name_width = max(len(f"{box_label(game, b)} ({b})") for b in game.card_boxes())
+    combination, total = _("combination"), _("total")
+    name_width = max(len(combination), len(total), *(len(_box_column(game, b)) for b in game.card_boxes()))
     col = max(8, *(len(n) for n in seat_names)) + 1
-    lines.append(f"{'combination':<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{'now':>{col}}" if previews else ""))
+    lines.append(f"{combination:<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{_now_heading():>{col}}" if previews else ""))
     for i, b in enumerate(game.card_boxes()):
-        row = f"{box_label(game, b) + ' (' + b + ')':<{name_width}}"
+        row = f"{_box_column(game, b):<{name_width}}"
         row += "".join(f"{'.' if rec[i] is None else rec[i]:>{col}}" for rec in state.records)
         if b in previews:
             row += f"{previews[b]:>{col}}"
         lines.append(row)
-    lines.append(f"{'total':<{name_width}}" + "".join(f"{t:>{col}}" for t in game.totals(state)))
+    lines.append(f"{total:<{name_width}}" + "".join(f"{t:>{col}}" for t in game.totals(state)))
     return "\n".join(lines)
 
 
@@ -335,46 +407,59 @@ def render_kocka(game: Any, state: Any, seat_names: Sequence[str], viewer: int) 
     scores = ", ".join(
         f"{n} {s}" + (f" ({threshold}+)" if s >= threshold else "") for n, s in zip(seat_names, state.scores)
     )
-    lines = [f"banked: {scores}   (target {game.rules.target})"]
-    whose = "your" if seat_names[state.player] == "you" else f"{seat_names[state.player]}'s"
-    turn = f"{whose} turn: turn total {state.turn_total}"
+    lines = [_("banked: {scores} (target {target})", scores=scores, target=game.rules.target)]
+    if seat_names[state.player] == _("you"):  # the one human of kocka play
+        turn = [_("your turn: turn total {total}", total=state.turn_total)]
+    else:
+        turn = [_("{name} on turn: turn total {total}", name=seat_names[state.player], total=state.turn_total)]
     if state.series is not None:
         face, collected = state.series
-        turn += f", series of {face}s: {collected} of 6 aside"
+        turn.append(_("series of {face}s: {collected} of 6 aside", face=face, collected=collected))
         if state.joker is not None:
-            turn += f", joker {state.joker}"
-    lines.append(turn)
+            turn.append(_("joker {face}", face=state.joker))
+    lines.append("; ".join(turn))
     if state.roll is not None:
         lines += ["", draw_dice(state.roll)]
     elif state.stage == "bank_or_roll":
-        can_bank = "may bank" if game.may_bank(state) else f"must roll on (minimum bank {game.rules.min_bank_points})"
-        lines.append(f"{state.dice_in_play} dice left to roll; {can_bank}")
+        if game.may_bank(state):
+            lines.append(ngettext("{n} die left to roll; you may bank", "{n} dice left to roll; you may bank",
+                                  state.dice_in_play))
+        else:
+            lines.append(ngettext("{n} die left to roll; roll on (the least you may bank is {minimum})",
+                                  "{n} dice left to roll; roll on (the least you may bank is {minimum})",
+                                  state.dice_in_play, minimum=game.rules.min_bank_points))
     elif state.stage == "joker":
-        lines.append("five dice of the series aside: name a joker for the last die ('joker N') or 'roll'")
+        moves = " / ".join(format_action(a, game, state) for a in game.legal_actions(state))
+        lines.append(_("five dice of the series aside: name a joker for the last die, or roll: {moves}", moves=moves))
     return "\n".join(lines)
 
 
 def _render_observation(game: Game, state: Any, seat_names: Sequence[str], viewer: int) -> str:
     """Any game: the viewer's observation (hidden dice are null), dice drawn when visible."""
     doc = game.observation(state, viewer)["state"] if hides_information(game) else game.state_to_json(state)["state"]
-    lines = [f"{seat_names[viewer]} to play"]
+    lines = [_("{name} to play", name=seat_names[viewer])]
+    headings = {"public": _("dice on show:"), "dice": _("your dice:")}
     for key in ("public", "dice"):
         dice = doc.get(key)
         if dice and all(isinstance(d, int) for d in dice):
-            lines += [f"{key}:", draw_dice(dice)]
+            lines += [headings[key], draw_dice(dice)]
     if "chips" in doc:
-        lines.append("chips: " + ", ".join(f"{n} {c}" for n, c in zip(seat_names, doc["chips"])) + f"; bank {doc.get('bank', 0)}")
-    if doc.get("standing") is not None and hasattr(state, "standing"):
-        lines.append(f"standing claim: {state.standing}" + (f", stake {state.stake}" if getattr(state, "stake", 0) else ""))
+        chips = ", ".join(f"{n} {c}" for n, c in zip(seat_names, doc["chips"]))
+        lines.append(_("chips: {chips}; bank {bank}", chips=chips, bank=doc.get("bank", 0)))
+    if doc.get("standing") is not None:  # the state document mirrors the state's fields
+        claim = claim_text(state.standing)
+        stake = getattr(state, "stake", 0)
+        lines.append(_("standing claim: {claim}, stake {stake}", claim=claim, stake=stake) if stake
+                     else _("standing claim: {claim}", claim=claim))
     if getattr(state, "history", ()):
-        lines.append("claims this round: " + " < ".join(str(c) for c in state.history))
+        lines.append(_("claims this round: {claims}", claims=" < ".join(claim_text(c) for c in state.history)))
     if doc.get("bets"):
-        lines.append("bets: " + ", ".join(f"{seat_names[p]} {k}" for p, k in doc["bets"]))
+        lines.append(_("bets: {bets}", bets=", ".join(f"{seat_names[p]} {k}" for p, k in doc["bets"])))
     if doc.get("revealed"):
         who, dice = doc["revealed"]
-        lines.append(f"last reveal: {seat_names[who]} showed {' '.join(map(str, dice))}")
+        lines.append(_("last reveal: {name} showed {dice}", name=seat_names[who], dice=dice_text(dice)))
     if "active" in doc and doc["active"] >= 0:
-        lines.append(f"phase: {doc['phase']}, active: {seat_names[doc['active']]}, round {doc.get('rounds', 0) + 1}")
+        lines.append(_("{name} is to act, round {round}", name=seat_names[doc["active"]], round=doc.get("rounds", 0) + 1))
     return "\n".join(lines)
 
 
@@ -382,10 +467,17 @@ def final_scores_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
     scores = game.final_scores(state)
     shares = game.returns(state) if game.spec().outcome == "win" else tuple(win_shares(game.returns(state)))
     winners = [n for n, s in zip(seat_names, shares) if s > 0]
-    lines = ["final scores: " + ", ".join(f"{n} {s:g}" for n, s in zip(seat_names, scores))]
+    shown = ", ".join(f"{n} {_score(s)}" for n, s in zip(seat_names, scores))
+    lines = [_("final scores: {scores}", scores=shown)]
     if len(seat_names) > 1:
-        lines.append(("winner: " if len(winners) == 1 else "shared win: ") + ", ".join(winners))
+        lines.append(_("winner: {name}", name=winners[0]) if len(winners) == 1
+                     else _("shared win: {names}", names=", ".join(winners)))
     return "\n".join(lines)
+
+
+def _score(value: float) -> str:
+    """A final score: whole points as they are, anything else in the language's decimals."""
+    return str(int(value)) if float(value).is_integer() else number(value, 2)
 
 
 # ----------------------------------------------------------------------------------------
@@ -443,10 +535,11 @@ class PlaySession:
                read: Callable[[str], str | None], write: Callable[[str], None]) -> "PlaySession":
         seats = [s.strip().lower() for s in seats]
         if not 1 <= len(seats) <= 6:
-            raise PlayError(f"a game has 1 to 6 seats, got {len(seats)}: {seats!r}")
+            raise PlayError(_("a game has 1 to 6 seats, got {n}: {seats}", n=len(seats), seats=", ".join(seats)))
         lo, hi = game.player_range()
         if not lo <= len(seats) <= hi:
-            raise PlayError(f"{game.NAME} seats {lo}..{hi} players, got {len(seats)}: {seats!r}")
+            raise PlayError(_("{game} is played by {low} to {high} players, got {n}: {seats}", game=_(game.spec().title),
+                              low=lo, high=hi, n=len(seats), seats=", ".join(seats)))
         if game.num_players != len(seats):
             game = type(game)(game.rules, num_players=len(seats))
         session = cls(game=game, seats=seats, seed=seed, options=options, read=read, write=write)
@@ -463,7 +556,7 @@ class PlaySession:
         names = []
         for seat, name in enumerate(self.seats):
             if name == HUMAN:
-                names.append("you" if humans == 1 else f"human {seat + 1}")
+                names.append(_("you") if humans == 1 else seat_label(seat))
             else:
                 names.append(name if self.seats.count(name) == 1 else f"{name} {seat + 1}")
         return names
@@ -473,10 +566,10 @@ class PlaySession:
         try:
             self._play()
         except _Quit:
-            self.write("the game is abandoned.")
+            self.write(_("the game is abandoned."))
             self._summary(final=False)
         except KeyboardInterrupt:
-            self.write("\ninterrupted; the game is abandoned.")
+            self.write("\n" + _("interrupted; the game is abandoned."))
             self._summary(final=False)
             return 130
         return 0
@@ -487,7 +580,8 @@ class PlaySession:
         sampler = ChanceSampler(derive_seed("play-chance", self.seed))
         hidden = hides_information(game)
         self.state, self.rolls = game.new_initial_state(), 0
-        self.write(f"{game.NAME}: {', '.join(names)} (seed {self.seed}). Type 'help' for the commands.")
+        self.write(_("{game}: {players} (seed {seed}). Type “help” for the commands.", game=_(game.spec().title),
+                     players=", ".join(names), seed=self.seed))
         while not game.is_terminal(self.state):
             before = self.state
             player = game.current_player(before)
@@ -508,7 +602,7 @@ class PlaySession:
                 self._judge(self.state, self.game.current_player(self.state), action)
                 self._advance(self.game.current_player(self.state), action)
                 self._narrate_after(self.state)
-        self.write("\ngame over.")
+        self.write("\n" + _("game over."))
         if game.spec().view is not None and game.spec().outcome != "win":  # the final card (Kocka has none)
             self.write(render_state(game, self.state, names, 0))
         self.write(final_scores_text(game, self.state, names))
@@ -536,7 +630,7 @@ class PlaySession:
             elif parsed.command == "quit":
                 raise _Quit
             elif parsed.command == "help":
-                self.write(HELP)
+                self.write(help_text(game))
             elif parsed.command == "show":
                 self.write(render_state(game, self.state, names, player))
             elif parsed.command == "moves":
@@ -546,11 +640,11 @@ class PlaySession:
                 self.write(self._hint(self.state, parsed.argument))
             elif parsed.command == "undo":
                 if not self.snapshots:
-                    self.write("nothing to undo yet.")
+                    self.write(_("nothing to undo yet."))
                     continue
                 self._undo()
                 player = game.current_player(self.state)
-                self.write("undone: back to your last decision.")
+                self.write(_("undone: back to your last decision."))
                 self.write("\n" + render_state(game, self.state, names, player))
 
     def _undo(self) -> None:
@@ -574,17 +668,18 @@ class PlaySession:
 
     def _narrate_roll(self, before: Any, outcome: Any, after: Any) -> None:
         """Rolls made for agents are printed; a human sees his in the next view."""
-        player = getattr(before, "player", None)
-        if player is None and hasattr(before, "card"):  # chip bidding: the card's roller
-            player = before.card.player
+        player = self.game.roller(before)
         if player is None or self.seats[player] == HUMAN and self.game.current_player(after) == player:
             return
-        name = self.seat_names[player]
-        text = f"  {name} {'roll' if name == 'you' else 'rolls'} {dice_text(outcome)}"
+        name, you = self.seat_names[player], self._is_you(player)
         dice = getattr(after, "dice", None)
         if isinstance(dice, tuple) and len(dice) > len(outcome):
-            text += f" (dice: {dice_text(dice)})"
-        self.write(text)
+            text = (_("you roll {rolled} (dice: {dice})", rolled=dice_text(outcome), dice=dice_text(dice)) if you
+                    else _("{name} rolls {rolled} (dice: {dice})", name=name, rolled=dice_text(outcome), dice=dice_text(dice)))
+        else:
+            text = (_("you roll {rolled}", rolled=dice_text(outcome)) if you
+                    else _("{name} rolls {rolled}", name=name, rolled=dice_text(outcome)))
+        self.write(f"  {text}")
         self._narrate_after(after)
 
     def _narrate_after(self, state: Any) -> None:
@@ -592,11 +687,17 @@ class PlaySession:
         if event == "bust":  # Kocka's transitions (other games' states have no last_event)
             seat = (state.player - 1) % self.game.num_players if not self.game.is_terminal(state) else state.player
             name = self.seat_names[seat]
-            self.write(f"  bust: {name} {'lose' if name == 'you' else 'loses'} the turn total")
+            self.write("  " + (_("bust: you lose the turn total") if self._is_you(seat)
+                               else _("bust: {name} loses the turn total", name=name)))
         elif event == "bank" and not self.game.is_terminal(state):
             seat = (state.player - 1) % self.game.num_players
-            name = self.seat_names[seat]
-            self.write(f"  {name} {'bank' if name == 'you' else 'banks'}: now {state.scores[seat]}")
+            name, score = self.seat_names[seat], state.scores[seat]
+            self.write("  " + (_("you bank: now {score}", score=score) if self._is_you(seat)
+                               else _("{name} banks: now {score}", name=name, score=score)))
+
+    def _is_you(self, seat: int) -> bool:
+        """Is ``seat`` the one human of the game (the player the text calls "you")?"""
+        return self.seats[seat] == HUMAN and self.seats.count(HUMAN) == 1
 
     # ----- hints and the cost of mistakes -----
     def _hint(self, state: Any, argument: str) -> str:
@@ -607,15 +708,18 @@ class PlaySession:
             params = HintParams(state=self.game.state_to_json(state), cache_dir=self.options.cache_dir,
                                 build_missing=self.options.build_missing)
             try:
-                return render(make_hint(self.game, params), top=top)
+                return ranking_text(make_hint(self.game, params), top, _("“? all” lists every move"))
             except (AgentUnavailable, KockaError, TableError) as exc:
-                return f"no hint here: {exc}"
+                return _("no hint here: {reason}", reason=problem_text(exc))
         ranking = hint_ranking(self.judge, self.judge_error, state)
         if isinstance(ranking, str):
             return ranking
         decisions = [Decision(d.action, d.value, _hint_label(d, self.game, state), d.detail) for d in ranking]
-        report = HintReport(position=self.game.describe_state(state), value_name=self.judge.value_name, decisions=decisions)
-        return render(report, top=top)
+        stand_in = stand_in_line(self.game, state, self.judge.stand_in, self.seat_names)  # Kocka 3+ without its table
+        report = HintReport(position=position_text(self.game, state, self.seat_names),
+                            value_name=value_label(self.judge.value_name), decisions=decisions,
+                            notes=(stand_in,) if stand_in else ())
+        return ranking_text(report, top, _("“? all” lists every move"))
 
     def _judge(self, state: Any, seat: int, action: Any) -> None:
         if self.judge is None:
@@ -638,19 +742,23 @@ class PlaySession:
             return
         names = self.seat_names
         if self.judge is None:
-            self.write(f"cost of your decisions: not available ({self.judge_error})")
+            self.write(_("cost of your decisions: not available ({reason})", reason=self.judge_error))
             return
-        unit = self.judge.value_name
+        unit = value_label(self.judge.value_name)
         for seat in humans:
             own = [m for m in self.mistakes if m.seat == seat]
             total = sum(m.loss for m in own)
             costly = sorted((m for m in own if m.loss > 1e-9), key=lambda m: -m.loss)
-            self.write(
-                f"{names[seat]}: {len(own)} decisions{'' if final else ' so far'}, {len(costly)} below "
-                f"{self.judge.name}'s best; total cost {total:.4f} ({unit}) versus {self.judge.name} play"
-            )
+            params = dict(name=names[seat], below=len(costly), cost=number(total, 4), unit=unit)
+            self.write(ngettext("{name}: {n} decision, {below} below the best play; total cost {cost} ({unit})",
+                                "{name}: {n} decisions, {below} below the best play; total cost {cost} ({unit})",
+                                len(own), **params) if final else
+                       ngettext("{name}: {n} decision so far, {below} below the best play; total cost {cost} ({unit})",
+                                "{name}: {n} decisions so far, {below} below the best play; total cost {cost} ({unit})",
+                                len(own), **params))
             for m in costly[:3]:
-                self.write(f"    played '{m.played}' instead of '{m.best}': cost {m.loss:.4f}")
+                self.write("    " + _("played “{played}” instead of “{best}”: cost {cost}", played=m.played, best=m.best,
+                                      cost=number(m.loss, 4)))
 
 
 def _hint_label(decision: Decision, game: Game, state: Any) -> str:
@@ -658,7 +766,33 @@ def _hint_label(decision: Decision, game: Game, state: Any) -> str:
     bank" / "then roll on")."""
     label = format_action(decision.action, game, state)
     then = decision.detail.get("then") if decision.detail else None
-    return f"{label}, then {then}" if then else label
+    return _("{move}, then {plan}", move=label, plan=_(PLANS.get(then, then))) if then else label
+
+
+PLANS = {"bank": N_("bank"), "roll on": N_("roll on")}
+"""The plans a Kocka hint attaches to a move (the solver's ``then``), for the catalogues."""
+
+VALUE_NAMES = {"expected final score": N_("expected final score"), "P(win)": N_("chance of winning"),
+               "expected points this turn": N_("expected points this turn")}
+"""The judges' units (their ``value_name``), as a player reads them."""
+
+
+def value_label(value_name: str) -> str:
+    """A judge's unit in the language in force."""
+    return _(VALUE_NAMES.get(value_name, value_name))
+
+
+def ranking_text(report: HintReport, top: int, more: str) -> str:
+    """A hint's table (:func:`~kocka.agents.advice.hint.render`) of the first ``top``
+    moves (0: all), and how many more there are with ``more``, the command that lists them
+    here (the hint's own footer names ``kocka hint``'s option)."""
+    decisions = list(report.decisions)
+    shown = decisions[: top or None]
+    text = render(dataclasses.replace(report, decisions=shown), top=0)
+    hidden = len(decisions) - len(shown)
+    if hidden > 0:
+        text += "\n  " + ngettext("… {n} more move ({more})", "… {n} more moves ({more})", hidden, more=more)
+    return text
 
 
 def hint_ranking(judge: Agent | None, judge_error: str | None, state: Any) -> list[Decision] | str:
@@ -670,11 +804,28 @@ def hint_ranking(judge: Agent | None, judge_error: str | None, state: Any) -> li
     companion (:meth:`kocka.agents.frontends.games.companion.TableSession.hint_text`) ask the judge
     for a hint the same way and say in the same words when they cannot give one."""
     if judge is None:
-        return f"no hint here: {judge_error}"
+        return _("no hint here: {reason}", reason=judge_error)
     try:
         return judge.rank(state)
     except (AgentUnavailable, KockaError, TableError) as exc:
-        return f"no hint here: {exc}"
+        return _("no hint here: {reason}", reason=problem_text(exc))
+
+
+_BUILD_IT = re.compile(r"(re)?build it with: (kocka-solve build .*?)\s*$")
+
+
+def problem_text(exc: Exception) -> str:
+    """Why a table cannot be had, as a player reads it: a missing or unusable table says
+    which ``kocka-solve build`` command makes it (no file path, no hash); any other
+    problem is the error's own sentence."""
+    text = str(exc)
+    match = _BUILD_IT.search(text)
+    if match is None:
+        return text
+    if match.group(1):
+        return _("the value table for these rules cannot be used; rebuild it once with: {command}",
+                 command=match.group(2))
+    return _("the value table for these rules is not built yet; build it once with: {command}", command=match.group(2))
 
 
 def judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | None]:
@@ -686,21 +837,46 @@ def judge_for(game: Game, options: AgentOptions) -> tuple[Agent | None, str | No
         try:
             return make_agent(name, game, 0, options), None
         except (AgentUnavailable, TableError) as exc:
-            reasons.append(str(exc))
-    return None, "; ".join(reasons) or f"no agent judges the moves of {game.spec().title}"
+            reasons.append(problem_text(exc))
+    return None, "; ".join(reasons) or _("no agent judges the moves of {game}", game=_(game.spec().title))
 
 
-HELP = """moves: keep 1 1 5 | box full (or: write full, full) | roll | bank | take 1 5 | series 6 6 |
-       joker 2 | declare fours | scratch poker | record pair | end turn | claim 8 stake 2 |
-       accept | challenge | pass | bet | reroll keep 6 | #N (the N-th of 'moves')
-commands: ? or hint (ranked moves; '? all' for every move), moves, undo, card, help, quit"""
+def example_action(game: Game, cls: type) -> Any:
+    """An instance of action type ``cls`` to word as an example (None if its fields are
+    not ones the help knows how to fill)."""
+    values = {"dice": (1, 5, 5), "box": None, "combo": None, "face": 2, "count": 2}
+    boxes = game.card_boxes()
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in ("box", "combo"):
+            if not boxes:
+                return None
+            kwargs[f.name] = boxes[-1]
+        elif f.name in values:
+            kwargs[f.name] = values[f.name]
+        else:
+            return None
+    return cls(**kwargs)
+
+
+def help_text(game: Game) -> str:
+    """``help`` in ``kocka play``: this game's moves, worded by the engine, and the commands."""
+    examples = (example_action(game, cls) for cls in game.ACTIONS)
+    moves = " | ".join(dict.fromkeys(format_action(a, game) for a in examples if a is not None))
+    return "\n".join([
+        _("moves: {moves} | #N, the N-th move that “moves” lists", moves=moves),
+        _("commands: ? or hint (the moves ranked; “? all” for every move), moves, undo, card, help, quit"),
+    ])
 
 
 def play(game: Game, seats: Sequence[str], seed: int, options: AgentOptions = AgentOptions(),
-         read: Callable[[str], str | None] | None = None, write: Callable[[str], None] | None = None) -> int:
-    """Play one game in the terminal (stdin/stdout by default); returns the exit code."""
-    session = PlaySession.create(game, seats, seed, options, read or _read_stdin, write or print)
-    return session.run()
+         read: Callable[[str], str | None] | None = None, write: Callable[[str], None] | None = None,
+         lang: str | None = None) -> int:
+    """Play one game in the terminal (stdin/stdout by default) in ``lang`` (None:
+    ``KOCKA_LANG``, else the game's own language); returns the exit code."""
+    with use_language(choose_language(lang, game.words.language)):
+        session = PlaySession.create(game, seats, seed, options, read or _read_stdin, write or print)
+        return session.run()
 
 
 def _read_stdin(prompt: str) -> str | None:

@@ -24,6 +24,8 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from kocka.agents.frontends.seat.workers import DEFAULT_WRITE_TIMEOUT
+
 log = logging.getLogger("kocka.seat")
 
 WRITE_BUFFER_BYTES = 64 * 1024
@@ -100,7 +102,7 @@ class GuardedH11(H11Protocol):
     """
 
     head_timeout: float = 5.0
-    write_timeout: float = 5.0
+    write_timeout: float = DEFAULT_WRITE_TIMEOUT
     refusals: RefusalLog | None = None
     _head_timer: asyncio.TimerHandle | None = None
     _write_timer: asyncio.TimerHandle | None = None

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from kocka.agents.bots.base import AgentUnavailable, UnknownAgentError
 from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError, TableError
 from kocka.solver.base.jsonio import JSONInputError, JSONLimitError
+from kocka.solver.base.work_limit import TooExpensiveError, WorkCancelledError
 from kocka.solver.base.jsonio import loads as load_json
 from kocka.solver.rules import CHANCE, TERMINAL, Game
 from kocka.solver.rules.base import jsonable, tuplify
@@ -26,7 +27,7 @@ log = logging.getLogger("kocka.seat")
 
 ERROR_CODES: dict[str, str] = {
     "parse_error": "the request is not valid JSON (or not UTF-8)",
-    "invalid_request": "not a request object, a missing or unknown field, a field of the wrong type, or a line too long",
+    "invalid_request": "not a request object, a missing or unknown field, a field of the wrong type or out of its range, or a line too long",
     "unknown_method": "no method of that name",
     "unknown_game": "no game of that name",
     "unknown_agent": "no agent of that name",
@@ -41,6 +42,7 @@ ERROR_CODES: dict[str, str] = {
     "table_missing": "the agent's value table is not built (or is unusable); the message names the kocka-solve command that builds it",
     "timeout": "no answer within the seat's time budget of a request (--request-timeout); the seat keeps serving",
     "busy": "the seat is working on as many requests as it takes at once (--max-inflight); retry shortly",
+    "too_expensive": "the answer would take longer than the seat's budget of a request; refused before any work, the message says what makes it cheap (a table to build)",
     "unauthorized": "HTTP: no bearer token, or a wrong one (the seat was started with --token)",
     "forbidden": "HTTP: a foreign Origin or Host header, or a method disabled over HTTP (quit without --allow-quit)",
     "internal_error": "a bug in the seat or an engine; the request may be retried, the seat keeps serving",
@@ -94,6 +96,10 @@ def classify(exc: BaseException) -> tuple[str, str]:
         return ("table_missing" if isinstance(behind, TableError) else "agent_unavailable"), short(message)
     if isinstance(exc, TableError):
         return "table_missing", short(message)
+    if isinstance(exc, TooExpensiveError):
+        return "too_expensive", short(message)
+    if isinstance(exc, WorkCancelledError):  # given up at the deadline: the transport has answered timeout
+        return "timeout", short(message)
     for kind, code in ((DiceError, "bad_dice"), (InvalidStateError, "illegal_state"),
                        (IllegalActionError, "illegal_action"), (RulesError, "bad_rules"), (KockaError, "invalid_request")):
         if isinstance(exc, kind):

@@ -33,14 +33,22 @@ connections after ``keep_alive`` seconds. Refusals are logged at debug level, wi
 warning at most every 10 s that counts them
 (:class:`~kocka.agents.frontends.seat.connections.RefusalLog`).
 
+With ``workers`` > 1 (``kocka seat --http ... --workers N``) uvicorn's supervisor runs N
+worker processes on the one listening socket (:func:`serve_workers`); each is the server
+above, with every check, and maps the same table files, so their pages are shared.
+
 This module is imported only for HTTP: the stdio seat runs on the standard library.
 """
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import ipaddress
+import json
 import logging
+import os
+import signal
 import socket
 import sys
 import threading
@@ -61,9 +69,9 @@ from kocka.agents.frontends.seat.connections import GuardedH11, RefusalLog
 from kocka.agents.frontends.seat.encoding import (
     MAX_LINE_BYTES, ProtocolError, busy_response, decode_request, encode_response, error_response, timeout_response,
 )
-from kocka.agents.frontends.seat.protocol import PROTOCOL_VERSION, Seat, parse_address
+from kocka.agents.frontends.seat.protocol import PROTOCOL_VERSION, Seat, SeatOptions, parse_address
 from kocka.agents.frontends.seat.workers import (
-    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, Job, Workers, answer_work,
+    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, DEFAULT_WRITE_TIMEOUT, Job, Workers, answer_work,
 )
 
 log = logging.getLogger("kocka.seat")
@@ -74,6 +82,8 @@ HELLO_ENDPOINTS = ("/", "/seat", "/hello")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 QUIT_REFUSED = "quit is disabled over HTTP (start the seat with --allow-quit to allow it)"
+MAX_WORKERS = 64
+"""More worker processes than any machine the seat runs on has cores for."""
 SWITCH_INTERVAL = 0.001
 """Seconds a thread holds the GIL while others wait (Python's default is 0.005). The
 server process uses 1 ms so that the event loop gets the interpreter back quickly from
@@ -105,11 +115,12 @@ class HTTPOptions:
     max_body: int = MAX_LINE_BYTES
     head_timeout: float = 5.0
     body_timeout: float = 10.0
-    write_timeout: float = 5.0
+    write_timeout: float = DEFAULT_WRITE_TIMEOUT
     keep_alive: int = 5
     max_head_bytes: int = 16 * 1024
     max_connections: int = 1024
     shutdown_grace: int = 3
+    workers: int = 1
 
     @property
     def loopback(self) -> bool:
@@ -162,6 +173,10 @@ def http_options(address: str, **options: Any) -> HTTPOptions:
         raise ValueError(f"--max-inflight must be 1 or more, got {result.max_inflight!r}")
     if result.worker_threads < 1:
         raise ValueError(f"--worker-threads must be 1 or more, got {result.worker_threads!r}")
+    if not 0 < result.write_timeout < float("inf"):  # NaN too
+        raise ValueError(f"--write-timeout must be a positive number of seconds, got {result.write_timeout!r}")
+    if not 1 <= result.workers <= MAX_WORKERS:
+        raise ValueError(f"--workers must be 1 to {MAX_WORKERS} processes, got {result.workers!r}")
     return result
 
 
@@ -216,7 +231,7 @@ class SeatApp:
         self.origins = frozenset(options.allow_origins)
         self.same_origins = frozenset(own)
         self.refuse = {} if options.allow_quit else {"quit": QUIT_REFUSED}
-        self.workers = Workers(options.max_inflight, options.worker_threads)
+        self.workers = Workers(options.max_inflight, options.worker_threads, options.request_timeout)
         self._hello_text: str | None = None  # the answer to GET /, once a worker has made it
         self.on_quit = on_quit
         methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -339,6 +354,11 @@ class SeatApp:
                            {"Allow": "GET, POST, OPTIONS"})
         if path not in ENDPOINTS:
             raise _Refusal(404, "invalid_request", f"no endpoint {path[:100]!r}; POST requests to /")
+        return await self.json_body(request)
+
+    async def json_body(self, request: Request) -> bytes:
+        """A POST's JSON body, read with the cap and the deadline (steps 5 and 6 of the
+        module docstring); ``kocka web``'s own POST routes read theirs with it too."""
         media_type, *params = [p.strip().lower() for p in request.headers.get("content-type", "").split(";")]
         charsets = [p.partition("=")[2].strip('"') for p in params if p.startswith("charset=")]
         if media_type != "application/json" or any(c not in ("utf-8", "utf8") for c in charsets):
@@ -432,6 +452,14 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _uvicorn_settings(options: HTTPOptions, log_level: str) -> dict[str, Any]:
+    """uvicorn's settings for the seat, the same in one process and in every worker."""
+    return dict(ws="none", lifespan="off", interface="asgi3", log_config=None, log_level=log_level,
+                access_log=False, server_header=False, proxy_headers=False, timeout_keep_alive=options.keep_alive,
+                h11_max_incomplete_event_size=options.max_head_bytes, limit_concurrency=options.max_connections,
+                timeout_graceful_shutdown=options.shutdown_grace)
+
+
 class SeatHTTPServer:
     """The seat on a bound socket, served by uvicorn: :meth:`serve_forever` in one
     thread, :meth:`shutdown` from another (the shape of :mod:`socketserver`'s servers).
@@ -457,13 +485,7 @@ class SeatHTTPServer:
         self.app = SeatApp(seat, options, self.server_address[1], on_quit=self._quit, pages=pages, refusals=self.refusals)
         protocol = type("SeatH11", (GuardedH11,), {"head_timeout": options.head_timeout,
                                                     "write_timeout": options.write_timeout, "refusals": self.refusals})
-        config = uvicorn.Config(
-            self.app, http=protocol, ws="none", lifespan="off", interface="asgi3", log_config=None,
-            log_level=log_level, access_log=False, server_header=False, proxy_headers=False,
-            timeout_keep_alive=options.keep_alive, h11_max_incomplete_event_size=options.max_head_bytes,
-            limit_concurrency=options.max_connections, timeout_graceful_shutdown=options.shutdown_grace,
-        )
-        self._server = uvicorn.Server(config)
+        self._server = uvicorn.Server(uvicorn.Config(self.app, http=protocol, **_uvicorn_settings(options, log_level)))
         self._running = threading.Event()
         self._stopped = threading.Event()
 
@@ -494,12 +516,83 @@ class SeatHTTPServer:
 
 
 def serve(seat: Seat, options: HTTPOptions, log_level: str = "warning") -> int:
-    """``kocka seat --http``: bind, say where on stderr, serve until quit or Ctrl-C."""
+    """``kocka seat --http``: bind, say where on stderr, serve until quit or Ctrl-C
+    (``options.workers`` > 1: in that many processes, :func:`serve_workers`)."""
+    if options.workers > 1:
+        return serve_workers(seat.options, options, log_level)
     server = SeatHTTPServer(seat, options, log_level)
-    return run_server(server, f"kocka seat: serving {PROTOCOL_VERSION} on {server.url}",
-                      remote_warning=f"kocka seat: warning: listening on {options.host}, not a loopback address: "
-                                     "whoever can reach it and has the token can use the seat, and HTTP is not "
-                                     "encrypted (put a TLS proxy in front)")
+    return run_server(server, f"kocka seat: serving {PROTOCOL_VERSION} on {server.url}", remote_warning=_remote_warning(options))
+
+
+def _remote_warning(options: HTTPOptions) -> str:
+    return (f"kocka seat: warning: listening on {options.host}, not a loopback address: whoever can reach it and has "
+            "the token can use the seat, and HTTP is not encrypted (put a TLS proxy in front)")
+
+
+# ----------------------------------------------------------------------------------------
+# Worker processes
+# ----------------------------------------------------------------------------------------
+WORKER_ENV = "KOCKA_SEAT_WORKER"
+"""How :func:`serve_workers` hands its options to the worker processes: uvicorn starts
+them with ``spawn`` and makes each one's app by calling :func:`worker_app` with no
+arguments. Only the children (same user) can read a process's environment."""
+
+
+class WorkerH11(GuardedH11):
+    """The connection guards of a worker process (an import string for uvicorn, which
+    pickles its settings to the workers); :func:`worker_app` sets the limits."""
+
+
+def worker_app() -> SeatApp:
+    """uvicorn's app factory in each worker process of :func:`serve_workers`: the seat and
+    the checks of one process, from :data:`WORKER_ENV`. Every request carries its whole
+    state (the protocol's state documents), so any worker answers any request."""
+    doc = json.loads(os.environ[WORKER_ENV])
+    options = HTTPOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in doc["http"].items()})
+    logging.basicConfig(stream=sys.stderr, level=doc["log_level"].upper(),
+                        format=f"kocka seat[{os.getpid()}]: %(levelname)s %(message)s")
+    sys.setswitchinterval(SWITCH_INTERVAL)  # the process is the server's alone (run_server)
+    refusals = RefusalLog()
+    WorkerH11.head_timeout, WorkerH11.write_timeout, WorkerH11.refusals = \
+        options.head_timeout, options.write_timeout, refusals
+    supervisor = doc["supervisor"]
+
+    def stop_all() -> None:  # ``quit`` (--allow-quit) stops the server, not one worker uvicorn would restart
+        if os.getppid() == supervisor:
+            os.kill(supervisor, signal.SIGTERM)
+
+    return SeatApp(Seat(SeatOptions(**doc["seat"])), options, doc["port"], on_quit=stop_all, refusals=refusals)
+
+
+def serve_workers(seat_options: SeatOptions, options: HTTPOptions, log_level: str = "warning",
+                  stream: TextIO | None = None) -> int:
+    """Bind once and serve on ``options.workers`` processes sharing the socket, under
+    uvicorn's supervisor (it restarts a worker that dies, and stops them all on SIGINT or
+    SIGTERM), until Ctrl-C, a signal, or ``quit`` with ``allow_quit``; returns 0."""
+    from uvicorn.supervisors import Multiprocess
+
+    out = sys.stderr if stream is None else stream
+    sock = _bind(options.host, options.port)
+    host, port = sock.getsockname()[:2]
+    os.environ[WORKER_ENV] = json.dumps({
+        "http": dataclasses.asdict(options), "port": port, "log_level": log_level, "supervisor": os.getpid(),
+        "seat": {"cache_dir": None if seat_options.cache_dir is None else str(seat_options.cache_dir),
+                 "build_missing": seat_options.build_missing},
+    })
+    config = uvicorn.Config(f"{__name__}:worker_app", factory=True, workers=options.workers,
+                            http=f"{__name__}:{WorkerH11.__name__}", **_uvicorn_settings(options, log_level))
+    if not options.loopback:
+        print(_remote_warning(options), file=out, flush=True)
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    print(f"kocka seat: serving {PROTOCOL_VERSION} on {url} ({options.workers} worker processes)", file=out, flush=True)
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        os.environ.pop(WORKER_ENV, None)
+        sock.close()
+    return 0
 
 
 def run_server(server: SeatHTTPServer, announce: str, remote_warning: str | None = None,

@@ -42,18 +42,28 @@ from typing import Any, Callable, Iterator, Mapping
 
 from kocka.agents.bots.base import Agent, AgentUnavailable
 from kocka.agents.advice.cards import advice_lines
+from kocka.agents.advice.bluff import frequencies_json, mixed_strategy, suggestion_text
+from kocka.agents.advice.table_talk import distribution_tables
+from kocka.agents.advice.kocka import stand_in_line
 from kocka.agents.bots.catalogue import AgentOptions, agent_games, agent_names, describe_agents, make_agent
+from kocka.agents.bots.levels import describe_levels
 from kocka.agents.frontends.seat.encoding import (
     ERROR_CODES, MAX_LINE_BYTES, ProtocolError, chance_outcome, classify, decode_request, encode_response,
     error_response, finite, json_type, node_info, parse_action, plain_json, position, short, show,
 )
-from kocka.agents.frontends.seat.fields import MAX_SEED, REQUEST_FIELDS, check_fields, request_lang
+from kocka.agents.frontends.seat.fields import REQUEST_FIELDS, check_fields, request_lang
 from kocka.agents.frontends.seat.stdio import serve_stdio
-from kocka.agents.frontends.seat.workers import DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, Workers
+from kocka.agents.frontends.seat.workers import (
+    DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, DEFAULT_WRITE_TIMEOUT, Workers)
 from kocka.solver.base.dice import validate_dice
-from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.base.i18n import (
+    DEFAULT_LANGUAGE, LANGUAGES, LanguageError, _, choose_language, current_language, use_language)
+from kocka.solver.base.errors import IllegalActionError, InvalidStateError, KockaError, RulesError
+from kocka.solver.base.work_limit import TooExpensiveError
+from kocka.solver.store.table_store import build_command, solver_for
 from kocka.solver.rules import CHANCE, TERMINAL, Game, game_names, game_specs, get_game, resolve, spec_for
 from kocka.solver.rules.base import STATE_SCHEMA, jsonable
+from kocka.solver.rules.words import seat_label
 
 PROTOCOL_VERSION = "kocka.seat/1"
 DEFAULT_AGENT = "optimal"
@@ -167,7 +177,7 @@ class Seat:
         self._games = _LRU(game_cache_size)
         self._agents = _LRU(agent_cache_size)
         self._distributions = _LRU(64)  # a forward pass early in a game takes a second: equal requests share it
-        self._hello: dict | None = None
+        self._hello: dict[str, dict] = {}  # by language: its titles and descriptions are translated
         self.quit_requested = False
         self.handlers: dict[str, Callable[[dict], dict]] = {
             "hello": self.hello,
@@ -195,26 +205,35 @@ class Seat:
         """One decoded request -> its response object (never raises). ``refuse`` maps
         the methods a transport disables to the message of their ``forbidden`` answer.
 
+        The answer is written in the request's language (:func:`request_language`): its
+        labels, advice texts and error messages. The language is a context variable, set
+        here in the thread that computes the answer (a worker thread of :mod:`.workers`
+        calls this method), so requests in different languages never mix.
+
         Safe to call from several threads at once: the games are immutable, the caches
         lock (:class:`_LRU`), and an agent serves one request at a time (:class:`_AgentPool`).
         """
+        with use_language(request_language(request)):
+            return self._answer(request, refuse)
+
+    def _answer(self, request: Any, refuse: Mapping[str, str] | None) -> dict:
         request_id = None
         started = time.perf_counter()
         method = None
         try:
             if not isinstance(request, dict):
-                raise ProtocolError("invalid_request", f"a request must be a JSON object, got {json_type(request)} {show(request)}")
+                raise ProtocolError("invalid_request", _("a request must be a JSON object, got {kind} {value}", kind=json_type(request), value=show(request)))
             request_id = request.get("id")
             if not (request_id is None or isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))):
                 bad, request_id = request_id, None
-                raise ProtocolError("invalid_request", f"'id' must be a string, an integer or null, got {json_type(bad)} {show(bad)}")
+                raise ProtocolError("invalid_request", _("'id' must be a string, an integer or null, got {kind} {value}", kind=json_type(bad), value=show(bad)))
             method = request.get("method")
             if method is None:
-                raise ProtocolError("invalid_request", "missing field 'method'")
+                raise ProtocolError("invalid_request", _("missing field 'method'"))
             if not isinstance(method, str):
-                raise ProtocolError("invalid_request", f"'method' must be a string, got {json_type(method)} {show(method)}")
+                raise ProtocolError("invalid_request", _("'method' must be a string, got {kind} {value}", kind=json_type(method), value=show(method)))
             if method not in self.handlers:
-                raise ProtocolError("unknown_method", f"unknown method {show(method)}; methods: {', '.join(self.handlers)}")
+                raise ProtocolError("unknown_method", _("unknown method {method}; methods: {methods}", method=show(method), methods=", ".join(self.handlers)))
             if refuse and method in refuse:
                 raise ProtocolError("forbidden", refuse[method])
             if method in REQUEST_FIELDS:  # a handler added by a test or a benchmark checks its own fields
@@ -234,7 +253,7 @@ class Seat:
     def game(self, name: str, rules: Mapping[str, Any] | None, players: int | None) -> Game:
         """The game ``name`` under ``rules`` for ``players`` seats (built once, cached)."""
         if name not in game_names():
-            raise ProtocolError("unknown_game", f"unknown game {show(name)}; games: {', '.join(game_names())}")
+            raise ProtocolError("unknown_game", _("unknown game {game}; games: {games}", game=show(name), games=", ".join(game_names())))
         if players is None:
             players = spec_for(name).default_players
         key = (name, json.dumps(rules or {}, sort_keys=True), players)
@@ -245,7 +264,7 @@ class Seat:
             except KockaError:
                 raise
             except (TypeError, ValueError, AttributeError, KeyError) as exc:  # odd option values reach dataclass code
-                raise RulesError(f"{name}: bad rules {show(rules)}: {short(exc)}") from None
+                raise RulesError(_("{game}: bad rules {rules}: {reason}", game=name, rules=show(rules), reason=short(exc))) from None
 
         return self._games.get_or_make(key, build)
 
@@ -255,30 +274,26 @@ class Seat:
         doc = request["state"]
         name = request.get("game", doc.get("game"))
         if not isinstance(name, str):
-            raise InvalidStateError(f"state document must name its game as a string, got {show(doc.get('game'))}")
+            raise InvalidStateError(_("the state document must name its game as a string, got {value}", value=show(doc.get("game"))))
         if "game" in request and "game" in doc and doc["game"] != name:
-            raise InvalidStateError(f"state document is for game {show(doc['game'])}, the request for {name!r}")
+            raise InvalidStateError(_("the state document is for the game {document}, the request for {game}", document=show(doc["game"]), game=show(name)))
         rules = request.get("rules", doc.get("rules"))
-        if rules is not None and not isinstance(rules, dict):
-            raise InvalidStateError(f"state document 'rules' must be an object, got {show(rules)}")
         players = request.get("players", doc.get("players"))
-        if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
-            raise InvalidStateError(f"state document 'players' must be an integer, got {show(players)}")
         try:
             game = self.game(name, rules, players)
         except RulesError as exc:
             if "rules" in request or "players" in request:
                 raise
             # the document's own rules or player count do not fit its game
-            raise InvalidStateError(f"state document does not fit game {name!r}: {exc}") from None
+            raise InvalidStateError(_("the state document does not fit the game {game}: {reason}", game=show(name), reason=exc)) from None
         if "players" in doc and doc["players"] != game.num_players:
-            raise InvalidStateError(f"state document is for {show(doc['players'])} players, the request for {game.num_players}")
+            raise InvalidStateError(_("the state document is for {document} players, the request for {players}", document=show(doc["players"]), players=game.num_players))
         try:
             state = game.state_from_json(doc)
         except KockaError:
             raise
         except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # wrong types deep in a document
-            raise InvalidStateError(f"malformed {game.NAME} state: {short(exc)}") from None
+            raise InvalidStateError(_("this is not a {game} state: {reason}", game=game.NAME, reason=short(exc))) from None
         return game, state
 
     def agents(self, name: str, game: Game) -> _AgentPool:
@@ -290,7 +305,7 @@ class Seat:
             try:
                 return make_agent(name, game, seed=0, options=self.agent_options)
             except ModuleNotFoundError as exc:  # an agent whose module has not landed in this install
-                raise AgentUnavailable(f"agent {name!r} is not available here: module {exc.name!r} is missing") from None
+                raise AgentUnavailable(_("the agent {agent} is not available here: the module {module} is not installed", agent=show(name), module=show(exc.name))) from None
 
         def build() -> _AgentPool:
             pool = _AgentPool(game, make)
@@ -313,11 +328,12 @@ class Seat:
         game, state = self.game_and_state(request)
         player = game.current_player(state)
         if player < 0:
-            where = "a chance node (apply a roll outcome first)" if player == CHANCE else "a finished game"
-            raise ProtocolError("no_decision", f"{game.NAME}: nobody decides at {where}: {short(game.describe_state(state))}")
+            if player == CHANCE:
+                text = _("{game}: nobody decides now, a roll is due (apply its outcome first): {state}", game=game.NAME, state=short(game.describe_state(state)))
+            else:
+                text = _("{game}: nobody decides now, the game is over: {state}", game=game.NAME, state=short(game.describe_state(state)))
+            raise ProtocolError("no_decision", text)
         seed = request.get("seed", 0)
-        if not 0 <= seed <= MAX_SEED:
-            raise ProtocolError("invalid_request", f"'seed' must be in 0..{MAX_SEED}, got {show(seed)}")
         with self.agents(request.get("agent", DEFAULT_AGENT), game).borrow() as agent:
             agent.reset(seed)
             yield game, state, agent, player
@@ -326,9 +342,10 @@ class Seat:
     def hello(self, request: Mapping[str, Any]) -> dict:
         if "client" in request:
             log.info("hello from %s", show(request["client"]))
-        if self._hello is None:
-            self._hello = describe_server()
-        return self._hello
+        lang = current_language()
+        if lang not in self._hello:
+            self._hello[lang] = describe_server()
+        return self._hello[lang]
 
     def new(self, request: Mapping[str, Any]) -> dict:
         game = self.game(request["game"], request.get("rules"), request.get("players"))
@@ -341,23 +358,25 @@ class Seat:
             result["actions"] = legal_entries(game, state, request_lang(request))
         elif result["node"] == "chance":
             result["outcomes"] = [{"outcome": jsonable(o), "probability": p} for o, p in game.chance_outcomes(state)]
+        if request.get("totals"):
+            totals = game.card_totals(state)
+            if totals is not None:
+                result["totals"] = totals
         return result
 
     def apply(self, request: Mapping[str, Any]) -> dict:
         game, state = self.game_and_state(request)
         has_action, has_outcome = "action" in request, "outcome" in request
-        if has_action == has_outcome:
-            raise ProtocolError("invalid_request", "apply needs exactly one of 'action' (a decision) or 'outcome' (a roll)")
         player = game.current_player(state)
         if player == TERMINAL:
-            raise IllegalActionError(f"{game.NAME}: the game is over; nothing can be applied")
+            raise IllegalActionError(_("{game}: the game is over; nothing can be applied", game=game.NAME))
         if player == CHANCE:
             if has_action:
-                raise IllegalActionError(f"{game.NAME}: a roll is due: send 'outcome' (the dice rolled), not 'action' {show(request['action'])}")
+                raise IllegalActionError(_("{game}: a roll is due: send 'outcome' (the dice rolled), not 'action' {action}", game=game.NAME, action=show(request["action"])))
             move = chance_outcome(game, state, request["outcome"])
         else:
             if has_outcome:
-                raise IllegalActionError(f"{game.NAME}: seat {player} must decide: send 'action', not 'outcome' {show(request['outcome'])}")
+                raise IllegalActionError(_("{game}: {seat} must decide: send 'action', not 'outcome' {outcome}", game=game.NAME, seat=seat_label(player), outcome=show(request["outcome"])))
             move = parse_action(game, request["action"])
         return position(game, game.apply(state, move))
 
@@ -380,8 +399,10 @@ class Seat:
         best = decisions[0].value if decisions else 0.0
         actions = []
         for d in decisions:
-            label = d.label or action_label(game, state, d.action)
-            if lang is not None and label == action_label(game, state, d.action):  # the engine's words, not a solver's
+            label = d.label
+            if not label or label in engine_words_in_english(game, state, d.action):
+                # a solver that labels with the engine's (English) words: the engine's
+                # words in the request's language instead
                 label = action_label(game, state, d.action, lang)
             entry = {
                 "action": game.action_to_json(d.action),
@@ -395,19 +416,20 @@ class Seat:
         result = {"agent": agent.name, "player": player, "value_name": agent.value_name, "actions": actions}
         if win is not None:
             result["win_probability"] = finite(win)
+        note = stand_in_line(game, state, agent.stand_in)  # a stand-in for a table not here (Kocka, 3+ players)
+        if note:
+            result["note"] = note
         return result
 
     def score(self, request: Mapping[str, Any]) -> dict:
         game = self.game(request["game"], request.get("rules"), request.get("players"))
         boxes = game.card_boxes()
         if not boxes:
-            raise ProtocolError("not_supported", f"score is for the games with boxes ({', '.join(scored_games())}), not {game.NAME!r}")
+            raise ProtocolError("not_supported", _("score is for the games with boxes ({games}), not {game}", games=", ".join(scored_games()), game=game.NAME))
         dice = request["dice"]
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in dice):
-            raise DiceError(f"dice must be 5 integers in 1..6, got {show(dice)}")
         dice = validate_dice(dice, 5)
         if "box" in request and request["box"] not in boxes:
-            raise ProtocolError("unknown_box", f"{game.NAME}: no box {show(request['box'])} on this card; boxes: {', '.join(boxes)}")
+            raise ProtocolError("unknown_box", _("{game}: no box {box} on this card; boxes: {boxes}", game=game.NAME, box=show(request["box"]), boxes=", ".join(boxes)))
         first_throw = request.get("first_throw", False)
         wanted = [request["box"]] if "box" in request else list(boxes)
         return {"dice": list(dice), "first_throw": first_throw, "points": {b: game.box_points(b, dice, first_throw) for b in wanted}}
@@ -420,13 +442,17 @@ class Seat:
         hook = game.spec().distribution
         if hook is None:
             names = ", ".join(s.name for s in game_specs() if s.distribution is not None)
-            raise ProtocolError("not_supported", f"distribution is for the scorecard games ({names}), not {game.NAME!r}")
+            raise ProtocolError("not_supported", _("distribution is for the scorecard games ({games}), not {game}", games=names, game=game.NAME))
         seat = request.get("seat", game.seat_on_turn(state))
         if not 0 <= seat < game.num_players:
-            raise ProtocolError("invalid_request", f"'seat' must be in 0..{game.num_players - 1}, got {show(seat)}")
+            raise ProtocolError("invalid_request", _("'seat' must be from 0 to {last} (counted from 0), got {value}", last=game.num_players - 1, value=show(seat)))
         table = self.agent(DEFAULT_AGENT, game).table
         where = game.final_score_position(state, seat)
-        dist = self._distributions.get_or_make((id(game), where), lambda: resolve(hook)(game, table, where))
+        tables = distribution_tables(game, self.options.cache_dir)  # the target table: a look-up, not the forward pass
+        try:
+            dist = self._distributions.get_or_make((id(game), where), lambda: resolve(hook)(game, table, where, **tables))
+        except TooExpensiveError as exc:
+            raise ProtocolError("too_expensive", f"{exc}: build it with {build_command(game, solver_for(game.NAME, 'target'), self.options.cache_dir)}") from None
         return {"seat": seat, "first": dist.first, "probs": [finite(p) for p in dist.probs], "mean": finite(dist.mean()),
                 "totals": list(game.scores_so_far(state))}
 
@@ -435,14 +461,15 @@ class Seat:
         what it gives up), for hint displays."""
         lang = request_lang(request)
         top = request.get("top", 3)
-        if not 1 <= top <= 50:
-            raise ProtocolError("invalid_request", f"'top' must be in 1..50, got {show(top)}")
         with self.decision_agent(request) as (game, state, agent, player):
             decisions = agent.rank(state)
             walk = agent.rank if game.card_boxes() else None  # a keep's targets: a walk of the turn
             lines = advice_lines(game, state, decisions, agent.value_name, walk, top, lang)
+            strategy = mixed_strategy(game, state, decisions)  # the bluff games' equilibrium: a mixed strategy
+            mixed = {} if strategy is None else {"frequencies": frequencies_json(game, strategy),
+                                                 "suggestion": suggestion_text(game, state, strategy, None)}
         return {"agent": agent.name, "player": player,
-                "advice": [{"action": game.action_to_json(d.action), "text": t} for d, t in zip(decisions, lines)]}
+                "advice": [{"action": game.action_to_json(d.action), "text": t} for d, t in zip(decisions, lines)], **mixed}
 
     def quit(self, request: Mapping[str, Any]) -> dict:
         self.quit_requested = True
@@ -452,10 +479,36 @@ class Seat:
 # ----------------------------------------------------------------------------------------
 # Helpers of the methods
 # ----------------------------------------------------------------------------------------
+def request_language(request: Any) -> str:
+    """The language a request is answered in: its ``lang`` (when it is one of ours; a bad
+    one is refused by the method's field checks, in the language chosen without it), else
+    ``KOCKA_LANG``, else the own language of the game it names (its ``game`` or its state
+    document's), else English."""
+    asked, name = None, None
+    if isinstance(request, dict):
+        lang = request.get("lang")
+        asked = lang if isinstance(lang, str) and lang in LANGUAGES else None
+        name, doc = request.get("game"), request.get("state")
+        if not isinstance(name, str) and isinstance(doc, dict):
+            name = doc.get("game")
+    own = spec_for(name).words.language if isinstance(name, str) and name in game_names() else None
+    try:
+        return choose_language(asked, own)
+    except LanguageError:  # a bad KOCKA_LANG: the seat still answers every request, in English
+        return DEFAULT_LANGUAGE
+
+
 def action_label(game: Game, state: Any, action: Any, lang: str | None = None) -> str:
     """What a person would type for ``action`` (the engine's words; box names in the
     game's language, or ``lang``)."""
     return game.describe_action(action, state, lang)
+
+
+def engine_words_in_english(game: Game, state: Any, action: Any) -> set[str]:
+    """The engine's English labels of ``action`` (box names in the game's language or in
+    English), the words a solver's ranking labels its actions with."""
+    with use_language("en"):
+        return {action_label(game, state, action), action_label(game, state, action, "en")}
 
 
 def legal_entries(game: Game, state: Any, lang: str | None = None) -> list[dict]:
@@ -514,14 +567,16 @@ def describe_game(name: str) -> dict:
     return {
         "name": name,
         "available": True,
+        "title": _(spec_for(name).title),  # in the language in force where the rules' catalogue has it
         "description": doc,
         "players": {"min": lo, "max": hi},
         "rules": rules,
         "actions": [a.__name__ for a in cls.ACTIONS],
         "agents": agent_names(name),
+        "levels": describe_levels(name),  # level:1 .. level:10, each accepted as an agent name
         "score": bool(game.card_boxes()),
         "language": game.words.language,
-        "boxes": [{"id": b, "labels": {lang: game.box_label(b, lang) for lang in dict.fromkeys((game.words.language, "en"))}}
+        "boxes": [{"id": b, "labels": {lang: game.box_label(b, lang) for lang in dict.fromkeys((game.words.language, *LANGUAGES))}}
                   for b in game.card_boxes()],
     }
 
@@ -581,6 +636,6 @@ __all__ = [
     # running it
     "make_http_server", "parse_address", "run",
     # the parts beside it, named here for the commands, the tests and the scripts
-    "DEFAULT_MAX_INFLIGHT", "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_WORKER_THREADS", "ERROR_CODES", "MAX_LINE_BYTES",
+    "DEFAULT_MAX_INFLIGHT", "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_WORKER_THREADS", "DEFAULT_WRITE_TIMEOUT", "ERROR_CODES", "MAX_LINE_BYTES",
     "ProtocolError", "REQUEST_FIELDS", "Workers", "serve_stdio",
 ]  # fmt: skip

@@ -1,6 +1,12 @@
 """Worker threads and deadlines: a transport hands each request to :class:`Workers` and
 answers ``timeout`` when it is not done within the seat's budget, ``busy`` when too many
 are in progress; the seat keeps serving either way.
+
+Each request runs under its own :class:`~kocka.solver.base.work_limit.WorkLimit` (the
+budget counted from the moment it was handed over): long computations price themselves
+against the time left and answer ``too_expensive`` instead of starting what cannot finish,
+and poll the limit's flag, which :meth:`Workers.abandon` sets, so work given up at the
+deadline stops and frees its memory instead of running on in a thread nobody waits for.
 """
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import queue
 import threading
 from typing import Any, Callable, Mapping, Protocol
 
+from kocka.solver.base.work_limit import WorkLimit, limited
 from kocka.agents.frontends.seat.encoding import (
     ProtocolError, busy_response, decode_request, encode_response, error_response, request_id_of, short, show,
     timeout_response,
@@ -16,6 +23,9 @@ from kocka.agents.frontends.seat.encoding import (
 
 DEFAULT_REQUEST_TIMEOUT = 5.0
 """Seconds a request may take before it is answered with ``timeout`` (``--request-timeout``)."""
+DEFAULT_WRITE_TIMEOUT = 5.0
+"""HTTP: seconds a connection's queued answers may go unread before it is closed (a slow
+reader, ``--write-timeout``; the guard is :class:`kocka.agents.frontends.seat.connections.GuardedH11`)."""
 DEFAULT_MAX_INFLIGHT = 64
 """Requests being worked on at once, abandoned ones included, before new ones get ``busy``."""
 DEFAULT_WORKER_THREADS = 4
@@ -40,13 +50,16 @@ class Handler(Protocol):
 class Job:
     """One request handed to :class:`Workers`: ``done`` is set once ``value`` (the
     response line) is there, with ``error_code`` (None for a success); ``request_id``
-    once the request is decoded, for a ``timeout`` answer given before ``done``."""
+    once the request is decoded, for a ``timeout`` answer given before ``done``;
+    ``limit`` the bound its work runs under (cancelled when it is abandoned)."""
 
-    __slots__ = ("work", "on_done", "done", "value", "request_id", "error_code", "started", "abandoned", "stuck")
+    __slots__ = ("work", "on_done", "done", "value", "request_id", "error_code", "started", "abandoned", "stuck", "limit")
 
-    def __init__(self, work: Callable[["Job"], str], on_done: Callable[["Job"], None] | None) -> None:
+    def __init__(self, work: Callable[["Job"], str], on_done: Callable[["Job"], None] | None,
+                 budget: float | None = None) -> None:
         self.work = work
         self.on_done = on_done
+        self.limit = WorkLimit(budget)
         self.done = threading.Event()
         self.value: str | None = None
         self.request_id: Any = None
@@ -61,22 +74,29 @@ class Workers:
     deadline and answer ``timeout``.
 
     At most ``threads`` requests are computed at once (:data:`DEFAULT_WORKER_THREADS`);
-    the others wait in a queue. A Python thread cannot be stopped from outside: the thread
-    of a request given up (:meth:`abandon`) while it runs finishes the work and its answer
-    is dropped, and a new thread takes its place in the count; a request given up before
-    a thread took it is never computed. The threads are daemons, so one stuck in a request
+    the others wait in a queue. ``budget``: the seconds a request may take (the
+    transport's deadline; None: none), the time its work is priced against. A Python
+    thread cannot be stopped from outside: a request given up (:meth:`abandon`) while it
+    runs has its work limit cancelled, which the long computations poll (they stop within
+    milliseconds); the rest finishes and its answer is dropped, and a new thread takes its
+    place in the count meanwhile; a request given up before a thread took it is never
+    computed. The threads are daemons, so one stuck in a request
     never keeps the process from exiting. ``limit`` bounds the requests submitted and not
     finished, abandoned ones included: :meth:`submit` refuses more (the transport answers
     ``busy``). Threads start when needed and wait for the next job when idle.
     """
 
-    def __init__(self, limit: int = DEFAULT_MAX_INFLIGHT, threads: int = DEFAULT_WORKER_THREADS) -> None:
+    def __init__(self, limit: int = DEFAULT_MAX_INFLIGHT, threads: int = DEFAULT_WORKER_THREADS,
+                 budget: float | None = None) -> None:
         if limit < 1:
             raise ValueError(f"the seat needs room for one request at least, got a limit of {limit}")
         if threads < 1:
             raise ValueError(f"the seat needs one worker thread at least, got {threads}")
+        if budget is not None and not budget > 0:
+            raise ValueError(f"a request's budget must be a positive number of seconds, got {budget!r}")
         self.limit = limit
         self.threads = threads
+        self.budget = budget
         self._jobs: queue.SimpleQueue[Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._running = 0  # submitted, not finished
@@ -90,16 +110,18 @@ class Workers:
         """Requests submitted and not finished (abandoned ones included)."""
         return self._running
 
-    def submit(self, work: Callable[[Job], str], on_done: Callable[[Job], None] | None = None) -> Job | None:
+    def submit(self, work: Callable[[Job], str], on_done: Callable[[Job], None] | None = None,
+               budget: float | None = None) -> Job | None:
         """Run ``work(job)`` on a worker thread; then ``on_done(job)`` there. None when
-        ``limit`` requests are in progress."""
+        ``limit`` requests are in progress. ``budget``: this request's seconds (default:
+        the workers' ``budget``), counted from now."""
         with self._lock:
             if self._running >= self.limit:
                 return None
             self._running += 1
             self._queued += 1
             start = self._start_needed()
-        job = Job(work, on_done)
+        job = Job(work, on_done, self.budget if budget is None else budget)
         self._jobs.put(job)
         if start:
             self._start_thread()
@@ -108,6 +130,7 @@ class Workers:
     def abandon(self, job: Job) -> None:
         """The transport has answered ``timeout`` for ``job``: never start it, and if it
         is running, let another thread take its place."""
+        job.limit.cancel()  # the work polls it: what runs stops, what waits never starts
         with self._lock:
             job.abandoned = True
             if job.started and not job.done.is_set() and not job.stuck:
@@ -140,7 +163,8 @@ class Workers:
                 skip = job.abandoned
             if not skip:
                 try:
-                    job.value = job.work(job)
+                    with limited(job.limit):
+                        job.value = job.work(job)
                 except BaseException as exc:  # noqa: BLE001 (the transport must get an answer)
                     log.exception("a worker failed")
                     job.value = encode_response(error_response(job.request_id, "internal_error", short(f"{type(exc).__name__}: {exc}")))
@@ -181,7 +205,7 @@ def answer_within(seat: Handler, workers: Workers | None, line: bytes | str, tim
     seconds (None: no limit, and no worker thread)."""
     if workers is None or timeout is None:
         return seat.handle_line(line)
-    job = workers.submit(answer_work(seat, line))
+    job = workers.submit(answer_work(seat, line), budget=timeout)
     if job is None:
         return encode_response(busy_response())
     if not job.done.wait(timeout):

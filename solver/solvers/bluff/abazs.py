@@ -61,7 +61,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.base.build_options import BuildOptions
+from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import IllegalActionError, RulesError
 from kocka.solver.base.table_file import Layout, Table, TableMeta
 from kocka.solver.models.table_solver import TableSolver
@@ -72,7 +73,9 @@ from kocka.solver.rules.bluff import (
 )
 from kocka.solver.solvers.bluff.best_response import BestResponseWalk, Exploitability, TurnPolicy, exploitability
 from kocka.solver.solvers.bluff.lp import LPError, solve_signalling
-from kocka.solver.solvers.bluff.two_player import EQUILIBRIUM_KIND, check_two_player_round, result_dice, standing_index
+from kocka.solver.solvers.bluff.two_player import (
+    EQUILIBRIUM_KIND, VALUE_TIE_DIGITS, check_two_player_round, result_dice, standing_index,
+)
 
 ABAZS_EXPLOITABILITY_TARGET = 1e-3
 """Chips per round (issue 6) that a best responder may gain against an Abázs plan; the
@@ -491,7 +494,9 @@ def rank_abazs(
             }))
     else:
         raise IllegalActionError(f"{game.NAME}: no decision in phase {state.phase!r}")
-    return sorted(decisions, key=lambda d: (-d.value, -d.detail["P(chosen)"]))
+    # values equal but for float noise tie (a mixed strategy is indifferent between the
+    # moves it plays): the move the equilibrium plays most often first
+    return sorted(decisions, key=lambda d: (-round(d.value, VALUE_TIE_DIGITS), -d.detail["P(chosen)"]))
 
 
 # ----------------------------------------------------------------------------------------
@@ -565,6 +570,69 @@ class AbazsEquilibriumSolver(TableSolver):
             problems.append(f"match: exploitability {gain!r} is not below {ABAZS_EXPLOITABILITY_TARGET!r}")
         return problems
 
+    def spot_check(self, game: Game, table: Table, seed: int) -> list[str]:
+        """Two seeded stages of each plan re-solved from the stored stages they lead to
+        (:func:`stage_problems`: the value identity and both sides' equilibrium
+        conditions, to 1e-9)."""
+        rules = check_abazs_rules(game)
+        rng = np.random.default_rng(seed)
+        problems = []
+        for plan in PLANS:
+            live = np.flatnonzero(~np.isnan(table[f"{plan}_stage_value"]))
+            for s in rng.choice(live, size=min(2, len(live)), replace=False):
+                problems += stage_problems(rules, table, plan, int(s))
+        return problems
+
+
+def stage_problems(rules: AbazsRules, table: Table, plan: str, s: int, tol: float = 1e-9) -> list[str]:
+    """Stage ``s`` (a standing index) of the stored ``plan`` against the stage's rules
+    (module docstring), from the stored values of the stages it leads to: each result's
+    claim probabilities sum to 1 over the allowed claims (BLUFF-3); the stored value is
+    what the stored strategies earn the roller; every claim a result makes earns it the
+    most any allowed claim would (the roller's best reply); and at every claim made, the
+    responder's challenge chance is a best reply to the claims' truth (indifferent where
+    mixed). Problems found."""
+    claims = all_claims(rules.ranking)
+    standing = None if s == 0 else claims[s - 1]
+    allowed = [c.rank for c in AbazsGame(rules, num_players=2).claims_above(standing)]
+    chance = claim_probabilities(rules.ranking)
+    reps = result_dice(rules.ranking)
+    weight = np.array([float(chance[r]) for r in claims])
+    truth = np.array([[is_true(claims[c], reps[r], rules) for c in allowed] for r in claims])
+    policy = table[f"{plan}_claim_policy"][s][:, allowed]
+    q = table[f"{plan}_challenge_policy"][s][allowed]
+    value = table[f"{plan}_stage_value"]
+    win, lose = (float(v) for v in table[f"{plan}_challenged"])
+    accepted = np.array([0.0 if c == claims[-1].rank else -float(value[c + 1]) for c in allowed])
+    where = f"{plan} stage over {standing!s}" if standing else f"{plan} stage with no claim"
+    # what a challenge pays is the rules' (BLUFF-10), with the start value x of the plan:
+    # 0 for the round, twice the starter's value for the match (module docstring)
+    start = 0.0 if plan == "round" else 2 * float(value[0])
+    rules_pay = [float(v) for v in challenge_payoffs(rules, Fraction(start))]
+    if max(abs(win - rules_pay[0]), abs(lose - rules_pay[1])) > 1e-9:
+        return [f"{plan}: a challenge pays {[win, lose]!r}, the rules {rules_pay!r}"]
+    problems = []
+    sums = table[f"{plan}_claim_policy"][s].sum(axis=1)
+    if np.abs(sums - 1).max() > tol or policy.min() < -tol or not 0 - tol <= q.min() <= q.max() <= 1 + tol:
+        return [f"{where}: the stored strategies are not probabilities over the allowed claims"]
+    challenged = np.where(truth, win, lose)
+    pay = q * challenged + (1 - q) * accepted            # [result, claim]: what the roller gets
+    earned = float(weight @ (policy * pay).sum(axis=1))
+    if not np.isfinite(pay).all() or abs(earned - float(value[s])) > tol:
+        problems.append(f"{where}: value {float(value[s])!r}, its strategies earn {earned!r}")
+    used = policy > tol
+    short = np.where(used, pay.max(axis=1, keepdims=True) - pay, 0.0).max()
+    if short > tol:
+        problems.append(f"{where}: a result makes a claim that earns {short!r} less than its best")
+    mass = weight[:, None] * policy                      # P(result and claim)
+    gain = (mass * (challenged - accepted)).sum(axis=0)  # the claimant's gain from a challenge
+    top = np.array([c == claims[-1].rank for c in allowed])
+    wrong = ~top & (((q > tol) & (gain > tol)) | ((q < 1 - tol) & (gain < -tol)))
+    if wrong.any():
+        problems.append(f"{where}: the responder's challenge of {claims[allowed[int(np.argmax(wrong))]]!s} is not "
+                        "a best reply to the claims made")
+    return problems
+
 
 def _measure_plans(rules: AbazsRules, table: Table, solved: Mapping[str, AbazsEquilibrium]) -> dict[str, Any]:
     """Exploitability of both plans in both games, for the table's metadata."""
@@ -593,5 +661,5 @@ __all__ = [
     "Stage",
     "abazs_exploitability", "abazs_match_exploitability", "best_response_value", "canonical_abazs_game",
     "challenge_payoffs", "check_abazs_rules", "exact_policy", "match_value", "policy_value", "rank_abazs",
-    "solve_abazs", "solve_match", "table_policy", "walk_game",
+    "solve_abazs", "solve_match", "stage_problems", "table_policy", "walk_game",
 ]  # fmt: skip

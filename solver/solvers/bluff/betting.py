@@ -198,6 +198,67 @@ def check_claim_rows(table: Any) -> list[str]:
     return [] if worst < 1e-9 else [f"claim probabilities do not sum to 1 (worst off by {worst!r})"]
 
 
+StageType = tuple[float, Callable[[Any], bool], Sequence[tuple[float, Any, Any]]]
+"""A roller's type at a stored stage, as :func:`stage_problems` reads it: (its chance, the
+truth of a claim for it, what it does: (probability, claim, stake) rows, claim None for
+an outside option (a re-throw) whose value stands in the stake's place)."""
+
+
+def stage_problems(where: str, value: float, claims: Sequence[Any], chips: tuple[int, int],
+                   pay: Callable[[Any, int], tuple[float, float]], types: Sequence[StageType],
+                   tol: float = 1e-9) -> list[str]:
+    """One stored stage against its rules (:mod:`~kocka.solver.solvers.bluff.stage`), from
+    the stored values of the stages it leads to (the load-time spot check of both betting
+    games' tables, round and match): each type's probabilities sum to 1; the stored value
+    ``value`` is what the stored strategies earn the roller; and every action a type takes
+    earns it the most any claim it could make instead would (the claimant's best reply to
+    the answerer's stored strategy, over every allowed claim and every stake that differs:
+    1..min(x, y + 1)). ``pay(claim, stake)``: what the claim earns if true and if a lie,
+    from the stored bet chances (the plan's). Problems found."""
+    x, y = chips
+    cache: dict[tuple[Any, int], tuple[float, float]] = {}
+
+    def earned(claim: Any, stake: int) -> tuple[float, float]:
+        key = (claim, min(stake, y + 1))
+        if key not in cache:
+            cache[key] = pay(claim, key[1])
+        return cache[key]
+
+    stakes = range(1, min(x, y + 1) + 1)
+    best = [(max(earned(c, k)[0] for k in stakes), max(earned(c, k)[1] for k in stakes)) for c in claims]
+    total = 0.0
+    for weight, truth, rows in types:
+        if abs(sum(p for p, _, _ in rows) - 1.0) > tol:
+            return [f"{where}: a type's probabilities do not sum to 1"]
+        values = [(p, stake if claim is None else earned(claim, stake)[0 if truth(claim) else 1]) for p, claim, stake in rows]
+        total += weight * sum(p * v for p, v in values)
+        could = max(b[0] if truth(c) else b[1] for c, b in zip(claims, best))
+        short = could - min(v for p, v in values if p > tol)
+        if not np.isfinite(short) or short > tol * max(1.0, abs(could)):
+            return [f"{where}: a type takes an action that earns {short!r} less than a claim it could make"]
+    if not np.isfinite(total) or abs(total - value) > tol * max(1.0, abs(value)):
+        return [f"{where}: value {value!r}, its strategies earn {total!r}"]
+    return []
+
+
+def sampled_stage_problems(value: np.ndarray, rng: np.random.Generator, problems_at: Callable[..., list[str]],
+                           informative: int = 2, anywhere: int = 1) -> list[str]:
+    """The problems ``problems_at(*cell)`` finds at stored stages drawn with ``rng``:
+    ``informative`` among the cells of ``value`` worth more than 1e-9 either way (a table
+    scaled by a forger differs from the rules there), ``anywhere`` among every stored one."""
+    stored = np.isfinite(value)
+    cells = np.flatnonzero(stored)
+    if len(cells) == 0:
+        return ["the table holds no stage"]
+    worth = np.flatnonzero(stored & (np.abs(np.where(stored, value, 0.0)) > 1e-9))
+    pool = worth if len(worth) else cells
+    drawn = [*rng.choice(pool, size=min(informative, len(pool)), replace=False), *rng.choice(cells, size=anywhere)]
+    problems = []
+    for cell in dict.fromkeys(int(c) for c in drawn):
+        problems += problems_at(*(int(i) for i in np.unravel_index(cell, value.shape)))
+    return problems
+
+
 class PlanAnswers:
     """What both betting games' plans answer alike (a mixin): the answerer's values of a
     bet and of a pass, from the plan's ``bet_values`` and ``pass_value`` (chips, or the
@@ -220,5 +281,5 @@ class PlanAnswers:
 __all__ = [
     "BETTING_EXPLOITABILITY_TARGET", "ClaimsOf", "MatchPricing", "PlanAnswers", "check_betting_rules",
     "check_claim_rows", "chip_pairs", "match_claim_payoffs", "match_payoff_rows", "match_stage_claims", "measured_problems", "orbits",
-    "plan_layout", "round_stage_claims", "rounded_value", "unstored_table",
+    "plan_layout", "round_stage_claims", "rounded_value", "sampled_stage_problems", "stage_problems", "unstored_table",
 ]  # fmt: skip

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.parallel import iter_calls, parallel_pool
 from kocka.solver.base.progress import Progress
@@ -33,6 +33,7 @@ from kocka.solver.solvers.bluff.betting import (
     PlanAnswers, check_betting_rules, check_claim_rows, measured_problems, orbits, plan_layout, round_stage_claims,
     rounded_value, unstored_table,
 )
+from kocka.solver.solvers.bluff.betting import sampled_stage_problems, stage_problems as betting_stage_problems
 from kocka.solver.solvers.bluff.stage import StageGame, StageSolution, bet_probability, message_payoffs, solve_stage
 from kocka.solver.solvers.bluff.two_player import EQUILIBRIUM_KIND, result_dice, standing_index
 
@@ -272,19 +273,44 @@ class BiddingPlan(PlanAnswers):
         amount = min(stake, y) if self.forced(claim) else stake
         return float(amount), float(-amount)
 
+    def claim_pays(self, standing: Any, x: int, y: int, claim: Any, stake: int) -> tuple[float, float, float]:
+        """(P(bet), what ``claim`` with ``stake`` made over ``standing`` earns the roller if
+        it is true, if it is a lie), against the stored answerer."""
+        beta = self.bet_probability(standing, x, y, claim, stake)
+        win, lose = self.bet_values(claim, stake, x, y)
+        passed = 0.0 if self.forced(claim) else self.pass_value(claim, x, y)
+        return beta, beta * win + (1.0 - beta) * passed, beta * lose + (1.0 - beta) * passed
+
     def claim_values(self, state: BluffState, actions: Sequence[Any]) -> list[tuple[Any, float, dict]]:
         """(action, the roller's value, detail) of each claim in ``actions``."""
         x, y = state.chips[state.active], state.chips[1 - state.active]
         out = []
         for action in actions:
-            claim, stake = action.claim, action.stake
-            true = self.game.claim_true(claim, state.dice)
-            beta = self.bet_probability(state.standing, x, y, claim, stake)
-            win, lose = self.bet_values(claim, stake, x, y)
-            passed = 0.0 if self.forced(claim) else self.pass_value(claim, x, y)
-            value = beta * (win if true else lose) + (1.0 - beta) * passed
-            out.append((action, value, {"true": bool(true), "P(bet)": beta}))
+            true = self.game.claim_true(action.claim, state.dice)
+            beta, if_true, if_lie = self.claim_pays(state.standing, x, y, action.claim, action.stake)
+            out.append((action, if_true if true else if_lie, {"true": bool(true), "P(bet)": beta}))
         return out
+
+    def stage_problems(self, standing_index: int, x: int, y: int) -> list[str]:
+        """The stored stage (standing index, x, y) against its rules from the stages it
+        leads to (:func:`~kocka.solver.solvers.bluff.betting.stage_problems`)."""
+        standing = None if standing_index == 0 else self.claims[standing_index - 1]
+        where = f"stage over {standing!s} at {x}/{y} chips" if standing else f"stage with no claim at {x}/{y} chips"
+        if not self.covers(x, y) or standing == self.claims[-1]:
+            return [f"{where}: a value where the rules have no stage"]
+        types = [(self.chance[r], lambda c, dice=dice: self.game.claim_true(c, dice),
+                  [(p, c, k) for c, k, p in self.claim_distribution(standing, x, y, r)])
+                 for r, dice in self.results.items()]
+        return betting_stage_problems(where, self.value(standing, x, y), self.game.claims_above(standing), (x, y),
+                                      lambda c, k: self.claim_pays(standing, x, y, c, k)[1:], types)
+
+    def spot_check(self, table: Any, seed: int) -> list[str]:
+        """Three seeded stored stages re-solved from the stages they lead to
+        (:meth:`stage_problems`), the load-time check of the round and match tables: one
+        drawn among every stage, two among those worth more than 1e-9 either way (where
+        a table scaled by a forger differs from the rules; a stage of 1 chip against
+        many in a match is worth about 1e-17)."""
+        return sampled_stage_problems(table["value"], np.random.default_rng(seed), self.stage_problems)
 
     def policy(self) -> TurnPolicy:
         def policy(state: BluffState) -> dict[Any, float]:
@@ -363,6 +389,11 @@ class BiddingEquilibriumSolver(TableSolver):
         for entry in _measure_round_plan(game, plan.policy(), chips, table):
             problems += measured_problems(f"chips {entry['chips']}", entry)
         return problems
+
+    def spot_check(self, game: Any, table: Any, seed: int) -> list[str]:
+        """Two seeded stages re-solved from the stored stages they lead to
+        (:meth:`BiddingPlan.spot_check`, to 1e-9)."""
+        return BiddingPlan(game, table).spot_check(table, seed)
 
 
 def _measure_round_plan(game: Any, policy: TurnPolicy, chips_list: Sequence[tuple[int, int]],

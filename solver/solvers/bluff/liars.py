@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.dice import all_outcomes, outcome_distribution
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.parallel import iter_calls, parallel_pool
@@ -33,8 +33,9 @@ from kocka.solver.rules.bluff import (
 from kocka.solver.solvers.bluff.best_response import TurnPolicy, round_exploitability, round_value
 from kocka.solver.solvers.bluff.betting import (
     ClaimsOf, MatchPricing, PlanAnswers, check_betting_rules, check_claim_rows, match_stage_claims, measured_problems,
-    orbits, plan_layout, round_stage_claims, rounded_value, unstored_table,
+    orbits, plan_layout, round_stage_claims, rounded_value, sampled_stage_problems, unstored_table,
 )
+from kocka.solver.solvers.bluff.betting import stage_problems as betting_stage_problems
 from kocka.solver.solvers.bluff.stage import (
     OUTSIDE, Message, StageClaim, StageGame, StageSolution, bet_probability, solve_stage,
 )
@@ -281,6 +282,7 @@ class LiarsPlan(PlanAnswers):
         self.publics = [tuple(p) for p in all_outcomes(3)]
         self.pairs = [tuple(d) for d in all_outcomes(2)]
         self.pair_chance = {tuple(d): Fraction(p).limit_denominator(36) for d, p in outcome_distribution(2)}
+        self._tops: dict[tuple, Any] = {}  # the top claim of each public roll, asked for at every claim
 
     def covers(self, x: int, y: int) -> bool:
         return x >= 1 and y >= 1 and x + y == self.total
@@ -312,13 +314,16 @@ class LiarsPlan(PlanAnswers):
         return (tuple(state.public),)
 
     def top(self, public: tuple) -> Any:
-        return top_claim(public, self.game.rules)
+        public = tuple(public)
+        if public not in self._tops:
+            self._tops[public] = top_claim(public, self.game.rules)
+        return self._tops[public]
 
     def forced(self, public: tuple, claim: Any) -> bool:
-        return claim == top_claim(public, self.game.rules) and self.game.rules.top_claim == "first_must_bet"
+        return claim == self.top(public) and self.game.rules.top_claim == "first_must_bet"
 
     def pass_value(self, public: tuple, claim: Any, x: int, y: int) -> float:
-        if claim == top_claim(public, self.game.rules) or y == 1:
+        if claim == self.top(public) or y == 1:
             return 1.0
         return 1.0 - self.value(public, claim, y - 1, x + 1)
 
@@ -388,15 +393,57 @@ class LiarsPlan(PlanAnswers):
                 rethrow = 7 if action.keep_shown is None else action.keep_shown
                 out.append((action, self.value(public, state.standing, x, y, rethrow), {"re-throw": True}))
                 continue
-            claim, stake = action.claim, action.stake
-            true = self.game.claim_true(claim, hidden, public, shown)
-            forced = self.forced(public, claim)
-            beta = self.bet_probability(public, state.standing, x, y, slot, claim, stake)
-            win, lose = self.bet_values(public, claim, stake, x, y)
-            passed = 0.0 if forced else self.pass_value(public, claim, x, y)
-            out.append((action, beta * (win if true else lose) + (1.0 - beta) * passed,
-                        {"true": bool(true), "P(bet)": beta}))
+            true = self.game.claim_true(action.claim, hidden, public, shown)
+            beta, if_true, if_lie = self.claim_pays(public, state.standing, x, y, slot, action.claim, action.stake)
+            out.append((action, if_true if true else if_lie, {"true": bool(true), "P(bet)": beta}))
         return out
+
+    def claim_pays(self, public: tuple, standing: Any, x: int, y: int, slot: int, claim: Any,
+                   stake: int) -> tuple[float, float, float]:
+        """(P(bet), what ``claim`` with ``stake`` made over ``standing`` earns the roller if
+        it is true, if it is a lie), against the stored answerer."""
+        beta = self.bet_probability(public, standing, x, y, slot, claim, stake)
+        win, lose = self.bet_values(public, claim, stake, x, y)
+        passed = 0.0 if self.forced(public, claim) else self.pass_value(public, claim, x, y)
+        return beta, beta * win + (1.0 - beta) * passed, beta * lose + (1.0 - beta) * passed
+
+    def stage_problems(self, public: tuple, s: int, x: int, slot: int) -> list[str]:
+        """The stored stage (public roll, standing index, the roller's chips, slot) against
+        its rules from the stages it leads to (re-throws included,
+        :func:`~kocka.solver.solvers.bluff.betting.stage_problems`)."""
+        y = self.total - x
+        standing = None if s == 0 else self.claims[s - 1]
+        over = f"over {standing!s}" if standing else "with no claim"
+        where = f"stage after public roll {list(public)} {over} at {x}/{y} chips, slot {slot}"
+        if not self.covers(x, y) or standing == self.top(public):
+            return [f"{where}: a value where the rules have no stage"]
+        shown = (slot,) if 1 <= slot <= 6 else ()
+        rows = [(1 / 6, (n,), n - 1) for n in range(1, 7)] if shown else [
+            (float(self.pair_chance[d]), d, i) for i, d in enumerate(self.pairs)]
+
+        def done(action: Any, p: float) -> tuple[float, Any, Any]:
+            if isinstance(action, Reroll):
+                return p, None, self.value(public, standing, x, y, 7 if action.keep_shown is None else action.keep_shown)
+            return p, action.claim, action.stake
+
+        types = [(w, lambda c, hidden=hidden: self.game.claim_true(c, hidden, public, shown),
+                  [done(a, p) for a, p in self.distribution(public, standing, x, y, slot, index)])
+                 for w, hidden, index in rows]
+        return betting_stage_problems(where, self.value(public, standing, x, y, slot),
+                                      self.game.claims_above(standing, public, shown), (x, y),
+                                      lambda c, k: self.claim_pays(public, standing, x, y, slot, c, k)[1:], types)
+
+    def spot_check(self, table: Any, seed: int) -> list[str]:
+        """Stored stages of one seeded public roll (of those the table holds) re-solved
+        from the stages they lead to (:func:`~kocka.solver.solvers.bluff.betting.sampled_stage_problems`):
+        the load-time check of the round and match tables."""
+        value = table["value"]
+        rng = np.random.default_rng(seed)
+        held = np.flatnonzero(np.isfinite(value[:, 0, :, 0]).any(axis=1))
+        if len(held) == 0:
+            return ["the table holds no stage"]
+        p = int(rng.choice(held))
+        return sampled_stage_problems(value[p], rng, lambda s, x, slot: self.stage_problems(self.publics[p], s, x, slot))
 
     def policy(self) -> TurnPolicy:
         def policy(state: BluffState) -> dict[Any, float]:
@@ -503,6 +550,11 @@ class LiarsEquilibriumSolver(TableSolver):
                 break
             problems += measured_problems(f"public roll {public}", _measure_after_public(game, plan, (x, x), public))
         return problems
+
+    def spot_check(self, game: Any, table: Any, seed: int) -> list[str]:
+        """Three seeded stages of one public roll re-solved from the stored stages they
+        lead to (:meth:`LiarsPlan.spot_check`, to 1e-9)."""
+        return LiarsPlan(game, table).spot_check(table, seed)
 
 
 def liars_arrays(rows: Mapping[str, list], n_claims: int, total: int) -> dict[str, np.ndarray]:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.dice import outcome_distribution
 from kocka.solver.base.errors import RulesError
 from kocka.solver.base.parallel import iter_calls, parallel_pool
@@ -480,6 +480,11 @@ class _MatchSolver(TableSolver):
         if not (np.all(np.diff(win[1:]) >= -1e-12) and win[1:].min() >= -1e-12 and win[1:].max() <= 1 + 1e-12):
             problems.append("the match values are not chances that grow with the chips")
         return problems
+
+    def spot_check(self, game: Any, table: Any, seed: int) -> list[str]:
+        """Two seeded stages re-solved from the stored stages and match values they lead to
+        (the plan's ``spot_check``, to 1e-9)."""
+        return self.plan_type(game, table).spot_check(table, seed)
 
 
 class BiddingMatchSolver(_MatchSolver):

@@ -14,7 +14,7 @@ from kocka.solver.solvers.bluff.betting import check_betting_rules
 from kocka.solver.solvers.bluff.bidding import BiddingPlan, canonical_bidding_game
 from kocka.solver.solvers.bluff.liars import LiarsPlan, canonical_liars_game
 from kocka.solver.solvers.bluff.match import LiarsMatchPlan, MatchPlan
-from kocka.solver.solvers.bluff.two_player import MATCH_KIND
+from kocka.solver.solvers.bluff.two_player import MATCH_KIND, VALUE_TIE_DIGITS
 
 
 def canonical_betting_game(game: Any) -> Any:
@@ -82,7 +82,9 @@ def rank_betting(game: Any, plan: Any, state: BluffState) -> list[Decision]:
             }))
     else:
         raise RulesError(f"{game.NAME}: no decision in phase {state.phase!r}")
-    return sorted(decisions, key=lambda d: (-d.value, -d.detail["P(chosen)"]))
+    # values equal but for float noise tie (a mixed strategy is indifferent between the
+    # moves it plays): the move the equilibrium plays most often first
+    return sorted(decisions, key=lambda d: (-round(d.value, VALUE_TIE_DIGITS), -d.detail["P(chosen)"]))
 
 
 __all__ = ["canonical_betting_game", "canonical_match_game", "plan_for", "rank_betting"]

@@ -16,6 +16,10 @@ EQUILIBRIUM_KIND = "equilibrium"
 """The table kind of a round equilibrium (Abázs's holds its round and match plans)."""
 MATCH_KIND = "match"
 """The table kind of the betting games' match plans (``kocka-solve build GAME --kind match``)."""
+VALUE_TIE_DIGITS = 9
+"""Decimals to which the rankings of the equilibrium plans compare values: values equal
+but for float noise (the moves a mixed strategy plays are worth the same) tie, and the
+tie goes to the move the equilibrium plays most often."""
 
 
 def check_two_player_round(game: Game, name: str, more_players: str = "") -> None:
@@ -48,4 +52,4 @@ def result_dice(ranking: str) -> dict[Any, tuple[int, int]]:
     return reps
 
 
-__all__ = ["EQUILIBRIUM_KIND", "MATCH_KIND", "check_two_player_round", "result_dice", "standing_index"]
+__all__ = ["EQUILIBRIUM_KIND", "MATCH_KIND", "VALUE_TIE_DIGITS", "check_two_player_round", "result_dice", "standing_index"]

@@ -96,9 +96,21 @@ def leading_opponents(scores: Sequence[int], player: int, count: int) -> list[in
     >>> leading_opponents((1000, 4000, 7000, 3000), 2, 1)
     [4000]
     """
+    return [scores[seat] for seat in leading_opponent_seats(scores, player, count)]
+
+
+def leading_opponent_seats(scores: Sequence[int], player: int, count: int) -> list[int]:
+    """The seats of :func:`leading_opponents` (the ``count`` highest scores among the other
+    players, in turn order after ``player``; equal scores: the one moving sooner first).
+
+    >>> leading_opponent_seats((1000, 4000, 7000, 3000), 0, 2)
+    [1, 2]
+    >>> leading_opponent_seats((1000, 4000, 7000, 7000), 2, 1)
+    [3]
+    """
     n = len(scores)
-    order = [scores[(player + k) % n] for k in range(1, n)]
-    chosen = sorted(sorted(range(len(order)), key=lambda i: -order[i])[:count])
+    order = [(player + k) % n for k in range(1, n)]
+    chosen = sorted(sorted(range(len(order)), key=lambda i: -scores[order[i]])[:count])
     return [order[i] for i in chosen]
 
 
@@ -199,4 +211,4 @@ def rank_with_details(game: KockaGame, table: Table, state: KockaState) -> list[
                       {"ev": _cached_ev(rules, phase), "reach_target": reach})
 
 
-__all__ = ["leading_opponents", "rank", "rank_by_turn_ev", "rank_with_details", "win_table_kind", "win_turn_values"]
+__all__ = ["leading_opponent_seats", "leading_opponents", "rank", "rank_by_turn_ev", "rank_with_details", "win_table_kind", "win_turn_values"]

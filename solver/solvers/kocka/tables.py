@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.base.progress import Progress
 from kocka.solver.base.table_file import Layout, Table, TableMeta
@@ -74,6 +74,18 @@ class KockaTurnEVSolver(TableSolver):
             problems += bellman_residuals(game, model, tv, p, objective="ev")
         return problems
 
+    def spot_check(self, game: Any, table: Table, seed: int) -> list[str]:
+        """Two seeded turn totals of each phase re-solved one roll deep from the stored
+        rows they lead to (:func:`turn_row_problems`: every slot of the row, to 1e-9)."""
+        model = kocka_model(kocka_rules_of(game))
+        rng = np.random.default_rng(seed)
+        problems = []
+        for p in (0, 1):
+            tv = ev_table_values(model, table, p)
+            for t in rng.integers(0, tv.cap, size=2):
+                problems += turn_row_problems(tv, int(t), float(t) * UNIT, 1e-9)
+        return problems
+
 
 @dataclass(frozen=True)
 class KockaTurnReachSolver(TableSolver):
@@ -125,6 +137,28 @@ class KockaTurnReachSolver(TableSolver):
                 if abs(stored - fresh.opening) > 1e-6:
                     problems.append(f"phase {p} T={target * UNIT}: stored {stored!r} != recomputed {fresh.opening!r}")
                 problems += bellman_residuals(game, model, fresh, p, objective="reach", target_units=target)
+        return problems
+
+    def spot_check(self, game: Any, table: Table, seed: int) -> list[str]:
+        """Two seeded (phase, target) pairs, each at a turn total just below its target
+        (where a roll reaches it) and at a random one, re-solved one roll deep from the
+        stored rows they lead to (:func:`turn_row_problems`, to 1e-6: the rows are
+        float32), and the stored opening chance equal to its row's opening value."""
+        model = kocka_model(kocka_rules_of(game))
+        rng = np.random.default_rng(seed)
+        reach, opening = table["reach"], table["opening"]
+        problems = []
+        for _ in range(2):
+            p, target = int(rng.integers(0, 2)), int(rng.integers(1, model.goal + 1))
+            phase = model.turn.phases[p]
+            cap = max(target, phase.min_bank, 1)
+            tv = TurnValues(model.turn, phase, reach[p, target - 1, :cap].astype(np.float64), np.zeros((cap, 1)),
+                            cap, "goal", 0.0)
+            if abs(tv.opening - opening[p, target - 1]) > 1e-6:
+                problems.append(f"phase {p} T={target * UNIT}: opening {opening[p, target - 1]!r} != its row's "
+                                f"{tv.opening!r}")
+            for t in {cap - 1 - int(rng.integers(0, min(cap, model.turn.max_points))), int(rng.integers(0, cap))}:
+                problems += turn_row_problems(tv, t, float(t >= target), 1e-6)
         return problems
 
 
@@ -336,6 +370,59 @@ KOCKA_TURN_REACH = KockaTurnReachSolver()
 
 
 
+def _boundary_values(tv: TurnValues, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """:meth:`TurnValues.value` beyond the cap, for many (row, slot) at once."""
+    m = tv.model
+    kind = slots - m.n_kinds
+    rolled = (kind >= 0) & (slots != m.bank_slot)
+    if tv.boundary == "ev":
+        return np.where(rolled, 0.0, rows * float(m.unit))
+    success = m.tail_success[np.clip(kind, 0, m.n_kinds - 1)]
+    roll = success * tv.top + (1.0 - success) * tv.bust
+    if tv.win_kind >= 0:
+        u = 1.0 - float(m.bust_prob[tv.win_kind])
+        roll = np.where(kind == tv.win_kind, u + (1.0 - u) * tv.bust, roll)
+    return np.where(rolled, roll, tv.top)
+
+
+def turn_row_problems(tv: TurnValues, t: int, bank: float, tol: float) -> list[str]:
+    """The stored row of turn total ``t`` re-solved one roll deep from the rows it leads to
+    (the kernel's recurrence of :func:`~.turn_model.solve_turn`, in numpy): a roll of kind k
+    is worth the sum over its outcome groups of P(group) x the best choice (q x the value
+    of the state reached, else the bust value) plus P(bust) x the bust value; a free state
+    the better of banking (``bank``, where allowed) and rolling on; the bank slot
+    ``bank``. Rows at and beyond the cap are the table's boundary (:meth:`TurnValues.value`).
+    Returns the slots where the stored row is off by more than ``tol`` (relative to values
+    above 1)."""
+    m, ph = tv.model, tv.phase
+    K = m.n_kinds
+    reached, slots = t + m.entry_points, m.entry_slot
+    below = reached < tv.cap
+    values = _boundary_values(tv, reached, slots)
+    values[below] = tv.val[reached[below], slots[below]]
+    choice = m.entry_q * values + (1.0 - m.entry_q) * tv.bust
+    best = np.maximum.reduceat(choice, m.entry_ptr[:-1])
+    weighted = np.concatenate([[0.0], np.cumsum(m.group_prob * best)])
+    want = {m.bank_slot: bank}
+    for k in ph.kinds:
+        if m.opening_only[k] and t != 0:
+            continue
+        if k == tv.win_kind:
+            roll = 1.0 - float(m.bust_prob[k]) + float(m.bust_prob[k]) * tv.bust
+        else:
+            g0, g1 = m.group_ptr[k], m.group_ptr[k + 1]
+            roll = float(weighted[g1] - weighted[g0]) + float(m.bust_prob[k]) * tv.bust
+        want[m.roll_slot(k)] = roll
+        want[m.free_slot(k)] = max(bank, roll) if 0 < t and t >= ph.min_bank else roll
+    problems = []
+    for slot, value in want.items():
+        stored = float(tv.val[t, slot])
+        if not np.isfinite([stored, value]).all() or abs(stored - value) > tol * max(1.0, abs(value)):
+            problems.append(f"{ph.name}, turn total {t * m.unit}, slot {slot}: table {stored!r}, "
+                            f"its own roll {value!r}")
+    return problems
+
+
 # ========================================================================================
 # Independent spot checks (kocka-solve verify): Bellman equations through the engine
 # ========================================================================================
@@ -370,5 +457,5 @@ def bellman_residuals(game: KockaGame, model: KockaModel, tv: TurnValues, phase:
 
 __all__ = [
     "KOCKA_TURN_EV", "KOCKA_TURN_REACH", "KOCKA_WINPROB", "KOCKA_WINPROB3", "KockaTurnEVSolver",
-    "KockaTurnReachSolver", "KockaWinProb3Solver", "KockaWinProbSolver", "bellman_residuals",
+    "KockaTurnReachSolver", "KockaWinProb3Solver", "KockaWinProbSolver", "bellman_residuals", "turn_row_problems",
 ]

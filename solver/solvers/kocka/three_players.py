@@ -30,10 +30,10 @@ MIX_GAIN_TOL = 1e-12
 
 
 def three_player_kernel(model: KockaModel, win: np.ndarray) -> Any:
-    """The kernel of :mod:`_kocka` bound to the three-player table ``win`` (goal, goal, goal, 3)."""
-    tm = model.turn_full
-    return _kocka.ThreePlayerKernel(model.turn.kernel_args(), tm.kernel_args(), *tm.phase_args(), tm.threshold,
-                                    tm.tail_success, model.win_kind, win, bool(win.flags.writeable))
+    """The kernel of :mod:`_kocka` bound to the three-player table ``win`` (goal, goal, goal, 3):
+    the pruned turn and the one with every set-aside a choice, with the game's winning kind."""
+    return _kocka.ThreePlayerKernel(model.turn.race_turn(model.win_kind), model.turn_full.race_turn(model.win_kind),
+                                    win, bool(win.flags.writeable))
 
 
 def classes_with_total(goal: int, total: int) -> np.ndarray:

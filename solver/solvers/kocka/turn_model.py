@@ -13,6 +13,7 @@ compile their turns into this model.
 """
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Hashable, Iterable, Sequence
@@ -126,9 +127,14 @@ class TurnModel:
                 np.asarray([ph.min_bank for ph in self.phases], dtype=np.int32))
 
     def race_turn(self, win_kind: int = -1) -> _kocka.RaceTurn:
-        """The turn with its phases as the race kernels take it; ``win_kind``: a kind whose
-        scoring roll wins the game at once (KOCKA-19), or -1."""
-        return _kocka.RaceTurn(self.kernel_args(), self.phase_args(), self.threshold, self.tail_success, win_kind)
+        """The turn with its phases as the kernels take it; ``win_kind``: a kind whose
+        scoring roll wins the game at once (KOCKA-19), or -1. Built once per win kind (the
+        turn never changes; building one costs about a tenth of a turn evaluation)."""
+        turns = _RACE_TURNS.setdefault(self, {})
+        if win_kind not in turns:
+            turns[win_kind] = _kocka.RaceTurn(self.kernel_args(), self.phase_args(), self.threshold, self.tail_success,
+                                              win_kind)
+        return turns[win_kind]
 
     @property
     def entries_per_row(self) -> dict[str, int]:
@@ -332,6 +338,10 @@ class TurnValues:
         return float(self.val[0, self.model.roll_slot(self.phase.opening_kind)])
 
 
+_RACE_TURNS: weakref.WeakKeyDictionary[TurnModel, dict[int, _kocka.RaceTurn]] = weakref.WeakKeyDictionary()
+"""Each turn's :meth:`TurnModel.race_turn` per win kind (kept outside the frozen model, which pickles)."""
+
+
 def solve_turn(model: TurnModel, phase: int, bank: np.ndarray, cap: int, *, bust: float = 0.0,
                boundary: str = "goal", top: float = 1.0, win_kind: int = -1) -> TurnValues:
     """Evaluate one turn: ``bank[t]`` is the value of banking t units, ``bust`` the value
@@ -370,8 +380,7 @@ def solve_turn(model: TurnModel, phase: int, bank: np.ndarray, cap: int, *, bust
         bank_full[cap:] = points[cap:]
         val[cap:, : model.n_kinds] = points[cap:, None]
         val[cap:, model.bank_slot] = points[cap:]
-    _kocka.turn_values(*model.kernel_args(), np.asarray(ph.kinds, dtype=np.int32), ph.opening_kind,
-                       ph.min_bank, cap, clamp, float(bust), bank_full, val, slope, win_kind)
+    _kocka.turn_values(model.race_turn(win_kind), phase, cap, clamp, float(bust), bank_full, val, slope)
     return TurnValues(model, ph, val, slope, cap, boundary, float(bust), float(top), win_kind)
 
 

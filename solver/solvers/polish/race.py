@@ -49,7 +49,8 @@ import numpy as np
 
 from kocka.solver.kernels import _polish_race
 from kocka.solver.models.card_model import N_OUT, keep_lattice, three_throw_turn
-from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.base.build_options import BuildOptions
+from kocka.solver.base.decision import Decision
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import InvalidStateError, TableError
 from kocka.solver.base.progress import Progress

@@ -48,7 +48,8 @@ from kocka.solver.base.parallel import parallel_pool, run_calls
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import InvalidStateError
 from kocka.solver.base.progress import Progress
-from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.base.build_options import BuildOptions
+from kocka.solver.base.decision import Decision
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import FACE_OF_BOX, bits_of
 from kocka.solver.rules.polish import (

@@ -21,6 +21,7 @@ from kocka.solver.kernels import _scorecard
 from kocka.solver.models.card_model import N_OUT, N_SMALL, five_dice
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import IllegalActionError, InvalidStateError, TableError
+from kocka.solver.base.i18n import current_language
 from kocka.solver.rules.five_dice import bits_of
 from kocka.solver.rules.scorecard import (
     MAX_THROWS, Card, Declare, Fill, Keep, ScorecardGame, ScorecardState,
@@ -62,7 +63,7 @@ class _Ranker:
         self.fills = [Fill(b) for b in game.boxes]
         self._keeps: dict[int, Keep] = {}
         self._labels: dict[Any, str] = {}
-        self._templates: dict[int, tuple] = {}  # action id -> (action, label, kind)
+        self._templates: dict[tuple, tuple] = {}  # (language, action id) -> (action, label, kind)
         self._cards: dict[Card, tuple] = {}
         self.declares = bool(getattr(game, "declares", False))  # SK-3: a face box declared after throw 1
 
@@ -111,19 +112,20 @@ class _Ranker:
     def label(self, action: Any, state: ScorecardState) -> str:
         """The engine's words for ``action`` (the same at every position showing dice;
         remembered per action)."""
-        text = self._labels.get(action)
+        key = (current_language(), action)  # the words of the language in force
+        text = self._labels.get(key)
         if text is None:
-            text = self._labels[action] = self.game.describe_action(action, state)
+            text = self._labels[key] = self.game.describe_action(action, state)
         return text
 
     def decision(self, aid: int, value: float, state: ScorecardState, pos: tuple) -> Decision:
         """The :class:`Decision` of action id ``aid`` with ``value`` at ``state`` (``pos``: its
         ``(mask, class, flag, throw, outcome)``)."""
-        template = self._templates.get(aid)
+        template = self._templates.get((current_language(), aid))
         if template is None:
             action = self.action(aid)
             kind = 0 if aid < self.n else 1 if aid < self.n + N_SMALL else 2
-            template = self._templates[aid] = (action, self.label(action, state), kind)
+            template = self._templates[(current_language(), aid)] = (action, self.label(action, state), kind)
         action, label, kind = template
         if kind == 0:
             points = int(self.turns.fill_points(pos[0], pos[2], aid, pos[3] == 1, pos[4]))

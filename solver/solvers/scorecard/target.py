@@ -49,11 +49,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kocka.solver.kernels import _target
+from kocka.solver.kernels import _scorecard, _target
 from kocka.solver.models.card_model import (
     N_OUT, keep_lattice, layer_chunks, three_throw_turn, tracker_after_table,
 )
-from kocka.solver.base.decision import BuildOptions, Decision
+from kocka.solver.base.build_options import BuildOptions
+from kocka.solver.base.decision import Decision
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import InvalidStateError, TableError
 from kocka.solver.base.parallel import parallel_pool, run_calls
@@ -115,6 +116,33 @@ class Vectors:
         """``(lo, values)`` of one state."""
         a, b = int(self.off[state]), int(self.off[state + 1])
         return int(self.lo[state]), self.vals[a:b]
+
+    def distribution(self, state: int) -> tuple[int, np.ndarray]:
+        """``(lo, probs)``: P(points to come = lo + i) = probs[i] (:meth:`distributions`)."""
+        lo, _sizes, probs = self.distributions(np.array([state]))
+        return int(lo[0]), probs
+
+    def distributions(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The points to come of several states: ``(lo, sizes, probs)``, state i's
+        P(points to come = lo[i] + k) the k-th of its ``sizes[i]`` values in ``probs``
+        (one after another): the stored survival function differenced, float64, rounding's
+        tiny increases clipped to 0. One gather for all, so a turn's successors cost one
+        numpy call, not one per state."""
+        states = np.asarray(states, dtype=np.int64)
+        lo = self.lo[states].astype(np.int64)
+        start = self.off[states]
+        length = self.off[states + 1] - start
+        sizes = length + 1
+        owner = np.repeat(np.arange(len(states)), sizes)
+        k = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        run_start, run_length = start[owner], length[owner]
+
+        def survival(i: np.ndarray) -> np.ndarray:  # position 0: 1, 1..length: the run, beyond: 0
+            inside = (i >= 1) & (i <= run_length)
+            vals = self.vals[np.where(inside, run_start + i - 1, 0)] if len(self.vals) else np.zeros(len(i))
+            return np.where(i == 0, 1.0, np.where(inside, vals, 0.0))
+
+        return lo, sizes, np.maximum(survival(k) - survival(k + 1), 0.0)
 
     def dense(self, state: int, first: int, last: int) -> np.ndarray:
         """``P(state, t)`` for ``t = first .. last`` (float64)."""
@@ -424,6 +452,98 @@ class ScorecardTarget(TableSolver):
                 problems.append(f"expected-score distribution from the empty card differs from the forward one by {worst:.3g}")
         return problems
 
+    def spot_check(self, game: Game, table: Table, seed: int) -> list[str]:
+        """The load-time check: :data:`SPOT_MASKS` seeded cards (filled masks, each with
+        every tracker class and flag it has) re-solved from the stored vectors and values
+        of the cards one box later, by the build's own one-turn kernels: the expected-score
+        values (``_scorecard.solve_masks``, to 1e-9) and both probability vectors
+        (``_target.solve_target_masks``, in the table's float32: to
+        :data:`SPOT_TOLERANCE`). Masks are drawn among those with at most
+        :data:`SPOT_MAX_STATES` states, from every layer, so the check costs a few
+        milliseconds on any card."""
+        model = model_for(game)
+        view = TargetView.of_table(game, table)
+        W = np.asarray(table["values"], dtype=np.float64)
+        problems: list[str] = []
+        for mask in _spot_masks(model, np.random.default_rng(seed)):
+            layer = bin(mask).count("1")
+            s0, count = int(model.base[mask]), int(model.ncls[mask]) * int(model.nflag[mask])
+            masks = np.array([mask], np.int32)
+            values = np.empty(count)
+            _scorecard.solve_masks(masks, s0, values, W, *model.kernel_args())
+            off = np.abs(values - W[s0:s0 + count])
+            if not np.isfinite(off).all() or off.max() > 1e-9 * max(1.0, float(np.abs(values).max())):
+                i = int(off.argmax())
+                problems.append(f"expected score of state {s0 + i} (filled {mask:#x}): table {float(W[s0 + i])!r}, "
+                                f"its own turn {float(values[i])!r}")
+            first, last = int(model.state_start[layer + 1]), int(model.state_start[layer + 2])
+            for name, vec, mode in (("reach", view.reach, REACH), ("ev", view.ev, POLICY)):
+                unsound = _unsound_runs(vec, first, last) or _unsound_runs(vec, s0, s0 + count)
+                if unsound:  # the kernel reads runs by these offsets: never hand it a forged one
+                    return [f"{name} vectors of the cards with {layer} or {layer + 1} boxes filled: {unsound}"]
+                # the next layer as the build hands it over, its runs by absolute offsets into
+                # every stored value (views of the file: a mapped table reads only what it uses)
+                lo, length, vals = _solve_chunk(
+                    masks, s0, count, mode, first, np.ascontiguousarray(vec.lo[first:last]),
+                    np.ascontiguousarray(vec.off[first:last + 1]),
+                    np.ascontiguousarray(vec.vals) if len(vec.vals) else np.zeros(1, vec.vals.dtype),
+                    np.ascontiguousarray(W[first:last]) if mode == POLICY else np.zeros(1), _kernel_tables(model), CAP)
+                fresh = Vectors(lo, np.concatenate([[0], np.cumsum(length, dtype=np.int64)]), vals)
+                for i in range(count):
+                    lo_t = min(int(fresh.lo[i]), int(vec.lo[s0 + i]))
+                    hi_t = max(int(fresh.lo[i]) + int(length[i]), int(vec.lo[s0 + i] + vec.off[s0 + i + 1] - vec.off[s0 + i]))
+                    t = np.arange(lo_t, hi_t + 2)
+                    gap = np.abs(fresh.at(i, t) - vec.at(s0 + i, t))
+                    if not np.isfinite(gap).all() or gap.max() > SPOT_TOLERANCE:
+                        j = int(gap.argmax())
+                        problems.append(f"{name} vector of state {s0 + i} (filled {mask:#x}) at target {int(t[j])}: "
+                                        f"table {float(vec.at(s0 + i, t[j]))!r}, its own turn "
+                                        f"{float(fresh.at(i, t[j]))!r}")
+                        break
+        return problems
+
+
+SPOT_MASKS = 2
+"""Filled masks re-solved by :meth:`ScorecardTarget.spot_check` on every load."""
+SPOT_MAX_STATES = 8
+"""The most states (tracker classes x flags) of a mask the load-time check draws."""
+SPOT_TOLERANCE = 1e-6
+"""How far a stored float32 probability may be from its own turn re-solved from the stored
+(float32) vectors: the build computes in float32 too (module docstring: about 1e-6)."""
+
+
+RUN_BOUND = 1 << 16
+"""Far beyond any score of a scorecard (points to come below a few thousand): a stored
+``lo`` or run length beyond it is not a table's."""
+
+
+def _unsound_runs(vec: Vectors, first: int, last: int) -> str:
+    """What is wrong with the runs of states ``first .. last - 1`` ('' if nothing): offsets
+    that do not increase within the stored values, or bounds beyond :data:`RUN_BOUND`."""
+    off = np.asarray(vec.off[first:last + 1])
+    lo = np.asarray(vec.lo[first:last])
+    if off[0] < 0 or off[-1] > len(vec.vals) or (np.diff(off) < 0).any():
+        return "run offsets are not a partition of the stored values"
+    if len(lo) and (np.abs(lo).max() > RUN_BOUND or (np.diff(off) > RUN_BOUND).any()):
+        return f"a run starts or ends beyond {RUN_BOUND} points"
+    return ""
+
+
+def _spot_masks(model: ScorecardModel, rng: np.random.Generator) -> list[int]:
+    """:data:`SPOT_MASKS` masks with open boxes, each from a random layer (of those with a
+    mask of at most :data:`SPOT_MAX_STATES` states), a random such mask in it."""
+    masks = model.masks[model.layer_ptr[0]:model.layer_ptr[model.n_boxes]]
+    small = masks[model.ncls[masks].astype(np.int64) * model.nflag[masks] <= SPOT_MAX_STATES]
+    if len(small) == 0:
+        small = masks
+    layers = np.array([bin(int(m)).count("1") for m in small])
+    present = np.unique(layers)
+    out = []
+    for _ in range(SPOT_MASKS):
+        pool = small[layers == present[rng.integers(len(present))]]
+        out.append(int(pool[rng.integers(len(pool))]))
+    return out
+
 
 def _forward_distribution(game: ScorecardGame, table: Table) -> ScoreDistribution:
     """The forward distribution of the expected-score policy from the empty card (the
@@ -509,9 +629,7 @@ class TargetView:
         if card.is_full:
             return self.game.card_total(card), np.ones(1)
         k = self.key(card)
-        lo, vals = self.ev.run(k.state)
-        survival = np.concatenate([[1.0], vals.astype(np.float64), [0.0]])
-        probs = np.maximum(survival[:-1] - survival[1:], 0.0)
+        lo, probs = self.ev.distribution(k.state)
         return lo + k.so_far + k.offset, probs
 
     def successors(self, key: CardKey) -> tuple[np.ndarray, np.ndarray]:

@@ -54,7 +54,7 @@ import numpy as np
 from kocka.solver.kernels import _scorecard
 from kocka.solver.models.card_model import N_OUT, solve_layers, tracker_after_table
 from kocka.solver.base.parallel import parallel_pool
-from kocka.solver.base.decision import BuildOptions
+from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import InvalidStateError, TableError
 from kocka.solver.base.progress import Progress

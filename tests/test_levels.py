@@ -1,0 +1,236 @@
+"""Difficulty levels (kocka.agents.bots.levels): the error model, its limits, seeding,
+and the names through the catalogue, the seat and the arena.
+
+The table game is a tiny Yahtzee variant with the chance box alone (SC-* scoring, chance
+= the sum of the dice), whose action values are known by hand (tests/test_seat.py):
+with k throws left a die is worth E1 = 3.5, E2 = (4 + 5 + 6)/6 + 3/6 x 3.5 = 4.25 (a die
+is kept at the last throw when it beats 3.5). After the first throw, keeping the dice S
+is worth the sum over S of max(die, 3.5) (a kept die below 4 is thrown again at the last
+throw: the player may throw any dice, SC rules) + (5 - |S|) x 4.25; writing chance now is
+worth the sum of the dice.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+import math
+import random
+
+import pytest
+
+from kocka.agents.bots import levels
+from kocka.agents.bots.base import UnknownAgentError, positions_with_rng
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.agents.frontends.games.arena import run_arena
+from kocka.solver.base.decision import Decision
+from kocka.solver.rules import get_game
+
+TINY_RULES = {"boxes": ["chance"]}
+FIRST_THROW = (1, 2, 3, 4, 6)
+E2 = 4.25
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The tiny game, its table built once into a module folder, and its options."""
+    options = AgentOptions(cache_dir=tmp_path_factory.mktemp("levels-tables"), build_missing=True)
+    game = get_game("yahtzee", TINY_RULES)
+    make_agent("optimal", game, 0, options)  # builds the table
+    return game, AgentOptions(cache_dir=options.cache_dir)
+
+
+def with_temperature(game, options, temperature, seed=0):
+    return levels.make_level_agent("level:5", game, seed, options,
+                                   levels.LevelTemperatures(game.NAME, {k: temperature for k in levels.LEVELS},
+                                                            "absolute", calibrated=True))
+
+
+def hand_value(action) -> float:
+    """The value of an action after FIRST_THROW, from the formula in the module docstring."""
+    kept = getattr(action, "dice", None)
+    if kept is None:  # writing chance
+        return float(sum(FIRST_THROW))
+    return sum(max(die, 3.5) for die in kept) + (5 - len(kept)) * E2
+
+
+def test_the_tiny_tables_values_are_the_hand_computed_ones(tiny):
+    game, options = tiny
+    state = game.apply(game.new_initial_state(), FIRST_THROW)
+    for decision in make_agent("optimal", game, 0, options).rank(state):
+        assert math.isclose(decision.value, hand_value(decision.action), abs_tol=1e-9), decision
+
+
+def test_zero_temperature_plays_the_optimal_action_on_seeded_states(tiny):
+    game, options = tiny
+    optimal = make_agent("optimal", game, 0, options)
+    top = make_agent("level:10", game, 7, options)
+    cold = with_temperature(game, options, 1e-9, seed=7)  # the softmax path, not the T = 0 shortcut
+    states = positions_with_rng(game, make_agent("random", game, 3).choose, random.Random(3), 60)
+    for state in states:
+        assert top.choose(state) == optimal.choose(state)
+        best = optimal.rank(state)[0].value
+        chosen = cold.choose(state)
+        # equal best values may tie; the softmax then picks among them only
+        assert next(d.value for d in optimal.rank(state) if d.action == chosen) == pytest.approx(best, abs=1e-12)
+
+
+def test_a_very_high_temperature_plays_every_legal_action(tiny):
+    game, options = tiny
+    state = game.apply(game.new_initial_state(), FIRST_THROW)
+    legal = game.legal_actions(state)
+    hot = with_temperature(game, options, 1e9, seed=11)
+    seen = collections.Counter(hot.choose(state) for _ in range(60 * len(legal)))
+    assert set(seen) == set(legal)
+    # uniform probabilities: 1/n each (the random agent's)
+    assert all(math.isclose(p, 1 / len(legal), rel_tol=1e-6) for p in hot.probabilities(hot.base.rank(state)))
+
+
+def test_errors_are_more_often_small_than_large(tiny):
+    game, options = tiny
+    state = game.apply(game.new_initial_state(), FIRST_THROW)
+    temperature = 1.5
+    agent = with_temperature(game, options, temperature, seed=5)
+    draws = 6000
+    counts = collections.Counter(agent.choose(state) for _ in range(draws))
+    # group actions by hand value: P(value v) = (actions worth v) x exp((v - 23) / T) / Z
+    by_value = collections.defaultdict(list)
+    for action in game.legal_actions(state):
+        by_value[hand_value(action)].append(action)
+    best = max(by_value)  # keep the 6: 6 + 4 x 4.25 = 23
+    assert best == 23.0
+    z = sum(len(a) * math.exp((v - best) / temperature) for v, a in by_value.items())
+    frequencies = {v: sum(counts[a] for a in acts) / draws / len(acts) for v, acts in by_value.items()}
+    for v, acts in by_value.items():
+        expected = math.exp((v - best) / temperature) / z
+        assert frequencies[v] == pytest.approx(expected, abs=4 * math.sqrt(expected / draws / len(acts)) + 1e-4)
+    # the per-action frequencies fall with the loss, among values 1.5 apart or more
+    values = sorted(by_value, reverse=True)
+    for better, worse in itertools.combinations(values, 2):
+        if better - worse >= 1.5 and frequencies[better] > 0.002:
+            assert frequencies[better] > frequencies[worse], (better, worse)
+
+
+def test_softmax_probabilities_by_hand():
+    # values 3, 2, 0 at T = 1: weights 1, e^-1, e^-3
+    z = 1 + math.exp(-1) + math.exp(-3)
+    assert levels.softmax_probabilities([3.0, 2.0, 0.0], 1.0) == pytest.approx([1 / z, math.exp(-1) / z, math.exp(-3) / z])
+    assert levels.softmax_probabilities([1.0, 1.0, 0.0], 0.0) == [1.0, 0.0, 0.0]  # the first best: the ranking's tie-break
+    assert levels.softmax_probabilities([5.0, 0.0], None) == [0.5, 0.5]
+
+
+def test_the_bluff_mix_is_the_equilibrium_at_zero_and_uniform_at_infinity():
+    decisions = [Decision("a", 1.0, detail={"P(chosen)": 0.25}), Decision("b", 1.0, detail={"P(chosen)": 0.75}),
+                 Decision("c", -1.0, detail={"P(chosen)": 0.0})]
+    assert levels.equilibrium_mix_probabilities(decisions, 0.0) == pytest.approx([0.25, 0.75, 0.0])
+    assert levels.equilibrium_mix_probabilities(decisions, None) == pytest.approx([1 / 3] * 3)
+    # T = 1: w = 1/2; softmax over 1, 1, -1 at T = 1: 1, 1, e^-2 over 2 + e^-2
+    z = 2 + math.exp(-2)
+    expected = [0.5 * 0.25 + 0.5 / z, 0.5 * 0.75 + 0.5 / z, 0.5 * math.exp(-2) / z]
+    assert levels.equilibrium_mix_probabilities(decisions, 1.0) == pytest.approx(expected)
+
+
+def test_the_relative_ladder_scales_with_the_values_spread(tiny):
+    game, options = tiny
+    agent = levels.make_level_agent("level:4", game, 0, options,
+                                    levels.LevelTemperatures(game.NAME, levels.RELATIVE_LADDER, "relative", False))
+    # level 4's multiple is 1: T = max - min = 23 - 16 (keep the 6 vs write chance)
+    state = game.apply(game.new_initial_state(), FIRST_THROW)
+    values = [d.value for d in agent.base.rank(state)]
+    assert agent.effective_temperature(values) == pytest.approx(max(values) - min(values))
+    assert max(values) - min(values) == pytest.approx(23.0 - 16.0)
+
+
+def test_levels_are_reproducible_from_their_seed(tiny):
+    game, options = tiny
+    state = game.apply(game.new_initial_state(), FIRST_THROW)
+
+    def choices(seed):
+        agent = make_agent("level:3", game, 0, options)
+        agent.reset(seed)
+        return [agent.choose(state) for _ in range(40)]
+
+    assert choices(4) == choices(4)
+    assert choices(4) != choices(5)
+    first = run_arena(game, ["level:2", "level:6"], 12, seed=9, options=options)
+    again = run_arena(game, ["level:2", "level:6"], 12, seed=9, options=options, jobs=2)
+    assert (first.scores == again.scores).all()
+
+
+def test_level_names_resolve_through_the_catalogue(tiny):
+    game, options = tiny
+    agent = make_agent("level:7", game, 0, options)
+    assert isinstance(agent, levels.LevelAgent) and agent.name == "level:7" and agent.label == "advanced"
+    assert agent.value_name == make_agent("optimal", game, 0, options).value_name
+    for bad in ("level:0", "level:11", "level:x", "level:", "level:03", "level:3.0"):
+        with pytest.raises(UnknownAgentError, match="levels are level:1 ... level:10"):
+            make_agent(bad, game, 0, options)
+
+
+def test_a_game_without_a_table_agent_errs_around_its_heuristic():
+    game = get_game("kockapoker-bid")
+    agent = make_agent("level:5", game, 0)
+    assert agent.base.name == "heuristic" and not agent.calibrated and agent.fallback_reason
+    assert all(not level["calibrated"] for level in levels.describe_levels("kockapoker-bid"))
+
+
+def test_a_missing_table_is_reported_not_replaced(tmp_path):
+    from kocka.agents.bots.base import AgentUnavailable
+
+    with pytest.raises(AgentUnavailable, match="errs around 'optimal'.*kocka-solve build"):
+        make_agent("level:5", get_game("yahtzee", TINY_RULES), 0, AgentOptions(cache_dir=tmp_path))
+
+
+def test_the_calibration_file_names_every_level_and_cools_with_the_level():
+    doc = json.loads(levels.TEMPERATURES_FILE.read_text(encoding="utf-8"))
+    assert doc["format"] == levels.TEMPERATURES_FORMAT
+    for entry in doc["games"]:
+        temperatures = [entry["temperatures"][str(k)] for k in levels.LEVELS]
+        assert temperatures[0] is None and temperatures[-1] == 0.0  # uniform ... the table agent
+        assert all(a >= b for a, b in zip(temperatures[1:], temperatures[2:])), entry["game"]
+        game = get_game(entry["game"], entry["rules"], num_players=entry["players"] or 1)
+        assert levels.level_temperatures(game).calibrated
+
+
+def test_the_seat_accepts_levels_and_hello_lists_them(tiny):
+    from kocka.agents.frontends.seat.protocol import Seat, SeatOptions, describe_game
+
+    game, options = tiny
+    seat = Seat(SeatOptions(cache_dir=options.cache_dir))
+    doc = game.state_to_json(game.apply(game.new_initial_state(), FIRST_THROW))
+    picks = []
+    for seed in (1, 1, 2):
+        reply = json.loads(seat.handle_line(json.dumps(
+            {"id": seed, "method": "choose", "state": doc, "agent": "level:2", "seed": seed})))
+        assert reply["result"]["agent"] == "level:2", reply
+        picks.append(json.dumps(reply["result"]["action"], sort_keys=True))
+    assert picks[0] == picks[1]  # the same seed, the same choice
+    ranked = json.loads(seat.handle_line(json.dumps({"id": 9, "method": "rank", "state": doc, "agent": "level:2"})))
+    assert ranked["result"]["actions"], ranked
+    listed = describe_game("yahtzee")["levels"]
+    assert [level["name"] for level in listed] == [f"level:{k}" for k in range(1, 11)]
+    assert listed[0]["label"] == "beginner" and listed[-1]["label"] == "expert"
+    assert all(level["base"] == "optimal" for level in listed)
+
+
+def test_a_bluff_level_mixes_the_equilibrium(liars_match_table):
+    # liar's poker from 1 chip each with its match table (tests/conftest.py): level 10 plays
+    # the equilibrium's own mix, level 1 uniform play, and a middle level the mix of both
+    # with w = T / (1 + T) (the module docstring's rule, checked against its parts)
+    game = get_game("liars-poker", {"start_chips": 1})
+    state = game.apply(game.apply(game.new_round_state((1, 1)), (2, 5, 5)), (3, 6))
+    top = make_agent("level:10", game, 0, AgentOptions())
+    assert top.mixes_equilibrium and top.base.name == "equilibrium"
+    ranked = top.base.rank(state)
+    equilibrium = [d.detail["P(chosen)"] for d in ranked]
+    assert top.probabilities(ranked) == pytest.approx([p / sum(equilibrium) for p in equilibrium])
+    bottom = make_agent("level:1", game, 0, AgentOptions())
+    assert bottom.probabilities(ranked) == pytest.approx([1 / len(ranked)] * len(ranked))
+    middle = levels.make_level_agent("level:5", game, 0, AgentOptions(),
+                                     levels.LevelTemperatures(game.NAME, {k: 0.25 for k in levels.LEVELS}, "absolute", True))
+    w = 0.25 / 1.25
+    softmax = levels.softmax_probabilities([d.value for d in ranked], 0.25)
+    assert middle.probabilities(ranked) == pytest.approx(
+        [(1 - w) * e / sum(equilibrium) + w * s for e, s in zip(equilibrium, softmax)])
+    middle.reset(3)
+    assert {middle.choose(state) for _ in range(200)} <= set(game.legal_actions(state))
