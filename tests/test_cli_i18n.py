@@ -74,6 +74,27 @@ def test_a_games_help_is_in_its_own_language_and_lang_beats_it(monkeypatch):
     assert "rules [OPCJE] GRA" in polish.output and polish.output.startswith("Użycie: ")
 
 
+# Each game's own hint options (agents/advice, advice.po), one phrase per language.
+HINT_OPTION_WORDS = {
+    ("kockapoker", "en"): ("Throws made this turn: 1, 2 or 3 (default 1).", "The filled boxes as box=points pairs"),
+    ("kockapoker", "hu"): ("Ebben a körben megtett dobások: 1, 2 vagy 3 (alapból 1).", "A kitöltött rovatok rovat=pont"),
+    ("kockapoker", "pl"): ("Rzuty wykonane w tej turze: 1, 2 lub 3 (domyślnie 1).", "Wypełnione rubryki jako pary"),
+    ("kockapoker", "sk"): ("Hody v tomto kole: 1, 2 alebo 3 (predvolene 1).", "Vyplnené políčka ako dvojice"),
+    ("liars-poker", "hu"): ("Válaszkor: a bemondás tétje (alapból 1).", "A három nyílt kocka, pl. --public 2 5 5."),
+    ("kocka", "sk"): ("Tvoje zapísané body (predvolene 0).", "Body už odložené v tomto kole (predvolene 0)."),
+    ("polish", "pl"): ("Płotki posiadane na początku tej tury (domyślnie 0).", "Rozgrywany etap: 1, 2 lub 3"),
+}
+
+
+@pytest.mark.parametrize("game, lang", sorted(HINT_OPTION_WORDS))
+def test_a_games_hint_options_are_helped_in_the_language(game, lang, monkeypatch):
+    out = run(["hint", game, "--help", "--lang", lang], None, monkeypatch)
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())  # click rewraps the help to the terminal's width
+    for phrase in HINT_OPTION_WORDS[game, lang]:
+        assert phrase in text, (game, lang, phrase)
+
+
 @pytest.mark.parametrize("args", [
     ["rules", "kocka", "--lang", "xx"], ["hint", "kockapoker", "--dice", "1", "1", "3", "4", "6", "--lang=xx"],
     ["play", "yahtzee", "--lang", "xx"], ["seat", "--lang", "xx"], ["web", "--lang", "xx"],

@@ -598,7 +598,7 @@ def test_bluff_a_million_chips_give_answers_of_bounded_size(name, claims):
     game = get_game(name, doc["rules"], 2)
     state = game.state_from_json(doc)
     claims = claims or len(game.claimable(state))
-    legal = result({"id": 1, "method": "legal", "state": doc})["actions"]
+    legal = result({"id": 1, "method": "legal", "state": doc, "lang": "en"})["actions"]
     # one entry per claim (its stakes as a range) and per re-throw: not one per stake
     claim_entries = [a for a in legal if a["action"]["type"] == "Claim"]
     assert len(claim_entries) == claims and len(legal) <= claims + 2

@@ -12,7 +12,7 @@ import pytest
 
 from kocka.agents.advice.bluff import parse_claim
 from kocka.agents.frontends.games.play import parse_input
-from kocka.solver.base.i18n import use_language
+from kocka.solver.base.i18n import _, use_language
 from kocka.solver.rules import get_game
 from kocka.solver.rules.bluff import Claim, TwoDiceClaim
 from kocka.solver.rules.five_dice import Keep
@@ -20,7 +20,8 @@ from kocka.solver.rules.kocka import Bank, Roll, SetAside
 from kocka.solver.rules.polish import PolishState, Scratch, Write
 from kocka.solver.rules.scorecard import ScorecardState
 from kocka.solver.rules.scorecard_engine import Fill
-from kocka.solver.rules.words import action_text, game_title, normalize, without_claim_verb
+from kocka.solver.rules.spec import spec_for
+from kocka.solver.rules.words import action_text, claim_text, game_title, normalize, without_claim_verb
 
 
 def kockapoker_throw(dice=(1, 1, 3, 4, 6), throw=1):
@@ -99,6 +100,28 @@ def test_claims(lang, text):
 def test_game_titles_follow_the_language():
     with use_language("hu"):
         assert game_title("liars-poker") == "hazug kockapóker" and game_title("kockapoker") == "kockapóker"
+    with use_language("hu"):  # the fronts that write the spec's own title find the same message
+        assert _(spec_for("liars-poker").title) == "hazug kockapóker"
+
+
+# A claim whose stake is a range (the seat's legal entries, docs/PROTOCOL.md): with 9 chips
+# each the stake goes 1..9 (BLUFF-13); the words are the catalogues' own, no English "stake";
+# the range stays "1..9": the seat page (app.js withStake) puts the picked stake in its place.
+@pytest.mark.parametrize("lang, label", [
+    ("en", "claim {claim} stake 1..9"), ("hu", "mondd: {claim}, tét: 1..9"),
+    ("pl", "zapowiedz {claim}, stawka 1..9"), ("sk", "ohlás {claim}, stávka 1..9"),
+])
+def test_claim_range_labels_in_the_language(lang, label):
+    game = get_game("bidding-bluff", {"seating": "given", "start_chips": 9}, 2)
+    state = game.new_initial_state()
+    while game.is_chance_node(state):
+        state = game.apply(state, game.chance_outcomes(state)[0][0])
+    ranges = [c for c in game.legal_choices(state) if type(c).__name__ == "ClaimRange"]
+    assert ranges
+    with use_language(lang):
+        entry = game.choice_to_json(ranges[0], state)
+        assert entry["stake"] == {"min": 1, "max": 9}
+        assert entry["label"] == label.format(claim=claim_text(ranges[0].claim))
     with use_language("pl"):
         assert game_title("polish") == "poker kościany (pełna gra)"
 

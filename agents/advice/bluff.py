@@ -40,9 +40,6 @@ _PLACEHOLDER = 1
 """The face given to the claimant's hidden dice when the hint answers: an answer never
 looks at them (the judges read only what the answerer sees)."""
 
-CLAIM_EXAMPLES = "e.g. 8, 'pair 5', 'two pairs 5 2', 'full house 6 2' (as kocka play takes it)"
-
-
 @dataclass(frozen=True)
 class BluffHintParams(HintParams):
     """What ``kocka hint`` takes in the bluff games: the claimant's dice and the claim to
@@ -51,16 +48,17 @@ class BluffHintParams(HintParams):
     (:class:`LiarsPokerHintParams`); here these are plain fields, not options."""
 
     dice: tuple[int, ...] | None = hint_option(
-        "When you claim: your two dice, e.g. --dice 3 5 (the values after --dice are collected).", type=int, rest=True,
+        N_("When you claim: your two dice, e.g. --dice 3 5 (the values after --dice are collected)."), type=int, rest=True,
         metavar="DIE")
     standing: str | None = hint_option(
-        f"When you claim: the claim to beat, {CLAIM_EXAMPLES} (default: none, you claim first).", metavar="CLAIM")
+        N_("When you claim: the claim to beat, e.g. 8, 'pair 5', 'two pairs 5 2', 'full house 6 2' (as kocka play "
+           "takes it; default: none, you claim first)."), metavar="CLAIM")
     claim: str | None = hint_option(
-        "When you answer (instead of --dice): the claim you answer, written as for --standing.", metavar="CLAIM")
+        N_("When you answer (instead of --dice): the claim you answer, written as for --standing."), metavar="CLAIM")
     previous: str | None = hint_option(
-        "When you answer: the claim that --claim beat (default: none, the round's first claim).", metavar="CLAIM")
+        N_("When you answer: the claim that --claim beat (default: none, the round's first claim)."), metavar="CLAIM")
     chips: tuple[int, int] | None = hint_option(
-        "Your chips and the opponent's, e.g. --chips 7 9 (default: the starting chips of the rules).",
+        N_("Your chips and the opponent's, e.g. --chips 7 9 (default: the starting chips of the rules)."),
         type=int, nargs=2, metavar="MINE THEIRS")
     seed: int | None = hint_option(
         N_("Draw the suggested move from the equilibrium’s frequencies with this seed (default: a die-roll recipe "
@@ -74,18 +72,18 @@ class BluffHintParams(HintParams):
 class BettingHintParams(BluffHintParams):
     """The bluff games whose claims carry a stake: the stake of the claim answered."""
 
-    stake: int | None = hint_option("When you answer: the stake of the claim (default 1).", type=int)
+    stake: int | None = hint_option(N_("When you answer: the stake of the claim (default 1)."), type=int)
 
 
 @dataclass(frozen=True)
 class LiarsPokerHintParams(BettingHintParams):
     """Liar's poker: the public dice, and the die shown on a re-throw."""
 
-    public: tuple[int, ...] | None = hint_option("The three public dice, e.g. --public 2 5 5.", type=int, nargs=3,
+    public: tuple[int, ...] | None = hint_option(N_("The three public dice, e.g. --public 2 5 5."), type=int, nargs=3,
                                                   metavar="DIE DIE DIE")
     shown: int | None = hint_option(
-        "The die kept and shown on a re-throw (when you claim: one of your --dice; when you answer: the "
-        "claimant's).", type=int, metavar="DIE")
+        N_("The die kept and shown on a re-throw (when you claim: one of your --dice; when you answer: the "
+           "claimant's)."), type=int, metavar="DIE")
 
 
 def hint(game: BluffGame, params: BluffHintParams) -> HintReport:

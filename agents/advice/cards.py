@@ -103,8 +103,8 @@ def opponent_documents(value: Any) -> list[Any]:
     return cards
 
 
-CARD_HELP = ("The filled boxes as box=points pairs, e.g. pair=12,full=19 (box ids or the names on the card, in "
-             "any of the game's languages), or as JSON, e.g. '{\"pair\": 12}' (default: an empty card).")
+CARD_HELP = N_("The filled boxes as box=points pairs, e.g. pair=12,full=19 (box ids or the names on the card, in "
+                "any of the game's languages), or as JSON, e.g. '{\"pair\": 12}' (default: an empty card).")
 """``--card`` in every card game (in the full Polish game, the card of the stage being played)."""
 
 
@@ -113,9 +113,9 @@ class CardHintParams(HintParams):
     """What ``kocka hint`` takes in every card game: the dice, the throws made, the card."""
 
     dice: tuple[int, ...] | None = hint_option(
-        "The five dice showing, e.g. --dice 1 1 3 4 6 (the values after --dice are collected).", type=int, rest=True,
+        N_("The five dice showing, e.g. --dice 1 1 3 4 6 (the values after --dice are collected)."), type=int, rest=True,
         metavar="DIE")
-    roll: int | None = hint_option("Throws made this turn: 1, 2 or 3 (default 1).", type=int)
+    roll: int | None = hint_option(N_("Throws made this turn: 1, 2 or 3 (default 1)."), type=int)
     card: Any = hint_option(CARD_HELP, parse=card_option, metavar="CARD")
 
 
@@ -125,17 +125,17 @@ class ScorecardHintParams(CardHintParams):
     ``target`` or ``opponents`` by the chance to reach it or to win (the target table)."""
 
     target: int | None = hint_option(
-        "Rank by P(final total >= TARGET), e.g. --target 250 (the table of kocka-solve build GAME --kind target).",
+        N_("Rank by P(final total >= TARGET), e.g. --target 250 (the table of kocka-solve build GAME --kind target)."),
         type=int)
     opponents: list[Any] | None = hint_option(
-        "The other players' cards, to rank by P(win) against them: a JSON list of cards, or cards as box=points "
-        "pairs separated by ';' (an empty card: {}), e.g. 'chance=25,full=28; {}' (the table of kocka-solve build "
-        "GAME --kind target).", parse=opponent_documents, metavar="CARDS")
+        N_("The other players' cards, to rank by P(win) against them: a JSON list of cards, or cards as box=points "
+           "pairs separated by ';' (an empty card: {}), e.g. 'chance=25,full=28; {}' (the table of kocka-solve build "
+           "GAME --kind target)."), parse=opponent_documents, metavar="CARDS")
 
 
 def _polish_roll() -> Any:
-    return hint_option("Throws made this turn (default 1; 0: before the first; a fourth and later throw spends a "
-                       "fence, PL-12).", type=int)
+    return hint_option(N_("Throws made this turn (default 1; 0: before the first; a fourth and later throw spends a "
+                          "fence)."), type=int)
 
 
 @dataclass(frozen=True)
@@ -143,10 +143,10 @@ class PolishHintParams(CardHintParams):
     """``kocka hint polish``: the card of the stage being played, the fences, the box declared."""
 
     roll: int | None = _polish_roll()
-    fences: int | None = hint_option("Fences held at the start of this turn (default 0, PL-12).", type=int)
+    fences: int | None = hint_option(N_("Fences held at the start of this turn (default 0)."), type=int)
     stage: int | None = hint_option(
-        "The stage being played: 1, 2 or 3 (default 1; earlier stages count as cards of zeros).", type=int)
-    declare: str | None = hint_option("Stage 2: the box declared this turn (PL-15), e.g. --declared pair.",
+        N_("The stage being played: 1, 2 or 3 (default 1; earlier stages count as cards of zeros)."), type=int)
+    declare: str | None = hint_option(N_("Stage 2: the box declared this turn, e.g. --declared pair."),
                                       flag="--declared", metavar="BOX")
 
 
@@ -156,8 +156,8 @@ class PolishBasicHintParams(CardHintParams):
 
     roll: int | None = _polish_roll()
     opponent: Any = hint_option(
-        "The other player's card (written like --card): ranks by P(win) in the two-player race (the table of "
-        "kocka-solve build polish-basic --kind race).", parse=opponent_card_option, metavar="CARD")
+        N_("The other player's card (written like --card): ranks by P(win) in the two-player race (the table of "
+           "kocka-solve build polish-basic --kind race)."), parse=opponent_card_option, metavar="CARD")
 
 
 def _polish_throw(params: CardHintParams) -> tuple[int, tuple[int, ...] | None]:

@@ -43,19 +43,19 @@ class KockaHintParams(HintParams):
     and the banked scores around it (none: rank by the points of this turn alone)."""
 
     dice: tuple[int, ...] | None = hint_option(
-        "The dice just rolled, to choose which to set aside, e.g. --dice 1 1 1 5 5 2 (the values after --dice "
-        "are collected).", type=int, rest=True, metavar="DIE")
-    score: int | None = hint_option("Your banked score (default 0).", type=int)
+        N_("The dice just rolled, to choose which to set aside, e.g. --dice 1 1 1 5 5 2 (the values after --dice "
+           "are collected)."), type=int, rest=True, metavar="DIE")
+    score: int | None = hint_option(N_("Your banked score (default 0)."), type=int)
     opponent: int | None = hint_option(
-        "The other player's banked score: ranks by P(win) against him (the two-player table of kocka-solve "
-        "build kocka).", type=int)
+        N_("The other player's banked score: ranks by P(win) against him (the two-player table of kocka-solve "
+           "build kocka)."), type=int)
     opponents: tuple[int, ...] | None = hint_option(
-        "The other players' banked scores in turn order after you, e.g. --opponents 4500,8000 (one to five; "
-        "instead of --opponent).", parse=banked_scores, metavar="SCORES")
-    turn_total: int | None = hint_option("Points already set aside this turn (default 0).", type=int)
+        N_("The other players' banked scores in turn order after you, e.g. --opponents 4500,8000 (one to five; "
+           "instead of --opponent)."), parse=banked_scores, metavar="SCORES")
+    turn_total: int | None = hint_option(N_("Points already set aside this turn (default 0)."), type=int)
     dice_left: int | None = hint_option(
-        "How many dice were rolled for --dice; without --dice (and with --turn-total): bank, or roll this many "
-        "dice?", type=int)
+        N_("How many dice were rolled for --dice; without --dice (and with --turn-total): bank, or roll this many "
+           "dice?"), type=int)
 
 
 def hint(game: KockaGame, params: KockaHintParams) -> HintReport:

@@ -22,7 +22,7 @@ from kocka.solver.rules.bluff_state import (
     Pass,
 )
 from kocka.solver.rules.spec import AgentEntry
-from kocka.solver.rules.words import Words, claim_text, seat_label, snake
+from kocka.solver.rules.words import Words, claim_range_text, claim_text, seat_label, snake
 
 MAX_CHIPS = 10**6
 """The most chips a player may start with (``start_chips``, each entry of a state's
@@ -314,8 +314,7 @@ class _BluffGame(Game):
             return super().choice_to_json(choice, state, lang)
         lo, hi = choice.min_stake, choice.max_stake
         action = choice.with_stake(lo)
-        label = (self.describe_action(action, state) if lo == hi
-                 else f"{self.describe_action(Claim(choice.claim), state)} stake {lo}..{hi}")
+        label = self.describe_action(action, state) if lo == hi else claim_range_text(choice.claim, lo, hi)
         return {"action": self.action_to_json(action), "label": label, "stake": {"min": lo, "max": hi}}
 
     def _claim_ranges(self, state: BluffState) -> list[ClaimRange]:

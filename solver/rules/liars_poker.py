@@ -236,7 +236,7 @@ class LiarsPokerGame(_BettingGame):
 
 
 register_game(GameSpec(
-    name="liars-poker", title="liar's kockapóker", engine=LiarsPokerGame,
+    name="liars-poker", title="liar’s kockapóker", engine=LiarsPokerGame,
     tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.liars:LIARS_EQUILIBRIUM"),
             TableKind("match", "kocka.solver.solvers.bluff.match:LIARS_MATCH")),
     agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT,

@@ -232,6 +232,13 @@ def series_dice(action: Any, state: Any) -> tuple[int, ...]:
     return (face,) * action.count
 
 
+def claim_range_text(claim: Any, low: int, high: int) -> str:
+    """A claim whose stake may be any of ``low``..``high``, as a legal move lists it, in the
+    language in force ("claim 9 stake 1..9"); the range stays ``low..high`` in every language
+    (the seat page puts the stake picked in its place)."""
+    return _("claim {claim} stake {low}..{high}", claim=claim_text(claim), low=low, high=high)
+
+
 def claim_text(claim: Any) -> str:
     """A claim as a player says it, in the language in force ("8", "pair 5", "two pairs 5 2")."""
     kind = type(claim).__name__
