@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from kocka.agents.frontends.seat.encoding import json_type  # the JSON name of a value's type
 from kocka.agents.frontends.seat.protocol import Seat
 from kocka.solver.rules import CHANCE, TERMINAL, game_names, get_game
 
@@ -46,16 +47,6 @@ SAMPLES: dict[str, Any] = {"null": None, "boolean": True, "integer": 7, "number"
 """One value of each JSON type (an integer field also gets its own value as a float)."""
 
 
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}[type(value)]
 
 
 def resolve(schema: Any) -> dict:
