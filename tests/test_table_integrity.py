@@ -625,6 +625,18 @@ def test_a_halved_table_with_a_recomputed_checksum_is_refused_and_the_intact_one
     assert f"rebuild it with: {table_store.build_command(game, solver, path.parent)}" in message
 
 
+@pytest.mark.parametrize("small_table", ["yahtzee/ev"], indirect=True)
+def test_an_ev_table_with_its_values_and_fill_points_scaled_together_is_refused(small_table):
+    """Halving the values together with the stored points of every fill and the tracker
+    offsets keeps the table consistent with its own recurrence; the load check holds the
+    stored points to the rules' scoring (the Yahtzee boxes of RULES.md's validation
+    variant), so it is refused."""
+    game, solver, path = small_table
+    attacks.scaled_and_resigned(path, names=["values", "fill_rewards", "special_rewards", "toffset", "dist_probs"])
+    message = _open_message(game, solver, path)
+    assert "differ from the rules' scoring" in message and "\n" not in message, message
+
+
 @pytest.mark.parametrize("small_table", ["abazs/equilibrium"], indirect=True)
 def test_an_abazs_table_with_other_challenge_payoffs_is_refused(small_table):
     """Scaling every payoff and value of an equilibrium keeps it an equilibrium (of another

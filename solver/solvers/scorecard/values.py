@@ -221,6 +221,15 @@ class ScorecardEV(TableSolver):
         stored value must be the value of its own turn, averaged over the 252 first throws
         of :func:`rank` (the kernel's turn over the table's successor values: 15 ms, where
         :meth:`check`'s engine-only :func:`rank_reference` takes 300)."""
+        stored = table["fill_rewards"]
+        plain = game.score_table().transpose(0, 2, 1)
+        special = {int(o) for o in table["special_outcomes"] if o >= 0}
+        ordinary = [o for o in range(stored.shape[2]) if o not in special]
+        # the values are checked through the stored points of the fills: those must be the
+        # rules' own, or values and points scaled together would pass (HU-5, HU-6, SK-4, ...)
+        if stored.shape[0] != plain.shape[0] or stored.shape[1] > plain.shape[1] or \
+                not np.array_equal(stored[:, :, ordinary], plain[:, : stored.shape[1], ordinary]):
+            return ["the points the table stores for filling a box differ from the rules' scoring"]
         card = _sample_cards(game, np.random.default_rng(seed), 1)[0]
         want = value_of_card(game, table, card)
         got = float(turn_start_average(game, card, lambda state: rank(game, table, state)[0].value))
