@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from seat_requests import first_move, request_body
 from kocka.agents.frontends.seat.encoding import json_type  # the JSON name of a value's type
 from kocka.agents.frontends.seat.protocol import Seat
 from kocka.solver.rules import CHANCE, TERMINAL, game_names, get_game
@@ -40,7 +41,6 @@ MUTATIONS_PER_GAME = 150
 """Mutations tried per game (sampled with a fixed seed from all of them: the test stays fast)."""
 CONFUSED_FIELDS_PER_GAME = 3
 METHODS = ("legal", "apply", "choose", "rank")
-CHEAP_AGENT = "random"  # plays every game without a table
 SEAT = Seat()
 
 SAMPLES: dict[str, Any] = {"null": None, "boolean": True, "integer": 7, "number": 1.5, "string": "x", "array": [], "object": {}}
@@ -185,23 +185,7 @@ def positions(name: str) -> list[dict]:
     return [json.loads(json.dumps(game.state_to_json(s))) for s in picked.values()]
 
 
-def request(method: str, doc: dict, move: dict) -> dict:
-    body: dict[str, Any] = {"id": 1, "method": method, "state": doc}
-    if method == "apply":
-        body.update(move)
-    if method in ("choose", "rank"):
-        body["agent"] = CHEAP_AGENT
-    return body
-
-
-def first_move(name: str, doc: dict) -> dict:
-    game = get_game(name)
-    state = game.state_from_json(doc)
-    if game.current_player(state) == CHANCE:
-        return {"outcome": json.loads(json.dumps(game.chance_outcomes(state)[0][0]))}
-    if game.current_player(state) == TERMINAL:
-        return {"action": {"type": "none"}}
-    return {"action": game.action_to_json(game.legal_actions(state)[0])}
+request = request_body
 
 
 def test_the_valid_documents_pass_the_schema_walk() -> None:

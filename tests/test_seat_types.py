@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from seat_requests import CHEAP_AGENT, first_move, request_body
 from kocka.agents.frontends.seat.protocol import Seat
 from kocka.solver.rules import CHANCE, TERMINAL, game_names, get_game
 
@@ -24,7 +25,6 @@ FORMS = (0, 0.0, False, True, 1, 1.0)
 PATHS_PER_GAME = 10
 """Integer or boolean fields tried per game (the first ones of each state, then sampled)."""
 METHODS = ("legal", "apply", "choose", "rank")
-CHEAP_AGENT = "random"  # plays every game without a table
 
 
 def _leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -85,23 +85,10 @@ def _cases(name: str) -> list[tuple[dict, tuple, Any]]:
 
 
 def _request(method: str, doc: dict, move: dict) -> str:
-    request: dict[str, Any] = {"id": 1, "method": method, "state": doc}
-    if method == "apply":
-        request.update(move)
-    if method in ("choose", "rank"):
-        request["agent"] = CHEAP_AGENT
-    return json.dumps(request)
+    return json.dumps(request_body(method, doc, move))
 
 
-def _move(name: str, doc: dict) -> dict:
-    """What ``apply`` sends for the unchanged state: its first legal move."""
-    game = get_game(name)
-    state = game.state_from_json(doc)
-    if game.current_player(state) == CHANCE:
-        return {"outcome": json.loads(json.dumps(game.chance_outcomes(state)[0][0]))}
-    if game.current_player(state) == TERMINAL:
-        return {"action": {"type": "none"}}
-    return {"action": game.action_to_json(game.legal_actions(state)[0])}
+_move = first_move
 
 
 @pytest.mark.parametrize("name", game_names())
