@@ -139,9 +139,15 @@ def _fill(text: str, params: dict[str, Any]) -> str:
     return text.format(**params) if params else text
 
 
+@lru_cache(maxsize=16384)
+def _translated(lang: str, msgid: str) -> str:
+    """One message in ``lang`` (looked up once: the domains are a chain of fallbacks)."""
+    return translations(lang).gettext(msgid)
+
+
 def _(msgid: str, /, **params: Any) -> str:
     """``msgid`` (an English sentence) in the language in force, placeholders filled."""
-    return _fill(translations(current_language()).gettext(msgid), params)
+    return _fill(_translated(current_language(), msgid), params)
 
 
 def pgettext(context: str, msgid: str, /, **params: Any) -> str:

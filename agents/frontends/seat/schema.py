@@ -104,9 +104,30 @@ def check_request(method: str, request: Mapping[str, Any]) -> None:
     if error is None and isinstance(request.get("state"), Mapping):
         name = state_game(request)
         if name is not None:
-            error = _first(validator(f"state_{name}").iter_errors(request["state"]), ("state",))
+            error = _state_error(name, request["state"])
     if error is not None:
         raise ProtocolError(_code(error), message(error, method))
+
+
+VALID_DOCUMENTS = 4096
+"""State documents remembered as valid (the newest): a game's requests send the same
+position several times (legal, then rank, then choose, then apply)."""
+_valid_documents: dict[tuple[str, str], None] = {}
+
+
+def _state_error(name: str, document: Mapping[str, Any]) -> ValidationError | None:
+    """The first error of ``document`` against game ``name``'s schema, None when it is
+    valid. A document found valid is remembered by its JSON text, which tells ``0``, ``0.0``
+    and ``false`` apart, so an answer never depends on the requests before it."""
+    key = (name, json.dumps(document, sort_keys=True))
+    if key in _valid_documents:
+        return None
+    error = _first(validator(f"state_{name}").iter_errors(document), ("state",))
+    if error is None:
+        if len(_valid_documents) >= VALID_DOCUMENTS:
+            _valid_documents.clear()
+        _valid_documents[key] = None
+    return error
 
 
 def state_game(request: Mapping[str, Any]) -> str | None:
