@@ -103,15 +103,18 @@ def _warm(variant: str, cache_dir: str) -> dict:
     warm = _per_call_us(lambda: [rank(game, table, s) for s in states], n)
     ranker = scorecard_ranking._ranker(game, table)
 
+    def forget_states():
+        game.__dict__.get("_checked_states", {}).clear()  # the engine's memo of valid states (Game.check_state)
+
     def unseen(s):
         """rank as if the position had never been met: what the ranker remembers of
         states and cards forgotten (the engine's check_state runs again)."""
-        ranker._valid.clear()
+        forget_states()
         ranker._cards.clear()
         return rank(game, table, s)
 
     fresh = _per_call_us(lambda: [unseen(s) for s in states], n)
-    forget = _per_call_us(lambda: [(ranker._valid.clear(), ranker._cards.clear()) for s in states], n)
+    forget = _per_call_us(lambda: [(forget_states(), ranker._cards.clear()) for s in states], n)
     params = [HintParams(state=game.state_to_json(s), cache_dir=cache_dir) for s in states]
     for p in params:
         hint(game, p)

@@ -4,13 +4,17 @@
     python scripts/bench_kocka.py --quick    # skip the thread comparison, the openings and the end rules
     python scripts/bench_kocka.py --three 10000 [--dask]   # the three-player table (minutes; 2.3 GB with --dask)
     python scripts/bench_kocka.py --three 5000 --pure      # ... and what the mixed classes change
+    python scripts/bench_kocka.py --four 1000 1500 2000    # four players: CPU per state, projection
 
 Prints, per table: seconds, states and states/s; the peak memory of the process (max RSS);
 P(first player wins) under every end rule (KOCKA-20); the expected turn score per phase;
 the optimal action for a few telling opening rolls; with ``--three``: the three start
 figures, the classes with mixed play, and (``--pure``) how far the start figures move when
 those classes are settled by the closest pure play instead; with ``--dask``: the same
-table on a ``distributed.LocalCluster`` of two workers, compared bit for bit.
+table on a ``distributed.LocalCluster`` of two workers, compared bit for bit; with
+``--four``: the four-player table at each target on one thread, its CPU time per score
+quadruple, and the projection for the full game (goal 10000, 200 units: a straight line
+through the measured cost per quadruple against the goal in units, extrapolated).
 """
 from __future__ import annotations
 
@@ -28,13 +32,14 @@ from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model, series_odds
 from kocka.solver.solvers.kocka.race import solve_race
 from kocka.solver.solvers.kocka.ranking import rank
 from kocka.solver.solvers.kocka.single_turn import turn_ev_values, turn_reach_values
-from kocka.solver.solvers.kocka.three_players import solve_three
+from kocka.solver.solvers.kocka.three_players import class_count, solve_four, solve_three
 from kocka.agents.bots.base import play_with_rng
 from kocka.agents.bots.catalogue import make_agent
 from kocka.solver.solvers.kocka.pig import pig_win_probabilities
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table
-from kocka.solver.rules.kocka import KockaGame, KockaRules, KockaState
+from kocka.solver.rules.kocka import KockaGame, KockaState
+from kocka.solver.rules.kocka_scoring import KockaRules
 from kocka.solver.solvers.kocka.tables import KOCKA_TURN_EV, KOCKA_WINPROB
 
 TELLING_ROLLS = [
@@ -65,11 +70,16 @@ def main() -> None:
                         help="only the three-player table for this target (10000: the full game)")
     parser.add_argument("--pure", action="store_true", help="with --three: also settle the cycling classes by pure play")
     parser.add_argument("--dask", action="store_true", help="with --three: also build on a two-worker LocalCluster")
+    parser.add_argument("--four", type=int, nargs="+", default=[], metavar="TARGET",
+                        help="only the four-player table at these targets (one thread), and the projection")
     parser.add_argument("--approx", type=int, default=0, metavar="GAMES",
                         help="measure the approximations: paired games, three and four players (tables from the cache)")
     args = parser.parse_args()
     if args.three:
         three_player(args.three, args.threads, args.pure, args.dask)
+        return
+    if args.four:
+        four_player(args.four)
         return
     if args.approx:
         approximations(args.approx, args.threads)
@@ -205,6 +215,41 @@ def three_player(target: int, threads: int, pure: bool, dask: bool) -> None:
             other = solve_three(model, runner=DaskClassRunner(client, threads=max(1, threads // 2)))
         print(f"  dask LocalCluster (2 workers): {other.seconds:.1f}s wall; bitwise identical: "
               f"{np.array_equal(other.win, sol.win)}; peak memory of this process {peak_mb():.0f} MB")
+
+
+def four_player(targets: list[int]) -> None:
+    """The four-player table at each target on one thread: CPU µs per score quadruple, and
+    the projection for the full game (hours on N workers, memory)."""
+    goals, costs = [], []
+    for target in targets:
+        model = kocka_model(KockaRules(target=target))
+        cpu = time.process_time()
+        sol = solve_four(model, threads=1)
+        cpu = time.process_time() - cpu
+        goal = model.goal
+        per_state = cpu / goal ** 4 * 1e6
+        goals.append(goal)
+        costs.append(per_state)
+        mixing = sum(any(p is not None for p in m.probabilities) for m in sol.mixed)
+        print(f"four players, target {target}: {cpu:.1f}s CPU (1 thread), {goal ** 4:,} score quadruples, "
+              f"{sol.classes:,} rotation classes, {sol.turn_evaluations:,} turn evaluations; "
+              f"{per_state:.1f} µs CPU per quadruple; {len(sol.mixed)} classes cycled ({mixing} mixed, "
+              f"{sol.unresolved} unresolved); P(seat 1..4 wins) = {', '.join(f'{v:.6f}' for v in sol.start)}")
+    full_goal = KockaRules().target // UNIT
+    states = full_goal ** 4
+    if len(goals) > 1:
+        slope, intercept = np.polyfit(goals, costs, 1)
+    else:
+        slope, intercept = costs[0] / goals[0], 0.0  # one target: proportional to the goal
+    per_state = slope * full_goal + intercept
+    hours = states * per_state * 1e-6 / 3600
+    table_gb = states * 4 * 8 / 1e9
+    print(f"projection for the full game (goal {full_goal} units, {states:,} quadruples, "
+          f"{class_count(full_goal, 4):,} rotation classes): {per_state:.0f} µs CPU per quadruple "
+          f"(straight line through {len(goals)} targets), {hours:,.0f} CPU-hours; on N workers "
+          f"{', '.join(f'{n}: {hours / n:,.1f} h' for n in (1, 8, 32, 128))} (the layers split evenly; one sync per "
+          f"score layer, {4 * (full_goal - 1) + 1} layers); table {table_gb:.1f} GB float64 "
+          f"((goal^4) x 4 values), one copy on the client and one on each dask worker")
 
 
 def _play(game, agents, seed: int) -> tuple[float, ...]:

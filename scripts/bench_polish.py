@@ -19,7 +19,8 @@ import time
 
 from kocka.solver.solvers.polish.values import build_arrays, build_basic_arrays
 from kocka.solver.base.build_options import BuildOptions
-from kocka.solver.rules.polish import PolishBasicGame, PolishGame, PolishRules
+from kocka.solver.rules.polish import PolishBasicGame, PolishGame
+from kocka.solver.rules.polish_scoring import PolishRules
 
 
 def main() -> None:

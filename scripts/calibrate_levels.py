@@ -14,6 +14,11 @@ per game (geometric; ``--ratio``, default 0.7), where the loss is
   ``optimal``) 0.5 - the level's win share; for the bluff games and chip games the chips
   per game the level gives up (minus its mean return).
 
+The scorecard games play their games in compiled code where the simulation kernel plays
+the variant (:meth:`kocka.agents.bots.levels.LevelAgent.simulator`: the same games, game
+by game, as the engine loop), so tens of thousands of games per temperature are cheap;
+other games go through the engine loop (joblib workers).
+
 How: the losses of a log grid of temperatures (``--grid-games`` seeded games each, the
 same games for every temperature, so the loss curve is smooth), then for each level a
 bisection in log T inside its grid bracket (``--steps`` halvings, ``--bisect-games``),
@@ -88,16 +93,36 @@ def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, s
     return out
 
 
+def kernel_level(game, base, cache_dir, temperature):
+    """The compiled player of a level at ``temperature`` (``level:5`` of
+    :func:`fixed_temperatures`), or None where the game's table agent has none."""
+    level = levels.make_level_agent("level:5", game, 0, AgentOptions(cache_dir=cache_dir),
+                                    fixed_temperatures(game, temperature))
+    return level.simulator()
+
+
 class LossCurve:
-    """Mean loss per game at a temperature, over a fixed set of seeded games (cached)."""
+    """Mean loss per game at a temperature, over a fixed set of seeded games (cached):
+    game i's dice from ``derive_seed("game", seed, i)``, the level's draws from
+    ``derive_seed("agent", seed, i, 1)``, in compiled code where it plays the game (points)."""
 
     def __init__(self, game, measure, base, games, seed, jobs, cache_dir):
         self.game, self.measure, self.base, self.games, self.seed, self.jobs = game, measure, base, games, seed, jobs
         self.cache_dir = cache_dir
         self.cache: dict = {}
-        self.best = self._run("reference", [None] * games) if measure == "points" else [None] * games
+        self.kernel = measure == "points" and kernel_level(game, base, cache_dir, 1.0) is not None
+        if self.kernel:
+            self.game_seeds = np.array([derive_seed("game", seed, i) for i in range(games)], dtype=np.int64)
+            self.agent_seeds = np.array([derive_seed("agent", seed, i, 1) for i in range(games)], dtype=np.int64)
+            reference = make_agent(base, game, 0, AgentOptions(cache_dir=cache_dir)).simulator()
+            self.best = reference.scores(self.game_seeds, 0, jobs)
+        else:
+            self.best = self._run("reference", [None] * games) if measure == "points" else [None] * games
 
     def _run(self, temperature, best):
+        if self.kernel:
+            player = kernel_level(self.game, self.base, self.cache_dir, temperature)
+            return self.best - player.scores(self.game_seeds, 0, self.jobs, agent_seeds=self.agent_seeds)
         chunk = max(1, math.ceil(self.games / (self.jobs * 4)))
         bounds = [(s, min(s + chunk, self.games)) for s in range(0, self.games, chunk)]
         args = (self.game.NAME, self.game.rules.options(), self.game.num_players, self.measure, self.base, temperature,

@@ -1,5 +1,5 @@
 """Independent references for the Kocka tables: the win tables (tests/test_kocka_end_rules.py,
-tests/test_kocka_three.py) and, through :func:`series_completion`, :func:`options_of_roll`
+tests/test_kocka_three.py, tests/test_kocka_four.py) and, through :func:`series_completion`, :func:`options_of_roll`
 and :func:`bank_chance`, the one-turn recursion of tests/test_kocka_solver.py.
 
 Written from RULES.md section 1 on top of the engine's scoring functions only
@@ -24,8 +24,9 @@ from typing import Callable
 import numpy as np
 
 from kocka.solver.base.dice import outcome_distribution
-from kocka.solver.rules.kocka import (
-    NUM_DICE, KockaGame, KockaRules, KockaState, is_full, scores, series_starts, series_value, valid_set_asides,
+from kocka.solver.rules.kocka import KockaGame, KockaState
+from kocka.solver.rules.kocka_scoring import (
+    NUM_DICE, KockaRules, is_full, scores, series_starts, series_value, valid_set_asides,
 )
 
 UNIT = 50
@@ -221,3 +222,36 @@ def value_iteration(step: Callable[[np.ndarray], np.ndarray], start: np.ndarray,
         values = new
     raise AssertionError(f"value iteration did not settle in {max_sweeps} sweeps "
                          f"(last change {np.max(np.abs(new - values)):.3g})")
+
+
+def reference_players(rules: KockaRules, players: int) -> np.ndarray:
+    """Plain value iteration of the game of ``players`` (3 or 4) under ``kocka.end =
+    immediate``: ``W[s_0, .., s_{n-1}, i]``, s_0 to move. A bank of t hands the turn to s_1
+    at (s_1, .., s_{n-1}, s_0 + t), or wins at the target (KOCKA-3); a bust hands it over
+    at (s_1, .., s_{n-1}, s_0) (KOCKA-9). Values at the next position are rotated into this
+    one's order: (P u)_c = u_{c-1}."""
+    goal, thr = rules.target // UNIT, rules.series_threshold // UNIT
+    turns = [BatchTurn(rules, False), BatchTurn(rules, True)]
+    seats = [v.ravel() for v in np.meshgrid(*[np.arange(goal)] * players, indexing="ij")]
+    back = [players - 1, *range(players - 1)]  # P: the next position's order -> this one's
+
+    def step(W: np.ndarray) -> np.ndarray:
+        new = np.empty_like(W)
+        for p in (0, 1):
+            sel = (seats[0] >= thr) == (p == 1)
+            s = [v[sel] for v in seats]
+            if not len(s[0]):
+                continue
+            win = np.zeros((players, len(s[0])))
+            win[0] = 1.0
+
+            def bank(t, s=s, win=win):
+                score = s[0] + t
+                return np.where(score < goal, W[(*s[1:], np.minimum(score, goal - 1))].T[back], win)
+
+            cap = np.maximum(goal - s[0], turns[p].min_bank)
+            new[tuple(s)] = turns[p].evaluate(bank, W[(*s[1:], s[0])].T[back], cap, win, win).T
+        return new
+
+    W, _ = value_iteration(step, np.full((goal,) * players + (players,), 1 / players), tol=1e-14)
+    return W

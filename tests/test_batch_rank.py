@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from test_scorecard_solver import NaiveExpectimax, _options_key, _tiny_table
 from kocka.agents.bots.base import positions_with_rng
 from kocka.agents.advice.cards import turn_targets
-from kocka.solver.solvers.scorecard import values as solver
+from kocka.solver.solvers.scorecard import values as scorecard_values
 from kocka.solver.models.card_model import five_dice
 from kocka.agents.frontends.commands.solve_cli import main as solve_main
 from kocka.solver.base.build_options import BuildOptions
@@ -59,7 +59,7 @@ def _positions(game, table, count, seed=5, explore=0.4):
 
     def choose(state):
         legal = game.legal_actions(state)
-        return rng.choice(legal) if rng.random() < explore else solver.rank(game, table, state)[0].action
+        return rng.choice(legal) if rng.random() < explore else scorecard_values.rank(game, table, state)[0].action
 
     return positions_with_rng(game, choose, rng, count)
 
@@ -70,8 +70,8 @@ def test_rank_equals_the_reference_ranking(name, options):
     # and the engine's legal actions: the same actions, labels, details and values
     game, table = _tiny_table(name, _options_key(options))
     for state in _positions(game, table, 60):
-        fast = list(solver.rank(game, table, state))
-        slow = solver.rank_reference(game, table, state)
+        fast = list(scorecard_values.rank(game, table, state))
+        slow = scorecard_values.rank_reference(game, table, state)
         assert {d.action for d in fast} == set(game.legal_actions(state))
         ref = {d.action: d for d in slow}
         for d in fast:
@@ -86,30 +86,30 @@ def test_rank_order_and_ties_by_hand():
     # writing sixes now scores 0. Keeps of one size tie exactly and stay in keep order.
     game, table = _tiny_table("yatzy", _options_key({"boxes": ("sixes",)}))
     state = ScorecardState(cards=(Card(entries=(None,)),), throw=2, dice=(1, 2, 3, 4, 5))
-    ranked = list(solver.rank(game, table, state))
+    ranked = list(scorecard_values.rank(game, table, state))
     keeps = [tuple(k) for size in range(5) for k in itertools.combinations((1, 2, 3, 4, 5), size)]
     assert [d.action for d in ranked] == [Keep(k) for k in keeps] + [Fill("sixes")]
     assert [d.value for d in ranked] == pytest.approx([5.0 - len(k) for k in keeps] + [0.0], abs=1e-12)
-    assert [d.action for d in ranked] == [d.action for d in solver.rank_reference(game, table, state)]
+    assert [d.action for d in ranked] == [d.action for d in scorecard_values.rank_reference(game, table, state)]
 
 
 def test_ranking_is_a_sequence_of_decisions():
     # expected: a Ranking reads like the list of its decisions (len, index, slice, iter, ==)
     game, table = _tiny_table("yahtzee", _options_key({"boxes": ("sixes", "full_house", "yahtzee")}))
     state = ScorecardState(cards=(Card(entries=(None, None, None)),), throw=1, dice=(2, 2, 6, 6, 6))
-    ranked = solver.rank(game, table, state)
+    ranked = scorecard_values.rank(game, table, state)
     as_list = list(ranked)
     assert len(ranked) == len(as_list) == len(game.legal_actions(state))
     assert ranked[0] is as_list[0] and ranked[-1] == as_list[-1] and ranked[1:3] == as_list[1:3]
     assert ranked == as_list and all(isinstance(d, Decision) for d in ranked)
     assert np.array_equal(ranked.values, [d.value for d in as_list])
-    assert solver.rank(game, table, ScorecardState(cards=(Card(entries=(None, None, None)),))) == []
+    assert scorecard_values.rank(game, table, ScorecardState(cards=(Card(entries=(None, None, None)),))) == []
 
 
 def test_rank_refuses_a_bad_state_with_the_engines_words():
     game, table = _tiny_table("yahtzee", _options_key({"boxes": ("sixes", "chance")}))
     with pytest.raises(InvalidStateError, match="7 cannot be written in Sixes"):
-        solver.rank(game, table, ScorecardState(cards=(Card(entries=(7, None)),), throw=1, dice=(1, 2, 3, 4, 5)))
+        scorecard_values.rank(game, table, ScorecardState(cards=(Card(entries=(7, None)),), throw=1, dice=(1, 2, 3, 4, 5)))
 
 
 @pytest.mark.parametrize("name, options", [v[1:] for v in VARIANTS], ids=[v[0] for v in VARIANTS])
@@ -119,10 +119,10 @@ def test_turn_shares_equal_the_walk_of_the_turn(name, options):
     game, table = _tiny_table(name, _options_key(options))
     for state in _positions(game, table, 4, seed=9):
         memo: dict = {}
-        moves = [d.action for d in solver.rank(game, table, state) if not isinstance(d.action, Fill)]
+        moves = [d.action for d in scorecard_values.rank(game, table, state) if not isinstance(d.action, Fill)]
         for action in moves[:1] + moves[-1:]:  # the best and the worst keep or declaration
-            walk = turn_targets(game, state, action, lambda s: solver.rank(game, table, s), memo)
-            shares = solver.turn_shares(game, table, state, action)
+            walk = turn_targets(game, state, action, lambda s: scorecard_values.rank(game, table, s), memo)
+            shares = scorecard_values.turn_shares(game, table, state, action)
             assert shares.keys() == {b for b, p in walk.items() if p > 0}
             for box, p in walk.items():
                 assert shares.get(box, 0.0) == pytest.approx(p, abs=1e-12)
@@ -133,8 +133,8 @@ def test_turn_shares_refuse_what_is_not_a_move():
     game, table = _tiny_table("yahtzee", _options_key({"boxes": ("sixes", "chance")}))
     state = ScorecardState(cards=(Card(entries=(None, None)),), throw=3, dice=(1, 2, 3, 4, 6))
     with pytest.raises(IllegalActionError, match="no throw left"):
-        solver.turn_shares(game, table, state, Keep((6,)))
-    assert solver.turn_shares(game, table, state, Fill("chance")) == {"chance": 1.0}
+        scorecard_values.turn_shares(game, table, state, Keep((6,)))
+    assert scorecard_values.turn_shares(game, table, state, Fill("chance")) == {"chance": 1.0}
 
 
 @pytest.mark.parametrize("name, options", [v[1:] for v in VARIANTS if "declare" not in v[0]],
@@ -143,11 +143,11 @@ def test_rank_positions_equals_rank(name, options):
     # expected: rank's value of each legal action in its column, NaN elsewhere
     game, table = _tiny_table(name, _options_key(options))
     states = _positions(game, table, 40, seed=2)
-    values = solver.rank_positions(game, table, solver.positions_from_states(game, states))
-    space = solver.action_space(game)
+    values = scorecard_values.rank_positions(game, table, scorecard_values.positions_from_states(game, states))
+    space = scorecard_values.action_space(game)
     assert values.shape == (len(states), game.num_boxes + 210)
     for row, state in zip(values, states):
-        want = {d.action: d.value for d in solver.rank(game, table, state)}
+        want = {d.action: d.value for d in scorecard_values.rank(game, table, state)}
         for a, v in zip(space, row):
             if a in want:
                 assert v == pytest.approx(want[a], abs=1e-12)
@@ -157,22 +157,22 @@ def test_rank_positions_equals_rank(name, options):
 
 def test_rank_positions_refuses_bad_positions():
     game, table = _tiny_table("yahtzee", _options_key({"boxes": ("sixes", "chance")}))
-    good = solver.positions_from_states(game, [ScorecardState(cards=(Card(entries=(None, None)),), throw=1,
+    good = scorecard_values.positions_from_states(game, [ScorecardState(cards=(Card(entries=(None, None)),), throw=1,
                                                               dice=(1, 2, 3, 4, 6))])
     bad = good.copy()
     bad["throw"] = 4
     with pytest.raises(InvalidStateError, match="throw is outside 1..3"):
-        solver.rank_positions(game, table, bad)
+        scorecard_values.rank_positions(game, table, bad)
     bad = good.copy()
     bad["tracker"] = 999
     with pytest.raises(InvalidStateError, match="tracker is outside"):
-        solver.rank_positions(game, table, bad)
+        scorecard_values.rank_positions(game, table, bad)
     with pytest.raises(InvalidStateError, match="POSITION_DTYPE"):
-        solver.rank_positions(game, table, np.zeros(3))
+        scorecard_values.rank_positions(game, table, np.zeros(3))
     sk, sk_table = _tiny_table("slovak", _options_key(dict(VARIANTS[3][2])))
     state = ScorecardState(cards=(Card(entries=(None, None, None)),), throw=1, dice=(1, 1, 4, 4, 6))
     with pytest.raises(InvalidStateError, match="declaration"):
-        solver.rank_positions(sk, sk_table, solver.positions_from_states(sk, [state]))
+        scorecard_values.rank_positions(sk, sk_table, scorecard_values.positions_from_states(sk, [state]))
 
 
 def test_export_writes_labelled_positions(tmp_path):
@@ -189,7 +189,7 @@ def test_export_writes_labelled_positions(tmp_path):
     table = get_table(game, cache_dir=tmp_path)
     for line in lines:
         state = game.state_from_json(line["state"])
-        ranked = solver.rank(game, table, state)
+        ranked = scorecard_values.rank(game, table, state)
         assert [game.action_from_json(a["action"]) for a in line["actions"]] == [d.action for d in ranked]
         assert [a["value"] for a in line["actions"]] == pytest.approx([d.value for d in ranked], abs=1e-12)
 
@@ -199,7 +199,7 @@ def test_a_table_without_the_kernel_arrays_is_refused(tmp_path):
     # version) fails the layout check, and the message says how to rebuild it
     game = get_game("yahtzee", {"boxes": ["sixes", "chance"]})
     table = build_table(game, solver_for("yahtzee"), BuildOptions(progress=False), tmp_path)
-    old = {k: v for k, v in table.arrays.items() if k not in solver.KERNEL_ARRAYS}
+    old = {k: v for k, v in table.arrays.items() if k not in scorecard_values.KERNEL_ARRAYS}
     save_table(table.path, old, table.meta)
     with pytest.raises(TableError, match=r"lacks the array.*rebuild it with: kocka-solve build yahtzee"):
         get_table(game, cache_dir=tmp_path)
@@ -256,7 +256,7 @@ def test_yatzy_house_rules_tiny_cards_equal_naive_expectimax(options):
     # expected: the naive expectimax over the engine (test_scorecard_solver.NaiveExpectimax)
     game, table = _tiny_table("yatzy", _options_key(options))
     empty = Card(entries=(None,) * game.num_boxes)
-    assert solver.value_of_card(game, table, empty) == pytest.approx(
+    assert scorecard_values.value_of_card(game, table, empty) == pytest.approx(
         NaiveExpectimax(game).value(0, game.initial_tracker, None), abs=1e-9)
 
 
@@ -269,4 +269,4 @@ def test_yatzy_forced_order_by_hand():
     yatzy_turn = NaiveExpectimax(alone).value(0, alone.initial_tracker, None)
     assert yatzy_turn == pytest.approx(50 * 0.0460286, abs=1e-5)  # the well-known 4.60 %
     empty = Card(entries=(None, None))
-    assert solver.value_of_card(game, table, empty) == pytest.approx(455 / 216 + yatzy_turn, abs=1e-9)
+    assert scorecard_values.value_of_card(game, table, empty) == pytest.approx(455 / 216 + yatzy_turn, abs=1e-9)

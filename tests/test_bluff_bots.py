@@ -18,8 +18,6 @@ from kocka.agents.bots.bluff_bots import BayesBot, ThresholdBot, TruthfulBot, ro
 from kocka.agents.bots.catalogue import AgentOptions, agent_names, make_agent
 import betting_round_abstraction as abstraction
 from kocka.solver.solvers.bluff import abazs as bluff_abazs
-from kocka.solver.base.build_options import BuildOptions
-from kocka.solver.store.table_store import build_table, solver_for
 from kocka.solver.rules import CHANCE, get_game
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, Challenge, Claim, Hand, Pass, TwoDiceClaim, single_round_game,
@@ -338,10 +336,9 @@ def test_bots_as_betting_round_policies_reproduce_the_documented_exploitability(
 # The equilibrium bot
 # ----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def table_dir(tmp_path_factory):
-    path = tmp_path_factory.mktemp("tables")
-    build_table(AbazsGame(AbazsRules(), 2), solver_for("abazs", "equilibrium"), BuildOptions(progress=False), path)
-    return path
+def table_dir(abazs_equilibrium_table):
+    """A folder with the default rules' equilibrium table (built once per run, conftest)."""
+    return abazs_equilibrium_table.path.parent
 
 
 def test_equilibrium_bot_samples_its_mixed_strategy(table_dir):

@@ -13,8 +13,7 @@ import betting_round_abstraction as abstraction
 from kocka.solver.solvers.bluff import abazs as bluff_abazs
 from kocka.solver.solvers.bluff import lp
 from kocka.solver.base.errors import RulesError
-from kocka.solver.base.build_options import BuildOptions
-from kocka.solver.store.table_store import build_table, solver_for
+from kocka.solver.store.table_store import solver_for
 from kocka.solver.rules.bluff import (
     AbazsGame, AbazsRules, Accept, Bet, BiddingBluffGame, Challenge, Claim, Pass, TwoDiceClaim, actual_result,
     single_round_game,
@@ -33,10 +32,10 @@ def simple_round() -> bluff_abazs.AbazsEquilibrium:
 
 
 @pytest.fixture(scope="module")
-def simple_table(tmp_path_factory):
-    game = AbazsGame(SIMPLE, num_players=2)
-    return build_table(game, solver_for("abazs", "equilibrium"), BuildOptions(progress=False),
-                       tmp_path_factory.mktemp("tables"))
+def simple_table(abazs_equilibrium_table):
+    # SIMPLE is the default rules: the run's shared table (tests/conftest.py), built once
+    assert AbazsGame(SIMPLE, num_players=2).rules.variant_id() == abazs_equilibrium_table.meta.variant_id
+    return abazs_equilibrium_table
 
 
 # ----------------------------------------------------------------------------------------

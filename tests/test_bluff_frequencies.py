@@ -70,9 +70,10 @@ def bidding_table(table_dir):
 
 
 @pytest.fixture(scope="module")
-def abazs_table(table_dir):
-    return build_table(AbazsGame(AbazsRules(), 2), solver_for("abazs", "equilibrium"), BuildOptions(progress=False),
-                       table_dir)
+def abazs_table(table_dir, shared_tables):
+    """The default rules' equilibrium table (built once per run, conftest), copied into
+    this module's folder where :func:`equilibrium` finds it."""
+    return shared_tables.install(AbazsGame(AbazsRules(), 2), solver_for("abazs", "equilibrium"), table_dir)
 
 
 def bidding_game():

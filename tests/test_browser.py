@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - the skip says what to install
 from conftest import serving_in_thread
 from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
 from kocka.agents.frontends.seat.web import make_web_server
-from kocka.solver.store.table_store import game_from_cli, get_table
+from kocka.solver.store.table_store import game_from_cli, get_table, solver_for
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
@@ -80,9 +80,11 @@ def tables() -> None:
 
 
 @pytest.fixture(scope="session")
-def full_card_table() -> None:
-    """The whole kockapóker table (about 10 s), for the one test that needs it."""
-    build("kockapoker", ())
+def full_card_table(shared_tables) -> None:
+    """The whole kockapóker table (about 10 s), for the one test that needs it: the run's
+    shared table (tests/test_scorecard_solver.py's too, tests/conftest.py), copied into the
+    session's cache where the seat looks."""
+    shared_tables.install(game_from_cli("kockapoker", (), num_players=2), solver_for("kockapoker"))
 
 
 @contextlib.contextmanager
@@ -614,6 +616,16 @@ def my_turn(browser) -> bool:
     return text_of(browser, "turn").startswith("me:")
 
 
+def my_first_decision(browser) -> None:
+    """Rolls for me until the page shows my first decision (or the round is decided)."""
+    for _step in range(20):
+        wait_for(browser, lambda d: (my_turn(d) and (visible(d, "roll-for-me") or hint_rows(d))) or "shows" in events(d))
+        if not visible(browser, "roll-for-me"):
+            return
+        before = play(browser, browser.find_element(By.ID, "roll-for-me"))
+        wait_for(browser, lambda d: moved_on(d, before))
+
+
 def screenshot(browser, name: str) -> None:
     """NAME: what the 360 x 800 screen shows, into the folder ``KOCKA_SCREENSHOTS`` names
     (``KOCKA_SCREENSHOTS=docs/screenshots`` renews the ones docs/TABLE.md shows; a plain
@@ -859,10 +871,11 @@ def test_a_whole_round_of_each_bluff_game_on_a_phone(site, browser, name):
 
 
 @pytest.fixture(scope="module")
-def abazs_equilibrium() -> None:
-    """Abázs's equilibrium table (BLUFF-10: about a minute on two cores; one table serves
-    every chip count, as the match's values are per chip)."""
-    get_table(game_from_cli("abazs", (), num_players=2), "equilibrium", build_missing=True)
+def abazs_equilibrium(shared_tables) -> None:
+    """Abázs's equilibrium table (BLUFF-10; one table serves every chip count, as the
+    match's values are per chip): the run's shared table (tests/conftest.py), copied into
+    the session's cache where the seat looks."""
+    shared_tables.install(game_from_cli("abazs", (), num_players=2), solver_for("abazs", "equilibrium"))
 
 
 def test_the_bluff_hint_lists_the_equilibriums_frequencies(site, browser, abazs_equilibrium):
@@ -871,12 +884,7 @@ def test_the_bluff_hint_lists_the_equilibriums_frequencies(site, browser, abazs_
     seat's advice gives them: the same moves, percentages adding up to 100) and the seat's
     die-roll suggestion, and the line about the stand-in is gone."""
     start_against_the_ai(browser, site, "abazs", BLUFF_GAMES["abazs"])
-    for _step in range(20):
-        wait_for(browser, lambda d: (my_turn(d) and (visible(d, "roll-for-me") or hint_rows(d))) or "shows" in events(d))
-        if not visible(browser, "roll-for-me"):
-            break
-        before = play(browser, browser.find_element(By.ID, "roll-for-me"))
-        wait_for(browser, lambda d: moved_on(d, before))
+    my_first_decision(browser)
     wait_for(browser, lambda d: browser.execute_script(
         "const f = document.getElementById('frequencies'); return f && f.dataset.position === document.body.dataset.position"))
     doc = bluff_state(browser)

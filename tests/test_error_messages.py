@@ -29,7 +29,8 @@ from kocka.solver.base.errors import (DiceError, IllegalActionError, InvalidStat
 from kocka.solver.base.i18n import use_language
 from kocka.solver.rules import base as rules_base
 from kocka.solver.rules.bluff_claims import Hand
-from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, SetAside
+from kocka.solver.rules.kocka import Bank, KockaGame, SetAside
+from kocka.solver.rules.kocka_scoring import KockaRules
 from kocka.solver.rules.polish import PolishGame
 from kocka.solver.rules.scorecard import Fill, HungarianGame, HungarianRules, Keep, SlovakGame, SlovakRules
 from kocka.solver.rules.spec import game_specs

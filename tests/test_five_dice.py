@@ -12,7 +12,7 @@ import pytest
 
 from kocka.solver.base.dice import all_outcomes, counts
 from kocka.solver.base.errors import DiceError
-from kocka.solver.rules import five_dice, polish, scorecard
+from kocka.solver.rules import five_dice, polish, polish_scoring, scorecard
 from kocka.solver.rules.five_dice import (
     Keep,
     combination_scorers,
@@ -101,7 +101,7 @@ BRUTE_COMBINATIONS = {
 @pytest.mark.parametrize("same_face", [False, True])
 def test_combination_scorers_match_brute_force(same_face):
     scorers = combination_scorers(same_face)
-    assert set(scorers) == set(BRUTE_COMBINATIONS) == set(polish.LOWER_BOXES)  # PL-3 lists exactly these
+    assert set(scorers) == set(BRUTE_COMBINATIONS) == set(polish_scoring.LOWER_BOXES)  # PL-3 lists exactly these
     for dice in OUTCOMES:
         c = counts(dice)
         for box, brute in BRUTE_COMBINATIONS.items():
@@ -144,8 +144,8 @@ def test_net_face_entry_reference_cases(case, dice, face, expected):
 
 def test_one_keep_action_and_one_set_of_face_boxes():
     assert scorecard.Keep is polish.Keep is Keep
-    assert scorecard.FACE_BOXES is polish.FACE_BOXES is five_dice.FACE_BOXES
-    assert scorecard.FACE_OF_BOX is polish.FACE_OF_BOX is five_dice.FACE_OF_BOX
+    assert scorecard.FACE_BOXES is polish_scoring.FACE_BOXES is five_dice.FACE_BOXES
+    assert scorecard.FACE_OF_BOX is polish_scoring.FACE_OF_BOX is five_dice.FACE_OF_BOX
     assert five_dice.FACE_OF_BOX == {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "sixes": 6}
     assert Keep((6, 1, 3)).dice == (1, 3, 6) and Keep().dice == ()
     # the JSON type name stays "Keep" in both families

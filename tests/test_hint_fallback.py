@@ -29,7 +29,8 @@ from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.bots.fallback import LEADER_RACE, TWO_LEADERS
 from kocka.agents.frontends.games.companion import TableSession
 from kocka.solver.base.i18n import use_language
-from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules
+from kocka.solver.rules.kocka import Bank, KockaGame
+from kocka.solver.rules.kocka_scoring import KockaRules
 from kocka.solver.rules.scorecard import Card, ScorecardState
 from kocka.solver.solvers.kocka.kocka_turn import UNIT
 from kocka.solver.solvers.kocka.ranking import rank as kocka_rank

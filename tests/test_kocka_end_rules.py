@@ -32,7 +32,8 @@ from kocka.solver.solvers.kocka.ranking import rank, win_turn_values
 from kocka.solver.solvers.kocka.single_turn import turn_reach_values
 from kocka.solver.solvers.kocka.tables import KOCKA_WINPROB
 from kocka.solver.store.table_store import build_table
-from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, KockaState, SetAside
+from kocka.solver.rules.kocka import Bank, KockaGame, KockaState, SetAside
+from kocka.solver.rules.kocka_scoring import KockaRules
 
 SMALL = {"target": 600, "series_threshold": 300, "min_bank_points": 150}
 END_VARIANTS = [

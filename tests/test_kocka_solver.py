@@ -40,10 +40,8 @@ from kocka.solver.solvers.kocka.single_turn import turn_ev_values, turn_reach_va
 from kocka.solver.solvers.kocka.tables import KOCKA_TURN_EV, KOCKA_TURN_REACH, KOCKA_WINPROB
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import build_table
-from kocka.solver.rules.kocka import (
-    NUM_DICE, Bank, KockaGame, KockaRules, KockaState, Roll, SetAside, StartSeries, scores, series_value,
-    valid_set_asides,
-)
+from kocka.solver.rules.kocka import Bank, KockaGame, KockaState, Roll, SetAside, StartSeries
+from kocka.solver.rules.kocka_scoring import NUM_DICE, KockaRules, scores, series_value, valid_set_asides
 
 
 DEFAULT = KockaRules()

@@ -25,7 +25,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka_reference import BatchTurn, value_iteration
+from kocka_cli import SMALL_RULE_ARGS, build_and_verify, solve_on_local_cluster
+from kocka_reference import reference_players
 from kocka.agents.bots.base import play_with_rng
 from kocka.agents.advice.kocka import KockaHintParams, banked_scores
 from kocka.agents.advice.kocka import hint as kocka_hint
@@ -33,7 +34,6 @@ from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.commands.solve_cli import main as solve_cli
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import RulesError, TableError
-from kocka.solver.solvers.kocka.dask_runner import DaskClassRunner
 from kocka.solver.solvers.kocka.kocka_turn import UNIT, kocka_model
 from kocka.solver.solvers.kocka.ranking import leading_opponents, rank
 from kocka.solver.solvers.kocka.tables import KOCKA_WINPROB3
@@ -41,7 +41,8 @@ from kocka.solver.solvers.kocka.three_players import (
     class_gain, classes_with_total, solve_three, three_player_kernel, three_turn_values,
 )
 from kocka.solver.store.table_store import build_table
-from kocka.solver.rules.kocka import Bank, KockaGame, KockaRules, KockaState
+from kocka.solver.rules.kocka import Bank, KockaGame, KockaState
+from kocka.solver.rules.kocka_scoring import KockaRules
 
 SMALL = KockaRules(target=600, series_threshold=300, min_bank_points=150)
 MIXED = KockaRules(target=2000)  # default rules, a target where best responses already cycle
@@ -53,33 +54,9 @@ def rot(u: np.ndarray) -> np.ndarray:
 
 
 def reference_three(rules: KockaRules) -> np.ndarray:
-    """Plain value iteration of the three-player game: ``W[x, y, z, i]``, x to move. A bank
-    of t hands the turn to y at (y, z, x + t), or wins at the target (KOCKA-3); a bust
-    hands it over at (y, z, x) (KOCKA-9)."""
-    goal, thr = rules.target // UNIT, rules.series_threshold // UNIT
-    turns = [BatchTurn(rules, False), BatchTurn(rules, True)]
-    x, y, z = (v.ravel() for v in np.meshgrid(np.arange(goal), np.arange(goal), np.arange(goal), indexing="ij"))
-
-    def step(W: np.ndarray) -> np.ndarray:
-        new = np.empty_like(W)
-        for p in (0, 1):
-            sel = (x >= thr) == (p == 1)
-            xx, yy, zz = x[sel], y[sel], z[sel]
-            if not len(xx):
-                continue
-            win = np.zeros((3, len(xx)))
-            win[0] = 1.0
-
-            def bank(t, xx=xx, yy=yy, zz=zz, win=win):
-                score = xx + t
-                return np.where(score < goal, rot(W[yy, zz, np.minimum(score, goal - 1)].T), win)
-
-            cap = np.maximum(goal - xx, turns[p].min_bank)
-            new[xx, yy, zz] = turns[p].evaluate(bank, rot(W[yy, zz, xx].T), cap, win, win).T
-        return new
-
-    W, _ = value_iteration(step, np.full((goal, goal, goal, 3), 1 / 3), tol=1e-14)
-    return W
+    """Plain value iteration of the three-player game (:func:`kocka_reference.reference_players`):
+    ``W[x, y, z, i]``, x to move."""
+    return reference_players(rules, 3)
 
 
 @pytest.fixture(scope="module")
@@ -223,28 +200,21 @@ def test_monte_carlo_of_the_exact_policies_through_the_engine(small):
 
 
 def test_dask_cluster_gives_the_same_table_bitwise(mixed):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            sol = solve_three(kocka_model(MIXED), runner=DaskClassRunner(client))
+    sol = solve_on_local_cluster(solve_three, kocka_model(MIXED))
     assert np.array_equal(sol.win, mixed.win)
     assert [m.states for m in sol.mixed] == [m.states for m in mixed.mixed]
 
 
 def test_table_build_cli_hint_and_agent(tmp_path):
-    rules = ["-r", "target=600", "-r", "series_threshold=300", "-r", "min_bank_points=150"]
-    cache = ["--cache-dir", str(tmp_path)]
+    rules, cache = SMALL_RULE_ARGS, ["--cache-dir", str(tmp_path)]
     runner = CliRunner()
-    out = runner.invoke(solve_cli, ["build", "kocka", "--players", "3", "-q", *rules, *cache])
-    assert out.exit_code == 0, out.output
-    assert "kocka/winprob3" in out.output and "P(seat 3 wins)" in out.output
-    out = runner.invoke(solve_cli, ["verify", "kocka", "--players", "3", *rules, *cache])
-    assert out.exit_code == 0, out.output
+    output = build_and_verify(3, tmp_path)
+    assert "kocka/winprob3" in output and "P(seat 3 wins)" in output
     two = runner.invoke(solve_cli, ["build", "kocka", "--players", "2", "-q", *rules, *cache])
     assert two.exit_code == 0 and "kocka/winprob " in two.output
     assert len(list(tmp_path.glob("kocka-winprob3-*.npz"))) == 1 and len(list(tmp_path.glob("kocka-winprob-*.npz"))) == 1
-    bad = runner.invoke(solve_cli, ["build", "kocka", "--players", "4", *rules, *cache])
-    assert bad.exit_code == 2 and "no table for 4 players" in bad.output
+    bad = runner.invoke(solve_cli, ["build", "kocka", "--players", "5", *rules, *cache])
+    assert bad.exit_code == 2 and "no table for 5 players" in bad.output
     bad = runner.invoke(solve_cli, ["build", "kocka", "--players", "3", "-r", "end=last_turn", *rules, *cache])
     assert bad.exit_code == 2 and "covers kocka.end='immediate' only" in bad.output
     # the hint with two opponents reads the three-player table

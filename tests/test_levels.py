@@ -192,6 +192,17 @@ def test_the_calibration_file_names_every_level_and_cools_with_the_level():
         assert levels.level_temperatures(game).calibrated
 
 
+def test_the_stored_ladders_are_monotone_with_disjoint_neighbours():
+    # expected: issue 27's "done when", recomputed from each entry's stored 95% intervals:
+    # the mean loss falls from level to level, and level k's interval lies wholly above
+    # level k + 1's
+    doc = json.loads(levels.TEMPERATURES_FILE.read_text(encoding="utf-8"))
+    for entry in doc["games"]:
+        loss = [entry["measured"]["loss"][str(k)] for k in levels.LEVELS]
+        assert all(a[0] > b[0] for a, b in zip(loss, loss[1:])), entry["game"]
+        assert all(a[1] > b[2] for a, b in zip(loss, loss[1:])), entry["game"]
+
+
 def test_the_seat_accepts_levels_and_hello_lists_them(tiny):
     from kocka.agents.frontends.seat.protocol import Seat, SeatOptions, describe_game
 

@@ -33,7 +33,8 @@ from kocka.solver.solvers.polish.values import POLISH_BASIC_EV
 from kocka.agents.frontends.commands.solve_cli import main as solve_main
 from kocka.solver.store.table_store import build_table
 from kocka.solver.rules.base import TERMINAL
-from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, Record
+from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasicState, Record
+from kocka.solver.rules.polish_scoring import PolishBasicRules
 
 QUIET = BuildOptions(progress=False)
 CARD = ("small_straight", "large_straight")
@@ -240,6 +241,19 @@ def test_threads_change_nothing():
     two, _ = build_race_arrays(game, BuildOptions(jobs=2, progress=False))
     for name in ("values0", "values1", "last"):
         assert np.array_equal(one[name], two[name]), name
+
+
+def test_lanes_change_nothing():
+    # expected: the kernel solves four states side by side, each lane with its own pair of
+    # cards, leads and Newton steps; how the pairs are dealt to the lanes (one pair per
+    # chunk: three lanes idle; seven: lanes take the next pair as they finish) must give
+    # bit-identical values, and the same count of turn evaluations (each lane's own steps)
+    game = PolishBasicGame(PolishBasicRules(boxes=("pair", "small_straight", "large_straight")), num_players=2)
+    one, one_extra = build_race_arrays(game, chunk=1)
+    seven, seven_extra = build_race_arrays(game, chunk=7)
+    for name in ("values0", "values1", "last"):
+        assert np.array_equal(one[name], seven[name]), name
+    assert one_extra["turn_evaluations"] == seven_extra["turn_evaluations"]
 
 
 def test_decided_leads_are_not_stored():

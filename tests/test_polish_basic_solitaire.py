@@ -22,7 +22,8 @@ from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import InvalidStateError, RulesError
 from kocka.solver.solvers.polish.values import POLISH_BASIC_EV, rank, rank_basic
 from kocka.solver.store.table_store import build_table, get_game
-from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasicRules, PolishBasicState, Record
+from kocka.solver.rules.polish import EndTurn, Keep, PolishBasicGame, PolishBasicState, Record
+from kocka.solver.rules.polish_scoring import PolishBasicRules
 
 QUIET = BuildOptions(progress=False)
 

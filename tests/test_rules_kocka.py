@@ -23,9 +23,11 @@ from kocka.solver.base.i18n import use_language
 from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
 from kocka.solver.rules import get_game
 from kocka.solver.rules.kocka import (
-    STRAIGHT, Bank, KockaGame, KockaRules, KockaState, NameJoker, Roll, SetAside, StartSeries,
-    TakeSeries, best_score, is_full, scores, series_allowed_from, series_matches, series_starts, series_value,
-    set_aside_value, unscored_reason, valid_set_asides,
+    Bank, KockaGame, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries,
+)
+from kocka.solver.rules.kocka_scoring import (
+    STRAIGHT, KockaRules, best_score, is_full, scores, series_allowed_from, series_matches, series_starts,
+    series_value, set_aside_value, unscored_reason, valid_set_asides,
 )
 
 J = NameJoker  # short names for the scripted games below

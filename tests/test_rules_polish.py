@@ -16,30 +16,15 @@ from hypothesis import strategies as st
 
 from kocka.solver.base.dice import sub_multisets
 from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, RulesError
-from kocka.solver.rules import CHANCE, get_game, polish
+from kocka.solver.rules import CHANCE, get_game, polish_scoring
+from kocka.solver.rules.five_dice import FACE_BOXES
 from kocka.solver.rules.polish import (
-    BOXES,
-    COMBINATIONS,
-    FACE_BOXES,
-    Declare,
-    EndTurn,
-    Keep,
-    PolishBasicGame,
-    PolishBasicRules,
-    PolishBasicState,
-    PolishGame,
-    PolishRules,
-    PolishState,
-    Record,
-    Scratch,
-    Write,
-    base_value,
-    basic_value,
-    box_value,
-    face_entry,
-    shows,
-    stage_total,
-    upper_bonus,
+    Declare, EndTurn, Keep, PolishBasicGame, PolishBasicState, PolishGame, PolishState, Record,
+    Scratch, Write,
+)
+from kocka.solver.rules.polish_scoring import (
+    BOXES, COMBINATIONS, PolishBasicRules, PolishRules, base_value, basic_value, box_value, face_entry,
+    shows, stage_total, upper_bonus,
 )
 
 from conftest import RULES_MD
@@ -156,7 +141,7 @@ def test_scratching_a_face_box_before_throwing_case_28():
 def test_upper_bonus_case_29(net, bonus_zero, expected):
     # PL-9: above 0 +50, below 0 -20, at 0 per pl.bonus_zero; bonus and penalty differ by 70
     assert upper_bonus(net, PolishRules(bonus_zero=bonus_zero)) == expected
-    assert polish.UPPER_BONUS - polish.UPPER_PENALTY == 70
+    assert polish_scoring.UPPER_BONUS - polish_scoring.UPPER_PENALTY == 70
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import kocka.solver.solvers.scorecard.values as solver
+from kocka.solver.solvers.scorecard import values as scorecard_values
 from conftest import published
 from scorecard_reference import one_box_cards, turn_value
 from kocka.agents.bots.base import play_with_rng
@@ -236,11 +236,11 @@ def test_monte_carlo_full_kockapoker_endgames(kockapoker_table):
 # Tables on disk, verify, hints
 # ----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def kockapoker_table(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("tables")
+def kockapoker_table(shared_tables):
+    # the whole card's table, built once per run for this module and tests/test_browser.py
+    # (tests/conftest.py); the parallel backends: test_parallel_backends_give_the_same_table
     game = get_game("kockapoker")
-    build_table(game, solver_for("kockapoker"), BuildOptions(jobs=2, backend="threading", progress=False), cache)
-    return game, get_table(game, cache_dir=cache)
+    return game, shared_tables.table(game, solver_for("kockapoker"))
 
 
 def test_full_kockapoker_spot_checks(kockapoker_table):
@@ -261,16 +261,16 @@ def test_spot_checks_catch_wrong_values():
 
 def test_parallel_backends_give_the_same_table(monkeypatch):
     # expected: the serial values and distribution, bit for bit (same arithmetic per state)
-    monkeypatch.setattr(solver, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
+    monkeypatch.setattr(scorecard_values, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
     game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house", "five_kind")})
     model = build_model(game)
     serial = solve_values(model)
-    serial_dist = solver.distribution_from_start(model, serial)
+    serial_dist = scorecard_values.distribution_from_start(model, serial)
     for backend in ("threading", "loky"):
         options = BuildOptions(jobs=2, backend=backend, progress=False)
         values = solve_values(model, options)
         assert np.array_equal(values, serial)
-        assert np.array_equal(solver.distribution_from_start(model, values, options).probs, serial_dist.probs)
+        assert np.array_equal(scorecard_values.distribution_from_start(model, values, options).probs, serial_dist.probs)
 
 
 def _tiny_on_disk(tmp_path, **options):

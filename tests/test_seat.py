@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kocka.agents.frontends.seat import protocol as seat_module
+from kocka.agents.frontends.seat import protocol
 from kocka.agents.frontends.seat.protocol import ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION, REQUEST_FIELDS, Seat, SeatOptions
 from kocka.solver.rules import GAME_NAMES, get_game
 
@@ -517,13 +517,13 @@ def test_optimal_with_build_missing_plays_the_hand_computed_policy(tmp_path):
 
 def test_agents_and_tables_are_built_once_and_shared(tmp_path, monkeypatch):
     built = []
-    real_make_agent = seat_module.make_agent
+    real_make_agent = protocol.make_agent
 
     def counting_make_agent(name, game, seed=0, options=None):
         built.append(name)
         return real_make_agent(name, game, seed=seed, options=options)
 
-    monkeypatch.setattr(seat_module, "make_agent", counting_make_agent)
+    monkeypatch.setattr(protocol, "make_agent", counting_make_agent)
     seat = Seat(SeatOptions(cache_dir=tmp_path, build_missing=True))
     game = get_game("yahtzee", TINY_RULES)
     state = game.apply(game.new_initial_state(), (1, 2, 3, 4, 6))
@@ -863,7 +863,7 @@ def _post(url: str, body: bytes) -> tuple[int, dict]:
 
 
 def test_http_serves_the_same_methods():
-    server = seat_module.make_http_server(Seat(), "127.0.0.1:0", allow_quit=True)  # quit over HTTP is opt-in
+    server = protocol.make_http_server(Seat(), "127.0.0.1:0", allow_quit=True)  # quit over HTTP is opt-in
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
@@ -936,7 +936,7 @@ def _blocking_work(release: threading.Event, started: list, name: str):
 def test_workers_compute_at_most_their_thread_count_and_queue_the_rest():
     """Workers(threads=2): a third request waits in the queue until a thread is free
     (Workers docstring); it is still answered."""
-    workers = seat_module.Workers(limit=8, threads=2)
+    workers = protocol.Workers(limit=8, threads=2)
     release, started = threading.Event(), []
     jobs = [workers.submit(_blocking_work(release, started, f"r{i}")) for i in range(3)]
     for _ in range(200):
@@ -953,7 +953,7 @@ def test_workers_compute_at_most_their_thread_count_and_queue_the_rest():
 def test_an_abandoned_request_is_never_computed_and_a_stuck_thread_is_replaced():
     """The transport answered timeout (Workers.abandon): a queued request given up is
     skipped; a running one given up frees its place, so the next request is computed."""
-    workers = seat_module.Workers(limit=8, threads=1)
+    workers = protocol.Workers(limit=8, threads=1)
     release, started = threading.Event(), []
     first = workers.submit(_blocking_work(release, started, "first"))
     queued = workers.submit(_blocking_work(release, started, "queued"))

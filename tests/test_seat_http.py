@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from conftest import serving_in_thread
 from kocka.solver.base import jsonio
-from kocka.agents.frontends.seat import protocol as seat_module
+from kocka.agents.frontends.seat import protocol
 from kocka.agents.frontends.commands.kocka_cli import main
 from kocka.agents.frontends.seat.protocol import Seat, serve_stdio
 
@@ -63,7 +63,7 @@ def slow_seat() -> tuple[Seat, SlowMethod]:
 @contextlib.contextmanager
 def serving(seat: Seat | None = None, **options: Any) -> Iterator[tuple[str, Any]]:
     """(base URL, server) of a seat served in a thread until the block ends."""
-    server = seat_module.make_http_server(seat or Seat(), "127.0.0.1:0", **options)
+    server = protocol.make_http_server(seat or Seat(), "127.0.0.1:0", **options)
     with serving_in_thread(server) as base:
         yield base + "/", server
 
@@ -103,7 +103,7 @@ def test_requests_and_hello_are_answered(url):
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
     assert answer.json() == {"id": 1, "result": {"dice": [6, 6, 6, 6, 6], "first_throw": False, "points": {"sixes": 12}}}
     hello = httpx.get(url, timeout=30)
-    assert hello.status_code == 200 and hello.json()["result"]["protocol"] == seat_module.PROTOCOL_VERSION
+    assert hello.status_code == 200 and hello.json()["result"]["protocol"] == protocol.PROTOCOL_VERSION
     assert post(url, {"id": 2, "method": "nope"}).json()["error"]["code"] == "unknown_method"  # protocol errors: 200
 
 
@@ -258,7 +258,7 @@ def test_a_slow_request_does_not_block_hello():
         worker.start()
         assert slow.started.wait(30)
         hello = httpx.get(base, timeout=30)  # answered while "slow" still runs
-        assert hello.status_code == 200 and hello.json()["result"]["protocol"] == seat_module.PROTOCOL_VERSION
+        assert hello.status_code == 200 and hello.json()["result"]["protocol"] == protocol.PROTOCOL_VERSION
         legal = post(base, {"id": 2, "method": "legal", "state": _hu_doc()})
         assert len(legal.json()["result"]["actions"]) == 38
         assert worker.is_alive() and not answers
@@ -292,7 +292,7 @@ def test_requests_beyond_the_inflight_cap_get_503_busy():
             busy = post(base, {"id": 2, "method": "new", "game": "yatzy"})
             assert busy.status_code == 503 and error_code(busy) == "busy" and busy.headers["retry-after"] == "1"
             # hello does not need a worker once it is known
-            assert httpx.get(base, timeout=30).json()["result"]["protocol"] == seat_module.PROTOCOL_VERSION
+            assert httpx.get(base, timeout=30).json()["result"]["protocol"] == protocol.PROTOCOL_VERSION
             assert post(base, {"id": "h", "method": "hello", "client": "t"}).json()["id"] == "h"
         finally:
             slow.release.set()
@@ -402,7 +402,7 @@ def test_refusals_are_logged_at_debug_with_a_summary_at_most_every_10_s(url, cap
 
 
 def test_the_lru_makes_a_value_once_under_threads():
-    cache = seat_module._LRU(4)
+    cache = protocol._LRU(4)
     go, made, got = threading.Event(), [], []
 
     def make() -> object:

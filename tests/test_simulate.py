@@ -6,18 +6,23 @@ game, and the arena's figures are the same with or without it.
 
 Every expected value here comes from the Python side: hashlib and random.Random for the
 dice, and the engine loop (arena.play_match with the `optimal` agent, which ranks each
-position with ranking.rank) for the games."""
+position with ranking.rank) for the games. The levels (kocka.agents.bots.levels) likewise:
+the engine loop with `level:N` (LevelAgent.choose: a softmax over ranking.rank's values, one
+random.Random draw per decision) gives the expected games."""
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
 import pytest
 
+from kocka.agents.bots import levels
 from kocka.agents.bots.base import ChanceSampler, derive_seed
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.games import arena
 from kocka.agents.frontends.games.arena import final_scores, play_match, run_arena
+from kocka.solver.base.decision import Decision
 from kocka.solver.kernels import _simulate
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, ScorecardState
@@ -50,6 +55,25 @@ def game_seeds(count, seed=11):
 
 def kernel_of(game):
     return make_agent("optimal", game, 0, BUILD).simulator()
+
+
+def level_agent(game, level, temperature=None):
+    """``level:N`` of ``game``: the file's or the relative ladder's temperatures, or every
+    level at the absolute ``temperature``."""
+    if temperature is None:
+        return make_agent(f"level:{level}", game, 0, BUILD)
+    return levels.make_level_agent(f"level:{level}", game, 0, BUILD, levels.LevelTemperatures(
+        game.NAME, {k: temperature for k in levels.LEVELS}, "absolute", calibrated=True))
+
+
+def engine_level_scores(game, agent, seeds, agent_seeds):
+    """The level's final score of each game played by the Python engine loop, reset with
+    its agent seed as the arena resets it."""
+    out = []
+    for s, a in zip(seeds, agent_seeds):
+        agent.reset(int(a))
+        out.append(final_scores(game, play_match(game, [agent], ChanceSampler(int(s))))[0])
+    return np.array(out)
 
 
 # ----------------------------------------------------------------------------------------
@@ -137,6 +161,88 @@ def test_bad_arguments_are_one_line_errors():
 
 
 # ----------------------------------------------------------------------------------------
+# The levels
+# ----------------------------------------------------------------------------------------
+def test_a_levels_draws_are_pythons_random():
+    # expected: random.Random(seed).random() (two words per draw, 53 bits), 400 draws (past
+    # the first block of 624 words), from generators seeded side by side (a level's is
+    # the last lane of its game)
+    rng = random.Random(9)
+    for own in [7, 2**32 - 1, 2**32, rng.getrandbits(63)]:
+        seeds = np.array([rng.getrandbits(63) for _ in range(6)] + [own], dtype=np.uint64)
+        python = random.Random(own)
+        assert _simulate.roll_dice_lanes(seeds, 400, randoms=True)[-1] == [python.random() for _ in range(400)]
+
+
+def _python_choice(values, temperature, relative, u):
+    """The index LevelAgent.choose plays for the draw ``u`` (its probabilities, its loop)."""
+    agent = levels.LevelAgent.__new__(levels.LevelAgent)
+    agent.temperature = temperature
+    agent.temperatures = levels.LevelTemperatures("x", {}, "relative" if relative else "absolute", False)
+    agent.mixes_equilibrium = False
+    probabilities = agent.probabilities([Decision(i, v, "") for i, v in enumerate(values)])
+    cumulative = 0.0
+    for i, p in enumerate(probabilities):
+        cumulative += p
+        if u < cumulative:
+            return i
+    return max(i for i, p in enumerate(probabilities) if p > 0)
+
+
+def test_the_kernels_softmax_picks_the_levels_action():
+    # expected: LevelAgent's own choice for the same values and draw, at absolute and
+    # relative temperatures, uniform play (T None), ties and one action, and draws just
+    # below 1 (where the sums' rounding decides)
+    rng = random.Random(4)
+    cases = [([5.0], 1.0, False), ([3.0, 3.0, 3.0], 0.5, True), ([10.0, 9.0, 9.0, 2.0], None, False)]
+    for _case in range(300):
+        n = rng.randint(1, 40)
+        values = sorted((rng.choice([rng.uniform(150, 250), 200.0]) for _v in range(n)), reverse=True)
+        cases.append((values, rng.choice([None, 0.01, 0.7, 3.0, 40.0]), rng.random() < 0.3))
+    for values, temperature, relative in cases:
+        for u in [rng.random() for _u in range(20)] + [0.0, 1 - 2**-53]:
+            t = math.inf if temperature is None else temperature
+            assert _simulate.level_choice(values, t, relative, u) == _python_choice(values, temperature, relative, u)
+
+
+@pytest.mark.parametrize("name, options", [v[1:] for v in SMALL_VARIANTS], ids=[v[0] for v in SMALL_VARIANTS])
+def test_small_cards_levels_play_the_engines_games(name, options):
+    # expected: the engine loop's final score of the level, game by game: the relative
+    # ladder (these variants have no calibrated entry), level 1 (uniform) and absolute
+    # temperatures
+    game = get_game(name, options)
+    seeds = game_seeds(25)
+    agent_seeds = game_seeds(25, seed=12)
+    for agent in [level_agent(game, 1), level_agent(game, 3), level_agent(game, 7), level_agent(game, 5, 0.8)]:
+        got = agent.simulator().scores(seeds, 0, 2, agent_seeds=agent_seeds)
+        assert got.tolist() == engine_level_scores(game, agent, seeds, agent_seeds).tolist(), agent.description
+
+
+def test_full_yahtzee_levels_play_the_engines_games():
+    # expected: the engine loop's game by game on the full card, with the calibrated
+    # temperatures of levels 2 and 6 (agents/bots/level_temperatures.json)
+    game = get_game("yahtzee")
+    seeds, agent_seeds = game_seeds(6, seed=3), game_seeds(6, seed=30)
+    for level in (2, 6):
+        agent = level_agent(game, level)
+        assert agent.calibrated
+        got = agent.simulator().scores(seeds, 0, 1, agent_seeds=agent_seeds)
+        assert got.tolist() == engine_level_scores(game, agent, seeds, agent_seeds).tolist()
+
+
+def test_a_level_needs_its_seeds_and_the_top_level_is_the_table_agent():
+    # expected: level 10 (temperature 0) plays optimal's games without any draw; a lower
+    # level refuses to play without the agent seeds of its games
+    game = get_game("yatzy", {"boxes": ("ones", "pair", "chance")})
+    seeds = game_seeds(20)
+    assert level_agent(game, 10).simulator().scores(seeds).tolist() == kernel_of(game).scores(seeds).tolist()
+    with pytest.raises(levels.LevelError, match="agent seed"):
+        level_agent(game, 4).simulator().scores(seeds)
+    with pytest.raises(ValueError, match="agent seeds"):
+        level_agent(game, 4).simulator().scores(seeds, agent_seeds=game_seeds(3))
+
+
+# ----------------------------------------------------------------------------------------
 # The arena
 # ----------------------------------------------------------------------------------------
 def _same_result(a, b):
@@ -159,6 +265,19 @@ def test_table_arena_figures_equal_the_engine_loops():
     game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house")})
     engine = run_arena(game, ["optimal", "optimal"], 21, seed=4, table=True, options=BUILD, kernels=False)
     _same_result(run_arena(game, ["optimal", "optimal"], 21, seed=4, table=True, options=BUILD), engine)
+
+
+def test_arena_levels_equal_the_engine_loops(monkeypatch):
+    # expected: run_arena through the engine loop (kernels=False), solitaire and at one
+    # table, with two seats of the same level (each its own draws); the kernel was used
+    game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house")})
+    names = ["level:5", "optimal", "level:2", "level:5"]
+    engine = run_arena(game, names, 30, seed=6, options=BUILD, kernels=False)
+    table = run_arena(game, names[:3], 21, seed=6, table=True, options=BUILD, kernels=False)
+    monkeypatch.setattr(arena, "_play_chunk", lambda *a, **k: pytest.fail("the engine loop ran"))
+    _same_result(run_arena(game, names, 30, seed=6, jobs=2, options=BUILD), engine)
+    _same_result(run_arena(game, names[:3], 21, seed=6, table=True, options=BUILD), table)
+    assert not np.array_equal(engine.scores[:, 0], engine.scores[:, 3])  # two seats, two streams
 
 
 def test_arena_uses_the_engine_when_a_seat_has_no_kernel(monkeypatch):

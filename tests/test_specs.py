@@ -81,18 +81,20 @@ def test_agents_come_from_the_specs():
 
 def test_game_names_appear_only_in_their_engine_module():
     """A quoted game name in the package (solver/, agents/) stands only in the module that
-    registers that game's spec (its engine). (scripts/ are clients and benchmarks that
-    name what they measure; words.py's "yahtzee" and "yatzy" are box ids.)"""
+    registers that game's spec (its engine) and the module of its rules options (whose
+    ``GAME`` names it). (scripts/ are clients and benchmarks that name what they measure;
+    words.py's "yahtzee" and "yatzy" are box ids.)"""
     words_module = ROOT / "solver" / "rules" / "words.py"
     sources = [p for d in ("solver", "agents") for p in (ROOT / d).rglob("*.py") if p != words_module]
     offenders = []
     for spec in SPECS:
         if spec.name == "kocka":
             continue  # also the project's own name (the command, the cache folder, the package)
-        home = pathlib.Path(__import__(spec.engine.__module__, fromlist=["x"]).__file__).resolve()
+        homes = {pathlib.Path(__import__(cls.__module__, fromlist=["x"]).__file__).resolve()
+                 for cls in (spec.engine, spec.engine.RULES)}
         quoted = re.compile(rf"""["']{re.escape(spec.name)}["']""")
         for path in sources:
-            if path.resolve() == home:
+            if path.resolve() in homes:
                 continue
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 code = line.split("#", 1)[0]

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from kocka.solver.store import table_store
-from kocka.solver.base import table_file as tables
+from kocka.solver.base import table_file
 from kocka.solver.base.errors import TableError
 from kocka.solver.store.table_store import build_table, get_table, open_table, path_for, solver_for
 from kocka.solver.rules import get_game
@@ -66,11 +66,11 @@ def rewrite(path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None
     doc = json.loads(raw.tobytes())
     change(arrays, doc)
     if resign:  # a forger who recomputes the checksum: the other checks must still hold
-        doc["checksum"] = tables.checksum(arrays, doc)
+        doc["checksum"] = table_file.checksum(arrays, doc)
     text = json.dumps(doc, sort_keys=True).encode()
     assert resign or text == raw.tobytes() or change in (blank_checksum, edit_rules, edit_expected_score, old_format)
     with open(path, "wb") as fh:  # in place, in the layout save_table writes (same size, same inode)
-        tables.write_npz(fh, {**arrays, "__meta__": np.frombuffer(text, dtype=np.uint8)})
+        table_file.write_npz(fh, {**arrays, "__meta__": np.frombuffer(text, dtype=np.uint8)})
 
 
 def halve_values(arrays, doc):
@@ -278,14 +278,14 @@ def hashes(monkeypatch) -> list[int]:
     """Counts full checksums; the record's age margin at 0, so a record written a few
     clock ticks after the table counts (the 2 s default only delays it)."""
     calls: list[int] = []
-    real = tables.checksum
+    real = table_file.checksum
 
     def counting(arrays, meta):
         calls.append(1)
         return real(arrays, meta)
 
-    monkeypatch.setattr(tables, "checksum", counting)
-    monkeypatch.setattr(tables, "_RACY_NS", 0)
+    monkeypatch.setattr(table_file, "checksum", counting)
+    monkeypatch.setattr(table_file, "_RACY_NS", 0)
     return calls
 
 
@@ -324,8 +324,8 @@ def test_the_record_never_vouches_for_a_changed_file(tmp_path, hashes, keep_mtim
 
 def test_a_fresh_file_gets_no_record_until_it_is_old_enough(tmp_path, monkeypatch):
     calls = []
-    real = tables.checksum
-    monkeypatch.setattr(tables, "checksum", lambda arrays, meta: calls.append(1) or real(arrays, meta))
+    real = table_file.checksum
+    monkeypatch.setattr(table_file, "checksum", lambda arrays, meta: calls.append(1) or real(arrays, meta))
     path = build_tiny(tmp_path)  # just written: younger than the 2 s margin
     calls.clear()
     for _ in range(2):
@@ -384,11 +384,11 @@ def test_every_layout_fits_its_fresh_table_and_refuses_a_changed_one(tmp_path, n
     first = next(k for k, (shape, _) in layout.items() if shape and shape[0] is not None)
     for changed in (table[first].astype(np.float32 if table[first].dtype != np.float32 else np.float64),
                     table[first][:-1], table[first][None]):
-        bad = tables.Table({**table.arrays, first: changed}, table.meta, table.path)
+        bad = table_file.Table({**table.arrays, first: changed}, table.meta, table.path)
         with pytest.raises(TableError, match=repr(first)):
             check_layout(bad, layout)
     with pytest.raises(TableError, match="lacks the array"):
-        check_layout(tables.Table({k: v for k, v in table.arrays.items() if k != first}, table.meta, table.path), layout)
+        check_layout(table_file.Table({k: v for k, v in table.arrays.items() if k != first}, table.meta, table.path), layout)
 
 
 def test_a_missing_table_still_names_the_build_command(tmp_path):
@@ -489,7 +489,7 @@ def test_a_read_only_cache_fails_in_one_line_before_the_build(tmp_path, monkeypa
 
 def test_a_full_disk_fails_before_the_build(tmp_path, monkeypatch):
     calls = _counting_build(monkeypatch)
-    monkeypatch.setattr(tables.shutil, "disk_usage", lambda p: type("Usage", (), {"free": 1000})())
+    monkeypatch.setattr(table_file.shutil, "disk_usage", lambda p: type("Usage", (), {"free": 1000})())
     with pytest.raises(TableError, match="not enough space"):
         build_tiny(tmp_path)
     assert calls == []
@@ -541,12 +541,12 @@ def test_a_live_write_is_not_taken_for_stale(tmp_path):
     path = build_tiny(tmp_path)
     live = path.with_name(path.name + ".live.tmp")
     with open(live, "wb") as fh:
-        tables._lock(fh)
+        table_file._lock(fh)
         old = time.time() - 60
         os.utime(live, (old, old))
-        assert tables.temporary_files(path) == [live] and not tables.is_stale(live)
-        assert tables.remove_stale_temporaries(path) == []
-    assert tables.is_stale(live)
+        assert table_file.temporary_files(path) == [live] and not table_file.is_stale(live)
+        assert table_file.remove_stale_temporaries(path) == []
+    assert table_file.is_stale(live)
 
 
 # ----------------------------------------------------------------------------------------
@@ -581,8 +581,8 @@ SPOT_CHECKED = ["yahtzee/target", "kocka/turn_ev", "kocka/turn_reach", "abazs/eq
 @pytest.fixture
 def small_table(request, tmp_path, liars_match_table):
     """(game, solver, path) of the kind named by the test's parameter, built small into
-    ``tmp_path`` (the liar's poker match: the session's table, copied; Abázs, 6 s to
-    build: once per session into its table cache, copied)."""
+    ``tmp_path`` (the liar's poker match and Abázs, some ten seconds each to build: the
+    run's shared tables, tests/conftest.py, copied)."""
     import shutil
 
     from kocka.solver.base.build_options import BuildOptions
@@ -592,8 +592,7 @@ def small_table(request, tmp_path, liars_match_table):
     if label == "liars-poker/match":
         source = liars_match_table.path
     elif label == "abazs/equilibrium":
-        source = get_table(game, solver.kind, build_missing=True, options=BuildOptions(jobs=1, progress=False),
-                           announce=lambda m: None).path
+        source = request.getfixturevalue("abazs_equilibrium_table").path
     else:
         return game, solver, build_table(game, solver, BuildOptions(jobs=1, progress=False), cache_dir=tmp_path).path
     path = tmp_path / source.name

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kocka.solver.base import table_file as tables
+from kocka.solver.base import table_file
 from kocka.solver.base.errors import TableError
 from kocka.solver.rules import get_game
 from kocka.solver.store import table_store
@@ -69,7 +69,7 @@ def rewrite_as_format_2(path, compress: bool) -> None:
     arrays = numpy_load(path)
     doc = json.loads(arrays.pop("__meta__").tobytes())
     doc["format_version"] = 2
-    doc["checksum"] = tables.checksum(arrays, doc)
+    doc["checksum"] = table_file.checksum(arrays, doc)
     write = np.savez_compressed if compress else np.savez
     with open(path, "wb") as fh:
         write(fh, **arrays, __meta__=np.frombuffer(json.dumps(doc, sort_keys=True).encode(), dtype=np.uint8))
@@ -96,7 +96,7 @@ def data_offsets(path) -> dict[str, int]:
 # ----------------------------------------------------------------------------------------
 def test_a_new_table_is_format_3_with_every_member_stored_and_64_byte_aligned(tmp_path):
     path = build_tiny(tmp_path)
-    assert tables.TABLE_FORMAT_VERSION == 3
+    assert table_file.TABLE_FORMAT_VERSION == 3
     assert json.loads(numpy_load(path)["__meta__"].tobytes())["format_version"] == 3
     assert all(i.compress_type == zipfile.ZIP_STORED for i in zipfile.ZipFile(path).infolist())
     offsets = data_offsets(path)
@@ -134,7 +134,7 @@ def test_format_1_is_refused_with_the_rebuild_command(tmp_path):
     doc = json.loads(arrays.pop("__meta__").tobytes())
     doc["format_version"] = 1
     with open(path, "wb") as fh:
-        tables.write_npz(fh, {**arrays, "__meta__": np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8)})
+        table_file.write_npz(fh, {**arrays, "__meta__": np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8)})
     with pytest.raises(TableError, match=r"has format version 1, this kocka reads 3 and 2; rebuild it with: "
                                          r"kocka-solve build yahtzee"):
         load_tiny(tmp_path)
@@ -188,9 +188,9 @@ def test_a_table_replaced_while_mapped_keeps_the_bytes_that_were_verified(tmp_pa
     before = load_tiny(tmp_path)
     kept = {k: np.array(v) for k, v in before.arrays.items()}
     arrays = {k: (v * 0.5 if k == "values" else v) for k, v in before.arrays.items()}
-    tables.save_table(before.path, arrays, before.meta)  # the same path, new values
+    table_file.save_table(before.path, arrays, before.meta)  # the same path, new values
     assert all(np.array_equal(before[k], kept[k]) for k in kept)
-    assert np.array_equal(tables.read_table(before.path)["values"], kept["values"] * 0.5)
+    assert np.array_equal(table_file.read_table(before.path)["values"], kept["values"] * 0.5)
 
 
 # ----------------------------------------------------------------------------------------

@@ -143,7 +143,7 @@ def typed_position(game: BluffGame, params: BluffHintParams) -> BluffState:
     if game.num_players != 2:
         raise RulesError("the bluff hint's flags describe two players; give --state for more")
     chips = tuple(params.chips or (game.rules.start_chips,) * 2)
-    public = tuple(validate_dice(params.public, 3, what="public dice")) if params.public else ()
+    public = tuple(validate_dice(params.public, 3, what=N_("the public dice"))) if params.public else ()
     if liar and not public:
         raise InvalidStateError(_("this game needs the three public dice: --public D D D"))
     if not liar and public:
@@ -177,7 +177,7 @@ def typed_position(game: BluffGame, params: BluffHintParams) -> BluffState:
         if params.dice is None:
             raise InvalidStateError(_("give your two dice with --dice (to claim, with --standing for the claim to "
                                       "beat), or --claim for the claim you answer"))
-        dice = validate_dice(params.dice, 2, what="your dice")
+        dice = validate_dice(params.dice, 2, what=N_("your dice"))
         if kept and kept[0] not in dice:
             raise InvalidStateError(_("the shown die {die} must be one of your dice {dice}", die=kept[0],
                                       dice=dice_text(dice)))

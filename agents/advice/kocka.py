@@ -23,8 +23,9 @@ from kocka.solver.base.decision import Decision
 from kocka.solver.base.dice import validate_dice
 from kocka.solver.base.errors import DiceError, RulesError
 from kocka.solver.rules.kocka import (
-    PHASE_BELOW, PHASE_HIGH, STAGE_JOKER, Bank, KockaGame, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries,
+    STAGE_JOKER, Bank, KockaGame, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries,
 )
+from kocka.solver.rules.kocka_scoring import PHASE_BELOW, PHASE_HIGH
 from kocka.solver.rules.words import dice_text, seat_label
 
 
@@ -143,6 +144,8 @@ def _source(game: KockaGame, kind: str, state: KockaState) -> str:
     n = game.num_players
     if state.final_turns is not None:
         return _("of this last turn, beating the best of the other scores")
+    if kind == "winprob4":
+        return _("from the exact four-player table (the chance if every player plays to win from here)")
     if kind == "winprob3":
         if n == 3:
             return _("from the exact three-player table (the chance if every player plays to win from here)")

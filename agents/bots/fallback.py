@@ -8,8 +8,10 @@ every game always gets a hint (issue 26), and says so.
   banked score) from the two-player table (``winprob``), as agent ``leader`` does. With four
   or more players no exact table exists at all: the three-player table with the two leading
   opponents standing for all is the closer approximation (measured in docs/SOLVER.md), the
-  two-player race the stand-in for it. Under the other end rules the two-player race is the
-  only method there is.
+  two-player race the stand-in for it. With four players the exact four-player table
+  (``winprob4``, ``kocka-solve build kocka --players 4``, a cluster's work at the default
+  target) is used when it has been built; it is never built on demand. Under the other
+  end rules the two-player race is the only method there is.
 * **Scorecard games without the target table**: the moves are ranked by points (the
   expected-score table) instead of by the chance of winning.
 
@@ -66,6 +68,13 @@ def kocka_win_table(game: Game, cache_dir: str | pathlib.Path | None = None,
     in for it)."""
     n = game.num_players
     kind = kocka_ranking.win_table_kind(game)
+    if n == 4 and kind == "winprob3":
+        # the exact four-player table when it is built (never built here: at the default
+        # target it takes a cluster, see docs/SOLVER.md); else the stand-ins below
+        try:
+            return table_store.get_table(game, "winprob4", cache_dir, build_missing=False), None
+        except TableError:
+            pass
     try:
         table = table_store.get_table(game, kind, cache_dir, build_missing=build_missing)
     except TableError:

@@ -26,10 +26,11 @@ from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.decision import Decision
 from kocka.solver.rules import Game
 from kocka.solver.rules.bluff import Claim, LiarsPokerGame, actual_result, hand_of
-from kocka.solver.rules.polish import COMBINATIONS, basic_value, box_value
+from kocka.solver.rules.polish_scoring import COMBINATIONS, basic_value, box_value
 from kocka.solver.rules.kocka import (
-    STAGE_BANK_OR_ROLL, Bank, NameJoker, Roll, SetAside, StartSeries, TakeSeries, face_value, series_value,
+    STAGE_BANK_OR_ROLL, Bank, NameJoker, Roll, SetAside, StartSeries, TakeSeries,
 )
+from kocka.solver.rules.kocka_scoring import face_value, series_value
 
 
 # ----------------------------------------------------------------------------------------

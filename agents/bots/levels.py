@@ -33,6 +33,12 @@ agent does: a level never turns silently into a weaker kind of player.
 
 Reproducible: a level draws one number from its own generator per decision (none at
 T = 0), seeded by the seat or arena seed (:meth:`Agent.reset`).
+
+Whole games in compiled code: where the table agent has a compiled player that can play
+levels (the scorecard games' simulation kernel), :meth:`LevelAgent.simulator` gives a
+:class:`LevelSimulator`, which plays the same games as :meth:`LevelAgent.choose` does --
+the same ranked values, the same floating-point softmax and one ``random()`` of the same
+stream per decision -- given each game's agent seed (``tests/test_simulate.py``).
 """
 from __future__ import annotations
 
@@ -187,7 +193,9 @@ def softmax_probabilities(values: Sequence[float], temperature: float | None) ->
         first = values.index(best)
         return [1.0 if i == first else 0.0 for i in range(n)]
     weights = [math.exp((v - best) / temperature) for v in values]
-    total = sum(weights)
+    total = 0.0
+    for w in weights:  # added in order, as the simulation kernel adds them (sum() differs from Python 3.12)
+        total += w
     return [w / total for w in weights]
 
 
@@ -264,6 +272,16 @@ class LevelAgent(Agent):
             return equilibrium_mix_probabilities(decisions, temperature)
         return softmax_probabilities(values, temperature)
 
+    def simulator(self) -> LevelSimulator | None:
+        """The compiled player of this level's whole games (:class:`LevelSimulator`), where
+        the base agent's compiled player plays levels; else None."""
+        if self.mixes_equilibrium:
+            return None
+        player = self.base.simulator()
+        if player is None or not hasattr(player, "level_scores"):
+            return None
+        return LevelSimulator(player, self.temperature, self.temperatures.scale == "relative")
+
     def rank(self, state: Any) -> list[Decision]:
         decisions = self.base.rank(state)
         return [Decision(d.action, d.value, d.label, {**d.detail, "P(level)": p})
@@ -281,6 +299,27 @@ class LevelAgent(Agent):
             if u < cumulative:
                 return decision.action
         return next(d.action for d, p in zip(reversed(decisions), reversed(probabilities)) if p > 0)
+
+
+class LevelSimulator:
+    """A level's compiled player (:meth:`LevelAgent.simulator`): :meth:`scores` as the
+    base agent's compiled player gives them, for the level's temperature. A level's games
+    depend on its own draws, so it takes each game's agent seed (``needs_agent_seeds``:
+    the seed :meth:`Agent.reset` gets for that game)."""
+
+    needs_agent_seeds = True
+
+    def __init__(self, player: Any, temperature: float | None, relative: bool) -> None:
+        self.player, self.temperature, self.relative = player, temperature, relative
+
+    def scores(self, game_seeds: Any, seat: int = 0, jobs: int = 1, agent_seeds: Any = None) -> Any:
+        """Final score of seat ``seat``'s card in each game (dice from ``game_seeds[i]``,
+        the level's draws from ``random.Random(agent_seeds[i])``)."""
+        if self.temperature == 0:  # the table agent itself: no draw
+            return self.player.scores(game_seeds, seat, jobs)
+        if agent_seeds is None:
+            raise LevelError("a level's games depend on its draws: give the agent seed of every game")
+        return self.player.level_scores(game_seeds, agent_seeds, self.temperature, self.relative, seat, jobs)
 
 
 def base_agent_name(game: Game) -> str:

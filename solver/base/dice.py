@@ -13,32 +13,37 @@ from math import factorial, prod
 from typing import Iterable, Sequence
 
 from kocka.solver.base.errors import DiceError, shown
-from kocka.solver.base.i18n import _, ngettext
+from kocka.solver.base.i18n import N_, _, ngettext
 
 Dice = tuple[int, ...]
 FACES = (1, 2, 3, 4, 5, 6)
 
 
+def _dice_name(what: str | None) -> str:
+    """The dice's name in a message of :func:`validate_dice`, in the language in force."""
+    return _(what) if what else _("the dice")
+
+
 def validate_dice(dice: Iterable[int], count: int | None = None, *, what: str | None = None) -> Dice:
     """Return ``dice`` as a sorted tuple, or raise :class:`DiceError` naming the problem.
 
-    ``what`` names the dice in the message, in the language in force (translated where
-    the message is written, e.g. ``_("the kept dice")``); None: "the dice".
+    ``what`` names the dice in the message: an English phrase marked for the catalogues
+    (``N_("the kept dice")``), translated into the language in force only when a message is
+    written, since the engines validate dice on every move; None: "the dice".
 
     >>> validate_dice([5, 1, 3])
     (1, 3, 5)
     """
-    what = what or _("the dice")
     try:
         values = list(dice)
     except TypeError:
-        raise DiceError(_("{what} must be a list of values from 1 to 6, not {value}", what=what, value=shown(dice))) from None
+        raise DiceError(_("{what} must be a list of values from 1 to 6, not {value}", what=_dice_name(what), value=shown(dice))) from None
     bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6]
     if bad:
-        raise DiceError(_("{what} must be values from 1 to 6, not {dice}", what=what, dice=shown(values) or _("nothing")))
+        raise DiceError(_("{what} must be values from 1 to 6, not {dice}", what=_dice_name(what), dice=shown(values) or _("nothing")))
     if count is not None and len(values) != count:
         raise DiceError(ngettext("{what} must be {n} die, not {dice}", "{what} must be {n} dice, not {dice}", count,
-                                 what=what, dice=shown(values) or _("nothing")))
+                                 what=_dice_name(what), dice=shown(values) or _("nothing")))
     return tuple(sorted(values))
 
 

@@ -40,7 +40,6 @@ temporary file of one that died, and removes the latter.
 from __future__ import annotations
 
 import glob
-import hashlib
 import io
 import json
 import mmap
@@ -168,6 +167,8 @@ def canonical_meta(meta: TableMeta | Mapping[str, Any]) -> bytes:
 def checksum(arrays: Mapping[str, np.ndarray], meta: TableMeta | Mapping[str, Any]) -> str:
     """sha256 over the metadata (:func:`canonical_meta`), then the names, dtypes, shapes
     and bytes of every array, in name order."""
+    import hashlib  # OpenSSL (3.6 MB resident): loaded here, after a build's peak (issue 28)
+
     h = hashlib.sha256(b"kocka-table/2\0" + canonical_meta(meta))
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])

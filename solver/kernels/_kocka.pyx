@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Push-your-luck turn kernels: one turn's Bellman recursion, and the two-player race.
+"""Push-your-luck turn kernels: one turn's Bellman recursion, and the races of two, three or four.
 
 The within-turn model is compiled in Python (``kocka.solver.solvers.kocka.turn_model.TurnModel``) from the rules
 engine; this module only sees arrays:
@@ -34,6 +34,8 @@ import numpy as np
 
 cdef enum:
     MAX_GROUP = 64  # most choices one roll can offer (checked when a model is passed in)
+    MAX_PLAYERS = 4  # the most players the many-player race solves
+    MAX_OTHERS = 3   # MAX_PLAYERS - 1
 
 
 cdef struct Model:
@@ -82,23 +84,23 @@ cdef inline void _narrow_to_best(const double* cand_val, const double* cand_slop
 
 # What a turn walk carries besides the mover's value and its slope: nothing with two
 # players (the other's chance is 1 - the mover's), the other two players' values with
-# three. One walk (:func:`_turn_walk`) serves both, specialised at compile time.
+# three or four. One walk (:func:`_turn_walk`) serves both, specialised at compile time.
 cdef struct TwoPlayers:
     char unused               # a C struct needs a member
 
 
-cdef struct ThreePlayers:
-    double X1                 # the bust value of the player moving next
-    double X2                 # and of the last one
-    double* v12               # (rows * n_cols, 2): their values under the mover's choices
+cdef struct ManyPlayers:
+    int n_others              # players besides the mover (2 or 3)
+    double X[MAX_OTHERS]      # their bust values, in seat order after the mover
+    double* vo                # (rows * n_cols, n_others): their values under the mover's choices
 
 
 ctypedef fused Others:
     TwoPlayers
-    ThreePlayers
+    ManyPlayers
 
 
-# the two-player specialisation leaves the three-player accumulators unused, by design
+# the two-player specialisation leaves the many-player accumulators unused, by design
 @cython.warn.unused(False)
 cdef void _turn_walk(const Model* m, const Phase* ph, int cap, int clamp_row, double x,
                      const double* bank, double* val, double* slope, double* margin, Others* others) noexcept nogil:
@@ -107,9 +109,9 @@ cdef void _turn_walk(const Model* m, const Phase* ph, int cap, int clamp_row, do
 
     ``val`` is the mover's value (maximised), ``x`` his bust value; ``bank[t]`` the value
     of banking turn total ``t`` (slope 0: it never depends on the bust value). With three
-    players ``bank[3 t + i]`` holds player i's (0 the mover) and ``others`` carries the
-    other two's bust values and receives their values under the mover's choices; the
-    slope is common to the three (P(bust) under those choices: every value is ``R + slope
+    or more players ``bank[n t + i]`` holds player i's (0 the mover) and ``others`` carries
+    the others' bust values and receives their values under the mover's choices; the
+    slope is common to all (P(bust) under those choices: every value is ``R + slope
     * X`` with X the bust value of its player). Plain kinds read rows directly (the fast
     path: no lottery, no clamping); the others read rows beyond ``clamp_row`` as
     ``clamp_row``. Ties go to the first entry, and to banking.
@@ -120,25 +122,24 @@ cdef void _turn_walk(const Model* m, const Phase* ph, int cap, int clamp_row, do
     comparison is between functions that are linear there, by induction from the top row.
     """
     cdef int K = m.n_kinds, ncol = m.n_cols, bank_col = 2 * m.n_kinds
-    cdef int t, ki, k, g, g_end, e, e0, e1, r, idx, best_idx, i, best_i, base
+    cdef int t, ki, k, g, g_end, e, e0, e1, r, idx, best_idx, i, best_i, base, j, no = 0
     cdef bint plain
     cdef double rv, rb, best, v, q, best_q, best_slope, p, b
-    cdef double r1 = 0.0, r2 = 0.0, X1 = 0.0, X2 = 0.0
-    cdef double* v12 = NULL
+    cdef double ro[MAX_OTHERS]  # the others' values of rolling kind k
+    cdef double* vo = NULL
     cdef double cand_val[MAX_GROUP]
     cdef double cand_slope[MAX_GROUP]
     cdef int cand_idx[MAX_GROUP]
     cdef Py_ssize_t row
-    if Others is ThreePlayers:
-        X1 = others.X1
-        X2 = others.X2
-        v12 = others.v12
+    if Others is ManyPlayers:
+        no = others.n_others
+        vo = others.vo
     for t in range(cap - 1, -1, -1):
         row = <Py_ssize_t>t * ncol
-        if Others is ThreePlayers:
-            b = bank[3 * t]
-            v12[2 * (row + bank_col)] = bank[3 * t + 1]
-            v12[2 * (row + bank_col) + 1] = bank[3 * t + 2]
+        if Others is ManyPlayers:
+            b = bank[(no + 1) * t]
+            for j in range(no):
+                vo[no * (row + bank_col) + j] = bank[(no + 1) * t + 1 + j]
         else:
             b = bank[t]
         val[row + bank_col] = b
@@ -149,9 +150,9 @@ cdef void _turn_walk(const Model* m, const Phase* ph, int cap, int clamp_row, do
                 continue
             rv = 0.0
             rb = 0.0
-            if Others is ThreePlayers:
-                r1 = 0.0
-                r2 = 0.0
+            if Others is ManyPlayers:
+                for j in range(no):
+                    ro[j] = 0.0
             plain = m.plain[k]
             base = t * ncol
             if k == m.win_kind:
@@ -209,53 +210,52 @@ cdef void _turn_walk(const Model* m, const Phase* ph, int cap, int clamp_row, do
                         q = m.entry_q[e]
                         cand_val[i] = q * val[idx] + (1.0 - q) * x
                         cand_slope[i] = q * slope[idx] + (1.0 - q)
-                        if Others is ThreePlayers:
+                        if Others is ManyPlayers:
                             cand_idx[i] = idx
                         if cand_val[i] > cand_val[best_i]:
                             best_i = i
                     best = cand_val[best_i]
                     best_slope = cand_slope[best_i]
-                    if Others is ThreePlayers:
+                    if Others is ManyPlayers:
                         best_idx = cand_idx[best_i]
                         best_q = m.entry_q[e0 + best_i]
                     _narrow_to_best(cand_val, cand_slope, e1 - e0, best_i, margin)
                 p = m.group_prob[g]
                 rv += p * best
                 rb += p * best_slope
-                if Others is ThreePlayers:
+                if Others is ManyPlayers:
                     # the others' values where the mover's best choice leads (a lottery
                     # that fails is a bust: worth each his bust value)
                     if plain:
-                        r1 += p * v12[2 * best_idx]
-                        r2 += p * v12[2 * best_idx + 1]
+                        for j in range(no):
+                            ro[j] += p * vo[no * best_idx + j]
                     else:
-                        r1 += p * (best_q * v12[2 * best_idx] + (1.0 - best_q) * X1)
-                        r2 += p * (best_q * v12[2 * best_idx + 1] + (1.0 - best_q) * X2)
+                        for j in range(no):
+                            ro[j] += p * (best_q * vo[no * best_idx + j] + (1.0 - best_q) * others.X[j])
             p = m.bust_prob[k]
             rv += p * x
             rb += p
             val[row + K + k] = rv
             slope[row + K + k] = rb
-            if Others is ThreePlayers:
-                r1 += p * X1
-                r2 += p * X2
-                v12[2 * (row + K + k)] = r1
-                v12[2 * (row + K + k) + 1] = r2
+            if Others is ManyPlayers:
+                for j in range(no):
+                    ro[j] += p * others.X[j]
+                    vo[no * (row + K + k) + j] = ro[j]
             # the free state: bank (ties go to banking) or roll on
             if t > 0 and t >= ph.min_bank and b >= rv:
                 val[row + k] = b
                 slope[row + k] = 0.0
-                if Others is ThreePlayers:
-                    v12[2 * (row + k)] = bank[3 * t + 1]
-                    v12[2 * (row + k) + 1] = bank[3 * t + 2]
+                if Others is ManyPlayers:
+                    for j in range(no):
+                        vo[no * (row + k) + j] = bank[(no + 1) * t + 1 + j]
                 if margin != NULL:
                     _narrow(b - rv, -rb, margin)
             else:
                 val[row + k] = rv
                 slope[row + k] = rb
-                if Others is ThreePlayers:
-                    v12[2 * (row + k)] = r1
-                    v12[2 * (row + k) + 1] = r2
+                if Others is ManyPlayers:
+                    for j in range(no):
+                        vo[no * (row + k) + j] = ro[j]
                 if margin != NULL and t > 0 and t >= ph.min_bank:
                     _narrow(rv - b, rb, margin)
 
@@ -288,7 +288,7 @@ cdef Model _model(const int[::1] group_ptr, const double[::1] group_prob, const 
 
 cdef class RaceTurn:
     """A compiled turn with its two phases, as the kernels (:func:`turn_values`,
-    :func:`solve_race`, :func:`solve_race_ends`, :class:`ThreePlayerKernel`) read it.
+    :func:`solve_race`, :func:`solve_race_ends`, :class:`ManyPlayerKernel`) read it.
 
     ``turn``: the kernel arrays of the turn (``TurnModel.kernel_args()``); ``phases``:
     ``TurnModel.phase_args()`` (the roll kinds of each phase padded with -1, their number,
@@ -589,28 +589,44 @@ def solve_race_ends(RaceTurn turn, double[:, ::1] win0, double[:, ::1] win1, con
 
 
 # ========================================================================================
-# The three-player game (KOCKA-1, KOCKA-3, kocka.end = immediate)
+# The game of three or four players (KOCKA-1, KOCKA-3, kocka.end = immediate)
 # ========================================================================================
-# A position (x, y, z): x is the player to move, y moves next, z after him. W[x, y, z, i]
-# is the probability that player i of that order wins (i = 0 mover, 1 next, 2 last), every
-# player maximising his own. A bank of t hands the turn to y at (y, z, x + t) (the mover
-# becomes the last of the order), a bust at (y, z, x). Rotation P u = (u2, u0, u1) maps the
-# values at (y, z, x) onto the order of (x, y, z).
-cdef struct Race3:
+# A position s = (s_0, .., s_{n-1}): s_0 is the player to move, s_1 moves next, and so on.
+# W[s, i] is the probability that player i of that order wins (i = 0 the mover), every
+# player maximising his own. A bank of t hands the turn to s_1 at (s_1, .., s_{n-1},
+# s_0 + t) (the mover becomes the last of the order), a bust at (s_1, .., s_{n-1}, s_0).
+# Rotation (P u)_c = u_{c-1 mod n} maps the values at the next position onto the order of s.
+cdef struct RaceN:
     int goal
+    int players
     int threshold
     int rows
     const double* tail_success
-    double* w                 # (goal, goal, goal, 3)
+    double* w                 # (goal,) * players + (players,), flat
 
 
-cdef int _state3(const Model* models, const Phase* phases, const Race3* race, int x, int y, int z,
-                 const double* X, double* bank, double* v0, double* v12, double* sl,
-                 double* out, double* margin) noexcept nogil:
-    """Evaluate the turn of the mover at (x, y, z) with bust values ``X`` (in the order of
-    (x, y, z)): ``out`` = (his, the next's, the last's opening value, slope, 1 if every
-    set-aside had to be a choice else 0); ``margin`` as in :func:`_turn_walk`. Returns the
-    number of rows evaluated.
+# the non-empty subsets of MAX_PLAYERS axes by size, then in lexicographic order: the
+# inclusion-exclusion of :func:`_guess_many` in this order (for three players: x, y, z,
+# xy, xz, yz, xyz) keeps its sums in one fixed order
+cdef int SUBSETS[15]
+SUBSETS[:] = [1, 2, 4, 8, 3, 5, 9, 6, 10, 12, 7, 11, 13, 14, 15]
+
+
+cdef inline Py_ssize_t _index(const int* s, int n, int goal) noexcept nogil:
+    """The offset of position ``s`` in the flat table."""
+    cdef Py_ssize_t at = 0
+    cdef int j
+    for j in range(n):
+        at = at * goal + s[j]
+    return at * n
+
+
+cdef int _state_many(const Model* models, const Phase* phases, const RaceN* race, const int* s,
+                     const double* X, double* bank, double* v0, double* vo, double* sl,
+                     double* out, double* margin) noexcept nogil:
+    """Evaluate the turn of the mover at ``s`` with bust values ``X`` (in the order of s):
+    ``out`` = (the n players' opening values, slope, 1 if every set-aside had to be a choice
+    else 0); ``margin`` as in :func:`_turn_walk`. Returns the number of rows evaluated.
 
     ``models[0]`` keeps only the most points for each number of dice left, ``models[1]``
     every set-aside (same kinds and slots). The first is exact whenever the mover's bank
@@ -620,189 +636,207 @@ cdef int _state3(const Model* models, const Phase* phases, const Race3* race, in
     below 1e-13 (rounding noise where the minimum bank makes scores equivalent) are
     ignored: the pruned choice then loses at most that much."""
     cdef const Model* m = &models[0]
+    cdef int n = race.players, no = race.players - 1, x = s[0]
     cdef const Phase* ph = &phases[1 if x >= race.threshold else 0]
-    cdef int goal = race.goal, K = models[0].n_kinds, ncol = models[0].n_cols, cap, t, k, score
-    cdef Py_ssize_t row, line = (<Py_ssize_t>y * goal + z) * goal * 3
+    cdef int goal = race.goal, K = models[0].n_kinds, ncol = models[0].n_cols, cap, t, k, score, j
+    cdef Py_ssize_t row, line = 0
     cdef double u
-    cdef ThreePlayers others
+    cdef ManyPlayers others
+    for j in range(1, n):
+        line = line * goal + s[j]
+    line = line * goal * n
     cap = goal - x
     if cap < ph.min_bank:
         cap = ph.min_bank
     for t in range(cap):
         score = x + t
         if score < goal:
-            # banking hands the turn to y at (y, z, x + t): the mover is the last there
-            bank[3 * t] = race.w[line + 3 * score + 2]
-            bank[3 * t + 1] = race.w[line + 3 * score]
-            bank[3 * t + 2] = race.w[line + 3 * score + 1]
+            # banking hands the turn to s_1 at (s_1, .., x + t): the mover is the last there
+            bank[n * t] = race.w[line + n * score + no]
+            for j in range(1, n):
+                bank[n * t + j] = race.w[line + n * score + j - 1]
         else:
-            bank[3 * t] = 1.0
-            bank[3 * t + 1] = 0.0
-            bank[3 * t + 2] = 0.0
-    out[4] = 0.0
+            bank[n * t] = 1.0
+            for j in range(1, n):
+                bank[n * t + j] = 0.0
+    out[n + 1] = 0.0
     for t in range(1, cap):
         # scores the minimum bank makes equivalent (within 350 of the target, say) carry
         # rounding noise of a few 1e-16: a fall below 1e-13 costs at most that, once
-        if bank[3 * t] < bank[3 * t - 3] - 1e-13:
+        if bank[n * t] < bank[n * (t - 1)] - 1e-13:
             m = &models[1]
-            out[4] = 1.0
+            out[n + 1] = 1.0
             break
     for t in range(cap, cap + max(models[0].plain_reach, models[1].plain_reach) + 1):
         row = <Py_ssize_t>t * ncol
         for k in range(K):
             v0[row + k] = 1.0
-            v12[2 * (row + k)] = 0.0
-            v12[2 * (row + k) + 1] = 0.0
             sl[row + k] = 0.0
             u = (1.0 - m.bust_prob[k]) if k == m.win_kind else race.tail_success[k]
             v0[row + K + k] = u + (1.0 - u) * X[0]
-            v12[2 * (row + K + k)] = (1.0 - u) * X[1]
-            v12[2 * (row + K + k) + 1] = (1.0 - u) * X[2]
             sl[row + K + k] = 1.0 - u
+            for j in range(no):
+                vo[no * (row + k) + j] = 0.0
+                vo[no * (row + K + k) + j] = (1.0 - u) * X[j + 1]
         v0[row + 2 * K] = 1.0
-        v12[2 * (row + 2 * K)] = 0.0
-        v12[2 * (row + 2 * K) + 1] = 0.0
         sl[row + 2 * K] = 0.0
+        for j in range(no):
+            vo[no * (row + 2 * K) + j] = 0.0
     margin[0] = 1e300
     margin[1] = 1e300
-    others.X1 = X[1]
-    others.X2 = X[2]
-    others.v12 = v12
+    others.n_others = no
+    for j in range(no):
+        others.X[j] = X[j + 1]
+    others.vo = vo
     _turn_walk(m, ph, cap, cap, X[0], bank, v0, sl, margin, &others)
     k = K + ph.opening_kind
     out[0] = v0[k]
-    out[1] = v12[2 * k]
-    out[2] = v12[2 * k + 1]
-    out[3] = sl[k]
+    for j in range(no):
+        out[1 + j] = vo[no * k + j]
+    out[n] = sl[k]
     return cap
 
 
-cdef inline double _w3(const double* w, int goal, int x, int y, int z, int i) noexcept nogil:
-    return w[((<Py_ssize_t>x * goal + y) * goal + z) * 3 + i]
-
-
-cdef void _guess3(const double* w, int goal, int x, int y, int z, double* out) noexcept nogil:
-    """W(x, y, z) extrapolated from solved neighbours (one coordinate or more larger)."""
-    cdef int i
-    cdef bint ax = x + 1 < goal, ay = y + 1 < goal, az = z + 1 < goal
-    for i in range(3):
-        if ax and ay and az:
-            out[i] = (_w3(w, goal, x + 1, y, z, i) + _w3(w, goal, x, y + 1, z, i) + _w3(w, goal, x, y, z + 1, i)
-                      - _w3(w, goal, x + 1, y + 1, z, i) - _w3(w, goal, x + 1, y, z + 1, i)
-                      - _w3(w, goal, x, y + 1, z + 1, i) + _w3(w, goal, x + 1, y + 1, z + 1, i))
-        elif ax and ay:
-            out[i] = _w3(w, goal, x + 1, y, z, i) + _w3(w, goal, x, y + 1, z, i) - _w3(w, goal, x + 1, y + 1, z, i)
-        elif ax and az:
-            out[i] = _w3(w, goal, x + 1, y, z, i) + _w3(w, goal, x, y, z + 1, i) - _w3(w, goal, x + 1, y, z + 1, i)
-        elif ay and az:
-            out[i] = _w3(w, goal, x, y + 1, z, i) + _w3(w, goal, x, y, z + 1, i) - _w3(w, goal, x, y + 1, z + 1, i)
-        elif ax:
-            out[i] = _w3(w, goal, x + 1, y, z, i)
-        elif ay:
-            out[i] = _w3(w, goal, x, y + 1, z, i)
-        elif az:
-            out[i] = _w3(w, goal, x, y, z + 1, i)
-        else:
-            out[i] = 1.0 / 3.0
-
-
-cdef inline void _rot(const double* u, double* out) noexcept nogil:
-    """P u: values in the order of (y, z, x) -> the order of (x, y, z)."""
-    out[0] = u[2]
-    out[1] = u[0]
-    out[2] = u[1]
-
-
-cdef void _cycle3(int n, const double* R, const double* beta, double* W) noexcept nogil:
-    """Solve W_i = R_i + beta_i P W_{i+1} (indices mod n, n = 1 or 3) for fixed policies:
-    W_0 = (R_0 + b_0 P R_1 + b_0 b_1 P^2 R_2) / (1 - b_0 b_1 b_2) and its rotations."""
-    cdef int i, c, i1, i2
-    cdef double d, b0, b1
-    cdef double t1[3]
-    cdef double t2[3]
-    cdef double t3[3]
+cdef void _guess_many(const double* w, int goal, int n, const int* s, double* out) noexcept nogil:
+    """W(s) extrapolated from solved neighbours (one coordinate or more larger): the
+    inclusion-exclusion over the coordinates that can grow."""
+    cdef int i, a, mask, bits, free_axes = 0
+    cdef int t[MAX_PLAYERS]
+    cdef Py_ssize_t at
+    for a in range(n):
+        if s[a] + 1 < goal:
+            free_axes |= 1 << a
     for i in range(n):
-        i1 = (i + 1) % n
-        i2 = (i + 2) % n
-        b0 = beta[i]
-        b1 = beta[i1]
-        d = 1.0 - beta[0] * beta[(1) % n] * beta[(2) % n]
-        _rot(&R[3 * i1], t1)           # P R_{i+1}
-        _rot(&R[3 * i2], t2)
-        _rot(t2, t3)                   # P^2 R_{i+2}
-        for c in range(3):
-            W[3 * i + c] = (R[3 * i + c] + b0 * t1[c] + b0 * b1 * t3[c]) / d
+        out[i] = 0.0
+    if free_axes == 0:
+        for i in range(n):
+            out[i] = 1.0 / n
+        return
+    for i in range(15):
+        mask = SUBSETS[i]
+        if mask & ~free_axes:
+            continue
+        bits = 0
+        for a in range(n):
+            t[a] = s[a] + ((mask >> a) & 1)
+            bits += (mask >> a) & 1
+        at = _index(t, n, goal)
+        for a in range(n):
+            if bits & 1:
+                out[a] = out[a] + w[at + a]
+            else:
+                out[a] = out[a] - w[at + a]
 
 
-cdef int _solve_class3(const Model* models, const Phase* phases, const Race3* race, int x, int y, int z,
-                       double tol, int max_iter, double* bank, double* v0, double* v12, double* sl,
-                       long long* rows, long long* full) noexcept nogil:
+cdef inline void _rot(int n, const double* u, double* out) noexcept nogil:
+    """P u: values in the order of the next position -> the order of this one."""
+    cdef int c
+    out[0] = u[n - 1]
+    for c in range(1, n):
+        out[c] = u[c - 1]
+
+
+cdef void _cycle_many(int n, int period, const double* R, const double* beta, double* W) noexcept nogil:
+    """Solve W_i = R_i + beta_i P W_{i+1} (indices mod ``period``, the class's number of
+    positions; P^n = 1) for fixed policies: W_0 = (R_0 + b_0 P R_1 + b_0 b_1 P^2 R_2 + ..)
+    / (1 - b_0 b_1 .. b_{n-1}) and its rotations."""
+    cdef int i, c, k, src
+    cdef double d, prod, coef, acc
+    prod = beta[0]
+    for k in range(1, n):
+        prod = prod * beta[k % period]
+    d = 1.0 - prod
+    for i in range(period):
+        for c in range(n):
+            acc = R[n * i + c]
+            coef = 1.0
+            for k in range(1, n):
+                coef = beta[i] if k == 1 else coef * beta[(i + k - 1) % period]
+                src = n * ((i + k) % period)
+                acc = acc + coef * R[src + (c - k + n) % n]  # (P^k R_{i+k})_c
+            W[n * i + c] = acc / d
+
+
+cdef int _period(const int* s, int n) noexcept nogil:
+    """The number of distinct positions in the rotation class of ``s``."""
+    cdef int r, c
+    cdef bint same
+    for r in range(1, n):
+        if n % r:
+            continue
+        same = True
+        for c in range(n):
+            if s[c] != s[(c + r) % n]:
+                same = False
+                break
+        if same:
+            return r
+    return n
+
+
+cdef int _solve_class_many(const Model* models, const Phase* phases, const RaceN* race, const int* s0,
+                           double tol, int max_iter, double* bank, double* v0, double* vo, double* sl,
+                           long long* rows, long long* full) noexcept nogil:
     # rows[0], full[0]: turn rows evaluated, evaluations with every set-aside (added to)
-    """Solve the rotation class {(x, y, z), (y, z, x), (z, x, y)} (a bust hands the turn
-    round it): Newton steps as in :func:`_solve_seats`, the fixed policies' three-cycle
-    solved by :func:`_cycle3`, exact once every new bust value lies within its margins.
-    Returns the number of turn evaluations, negative if it did not settle (then the last
-    iterate is stored and the caller resolves the class)."""
-    cdef int goal = race.goal, n, i, j, c, _, evals = 0
-    cdef int sx[3]
-    cdef int sy[3]
-    cdef int sz[3]
-    cdef double W[9]
-    cdef double Wn[9]
-    cdef double R[9]
-    cdef double beta[3]
-    cdef double X[3]
-    cdef double out[5]
-    cdef double mg[6]
+    """Solve the rotation class of ``s0`` (a bust hands the turn round it): Newton steps as
+    in :func:`_solve_seats`, the fixed policies' cycle solved by :func:`_cycle_many`,
+    exact once every new bust value lies within its margins. Returns the number of turn
+    evaluations, negative if it did not settle (then the last iterate is stored and the
+    caller resolves the class)."""
+    cdef int goal = race.goal, n = race.players, period, i, j, c, _, evals = 0
+    cdef int s[MAX_PLAYERS * MAX_PLAYERS]
+    cdef double W[MAX_PLAYERS * MAX_PLAYERS]
+    cdef double Wn[MAX_PLAYERS * MAX_PLAYERS]
+    cdef double R[MAX_PLAYERS * MAX_PLAYERS]
+    cdef double beta[MAX_PLAYERS]
+    cdef double X[MAX_PLAYERS]
+    cdef double out[MAX_PLAYERS + 2]
+    cdef double mg[2 * MAX_PLAYERS]
     cdef bint inside, still
     cdef double* w = race.w
-    sx[0] = x
-    sy[0] = y
-    sz[0] = z
-    sx[1] = y
-    sy[1] = z
-    sz[1] = x
-    sx[2] = z
-    sy[2] = x
-    sz[2] = y
-    n = 1 if (x == y and y == z) else 3
-    for i in range(n):
-        _guess3(w, goal, sx[i], sy[i], sz[i], &W[3 * i])
+    cdef Py_ssize_t at
+    period = _period(s0, n)
+    for i in range(period):
+        for c in range(n):
+            s[n * i + c] = s0[(c + i) % n]
+        _guess_many(w, goal, n, &s[n * i], &W[n * i])
     for _ in range(max_iter):
-        for i in range(n):
-            j = (i + 1) % n
-            _rot(&W[3 * j], X)
-            rows[0] += _state3(models, phases, race, sx[i], sy[i], sz[i], X, bank, v0, v12, sl, out, &mg[2 * i])
-            full[0] += <long long>out[4]
+        for i in range(period):
+            j = (i + 1) % period
+            _rot(n, &W[n * j], X)
+            rows[0] += _state_many(models, phases, race, &s[n * i], X, bank, v0, vo, sl, out, &mg[2 * i])
+            full[0] += <long long>out[n + 1]
             evals += 1
-            beta[i] = out[3]
-            for c in range(3):
-                R[3 * i + c] = out[c] - out[3] * X[c]
-        _cycle3(n, R, beta, Wn)
+            beta[i] = out[n]
+            for c in range(n):
+                R[n * i + c] = out[c] - out[n] * X[c]
+        _cycle_many(n, period, R, beta, Wn)
         inside = True
         still = True
-        for i in range(n):
-            j = (i + 1) % n
-            # the mover's own bust value is W_{i+1}[2]; it moves from W to Wn
-            if not (-mg[2 * i] <= Wn[3 * j + 2] - W[3 * j + 2] <= mg[2 * i + 1]):
+        for i in range(period):
+            j = (i + 1) % period
+            # the mover's own bust value is W_{i+1}[n-1]; it moves from W to Wn
+            if not (-mg[2 * i] <= Wn[n * j + n - 1] - W[n * j + n - 1] <= mg[2 * i + 1]):
                 inside = False
-            for c in range(3):
-                if fabs(Wn[3 * i + c] - W[3 * i + c]) > tol:
+            for c in range(n):
+                if fabs(Wn[n * i + c] - W[n * i + c]) > tol:
                     still = False
-        for i in range(3 * n):
+        for i in range(n * period):
             W[i] = Wn[i]
         if inside or still:
             break
     else:
         evals = -evals
-    for i in range(n):
-        for c in range(3):
-            w[((<Py_ssize_t>sx[i] * goal + sy[i]) * goal + sz[i]) * 3 + c] = W[3 * i + c]
+    for i in range(period):
+        at = _index(&s[n * i], n, goal)
+        for c in range(n):
+            w[at + c] = W[n * i + c]
     return evals
 
 
-cdef class ThreePlayerKernel:
-    """The compiled turn model bound to a three-player table ``w`` (goal, goal, goal, 3).
+cdef class ManyPlayerKernel:
+    """The compiled turn model bound to a table ``w`` of three or four players, shape
+    (goal,) * n + (n,).
 
     :meth:`solve_classes` solves rotation classes in parallel (OpenMP); :meth:`evaluate`
     values one turn at given bust values (for the mixed classes, the checks and the
@@ -810,109 +844,122 @@ cdef class ThreePlayerKernel:
 
     cdef Model models[2]
     cdef Phase phases[2]
-    cdef Race3 race
-    cdef object keep           # the two RaceTurns, which hold the arrays the pointers above point into
-    cdef const double[:, :, :, ::1] w
-    cdef readonly int goal, rows, n_cols
+    cdef RaceN race
+    cdef object keep           # the two RaceTurns and the table, which hold the arrays the pointers point into
+    cdef const double[::1] w
+    cdef readonly int goal, players, rows, n_cols
     cdef readonly bint writable  # may solve_classes write into w (a loaded table is read-only)
 
-    def __init__(self, RaceTurn pruned, RaceTurn full, const double[:, :, :, ::1] w, bint writable=True):
+    def __init__(self, RaceTurn pruned, RaceTurn full, w, bint writable=True):
         """``pruned``: the turn keeping the most points for each number of dice left, and
         ``full`` the same turn with every set-aside a choice (same kinds, slots, phases,
         threshold and win kind; the phases and tails are read from ``full``); see
-        :func:`_state3`. ``writable``: whether :meth:`solve_classes` may write into ``w``
-        (pass False for a loaded, read-only table: :meth:`evaluate` only reads)."""
+        :func:`_state_many`. ``w``: a C-contiguous float64 array (goal,) * n + (n,), n = 3
+        or 4. ``writable``: whether :meth:`solve_classes` may write into ``w`` (pass False
+        for a loaded, read-only table: :meth:`evaluate` only reads)."""
         if pruned.model.n_kinds != full.model.n_kinds or pruned.threshold != full.threshold:
             raise ValueError("the pruned and the full turn must have the same kinds and threshold")
         if pruned.model.win_kind != full.model.win_kind:
             raise ValueError(f"the pruned and the full turn must have the same win kind, got "
                              f"{pruned.model.win_kind} and {full.model.win_kind}")
-        if not (w.shape[0] == w.shape[1] == w.shape[2] and w.shape[3] == 3):
-            raise ValueError(f"w must be (goal, goal, goal, 3), got ({w.shape[0]}, {w.shape[1]}, {w.shape[2]}, {w.shape[3]})")
+        shape = tuple(w.shape)
+        n = len(shape) - 1
+        if not (3 <= n <= MAX_PLAYERS and shape[n] == n and len(set(shape[:n])) == 1):
+            raise ValueError(f"w must be (goal,) * n + (n,) for n = 3 or 4 players, got {shape}")
+        if w.dtype != np.float64 or not w.flags.c_contiguous:
+            raise ValueError("w must be a C-contiguous float64 array")
         self.models[0] = pruned.model
         self.models[1] = full.model
         self.phases[0] = full.phases[0]
         self.phases[1] = full.phases[1]
-        self.keep = (pruned, full)
-        self.w = w
-        self.goal = w.shape[0]
+        self.keep = (pruned, full, w)
+        self.w = w.reshape(-1)
+        self.goal = shape[0]
+        self.players = n
         self.n_cols = self.models[0].n_cols
         self.rows = max(self.goal, full.min_bank) + max(self.models[0].plain_reach, self.models[1].plain_reach) + 1
         self.race.goal = self.goal
+        self.race.players = n
         self.race.threshold = full.threshold
         self.race.rows = self.rows
         self.race.tail_success = full.tail_success
         self.writable = writable
-        self.race.w = <double*>&w[0, 0, 0, 0]  # written only by solve_classes, which needs writable
+        self.race.w = <double*>&self.w[0]  # written only by solve_classes, which needs writable
 
     def solve_classes(self, const int[:, ::1] classes, int[::1] status, long long[::1] rows_done,
                       long long[::1] full_done, double tol=1e-13, int max_iter=60, int num_threads=1):
-        """Solve the rotation classes ``classes[i] = (x, y, z)`` (independent of each other:
-        every bank they read is solved); ``status[i]`` = turn evaluations, negative where the
-        class did not settle; ``rows_done[i]`` the turn rows evaluated, ``full_done[i]`` the
-        evaluations that needed every set-aside as a choice."""
+        """Solve the rotation classes ``classes[i]`` (a position each; independent of each
+        other: every bank they read is solved); ``status[i]`` = turn evaluations, negative
+        where the class did not settle; ``rows_done[i]`` the turn rows evaluated,
+        ``full_done[i]`` the evaluations that needed every set-aside as a choice."""
         cdef Py_ssize_t i, n = classes.shape[0]
-        cdef int rows = self.rows, ncol = self.n_cols
+        cdef int rows = self.rows, ncol = self.n_cols, np_ = self.players, c
         cdef double* bank = NULL
         cdef double* v0 = NULL
-        cdef double* v12 = NULL
+        cdef double* vo = NULL
         cdef double* sl = NULL
         if not self.writable:
             raise ValueError("this kernel's table is read-only; solve into a writable array")
-        if classes.shape[1] != 3 or status.shape[0] < n or rows_done.shape[0] < n or full_done.shape[0] < n:
-            raise ValueError("classes must be (n, 3), status, rows_done and full_done at least (n,)")
+        if classes.shape[1] != np_ or status.shape[0] < n or rows_done.shape[0] < n or full_done.shape[0] < n:
+            raise ValueError(f"classes must be (n, {np_}), status, rows_done and full_done at least (n,)")
         for i in range(n):
-            if not (0 <= classes[i, 0] < self.goal and 0 <= classes[i, 1] < self.goal and 0 <= classes[i, 2] < self.goal):
-                raise ValueError(f"class {i} has scores outside 0..{self.goal - 1}")
+            for c in range(np_):
+                if not (0 <= classes[i, c] < self.goal):
+                    raise ValueError(f"class {i} has scores outside 0..{self.goal - 1}")
         with nogil, parallel(num_threads=num_threads):
-            bank = <double*>malloc(3 * rows * sizeof(double))
+            bank = <double*>malloc(np_ * rows * sizeof(double))
             v0 = <double*>malloc(rows * ncol * sizeof(double))
-            v12 = <double*>malloc(2 * rows * ncol * sizeof(double))
+            vo = <double*>malloc((np_ - 1) * rows * ncol * sizeof(double))
             sl = <double*>malloc(rows * ncol * sizeof(double))
             for i in prange(n, schedule="dynamic"):
                 rows_done[i] = 0
                 full_done[i] = 0
-                status[i] = _solve_class3(self.models, self.phases, &self.race, classes[i, 0], classes[i, 1],
-                                          classes[i, 2], tol, max_iter, bank, v0, v12, sl, &rows_done[i],
-                                          &full_done[i])
+                status[i] = _solve_class_many(self.models, self.phases, &self.race, &classes[i, 0], tol, max_iter,
+                                              bank, v0, vo, sl, &rows_done[i], &full_done[i])
             free(bank)
             free(v0)
-            free(v12)
+            free(vo)
             free(sl)
 
-    def evaluate(self, int x, int y, int z, double X0, double X1, double X2, values=None):
-        """The turn of the mover at (x, y, z) with bust values (X0, X1, X2) in that order:
-        ``(v0, v1, v2, slope, margin_below, margin_above)`` of the opening roll. With
-        ``values`` (a tuple of four (rows, n_cols) float64 arrays): every turn state's
-        v0, v1, v2 and slope, rows up to the cap filled; returns also the cap."""
-        cdef int rows = self.rows, ncol = self.n_cols, cap
-        cdef double X[3]
-        cdef double out[5]
+    def evaluate(self, *args, values=None):
+        """``evaluate(*scores, *bust_values)``: the turn of the mover at ``scores`` (n of
+        them) with the n bust values in that order: ``(v_0, .., v_{n-1}, slope,
+        margin_below, margin_above)`` of the opening roll. With ``values`` (a tuple of n + 1
+        (rows, n_cols) float64 arrays): every turn state's n values and slope, rows up to
+        the cap filled; returns also the cap."""
+        cdef int rows = self.rows, ncol = self.n_cols, cap, n = self.players, c
+        cdef int s[MAX_PLAYERS]
+        cdef double X[MAX_PLAYERS]
+        cdef double out[MAX_PLAYERS + 2]
         cdef double mg[2]
-        if not (0 <= x < self.goal and 0 <= y < self.goal and 0 <= z < self.goal):
-            raise ValueError(f"scores must be in 0..{self.goal - 1}, got ({x!r}, {y!r}, {z!r})")
-        bank = np.empty(3 * rows)
+        if len(args) != 2 * n:
+            raise ValueError(f"evaluate takes {n} scores and {n} bust values, got {len(args)} numbers")
+        for c in range(n):
+            s[c] = args[c]
+            X[c] = args[n + c]
+            if not (0 <= s[c] < self.goal):
+                raise ValueError(f"scores must be in 0..{self.goal - 1}, got {args[:n]!r}")
+        bank = np.empty(n * rows)
         v0 = np.empty(rows * ncol)
-        v12 = np.empty(2 * rows * ncol)
+        vo = np.empty((n - 1) * rows * ncol)
         sl = np.empty(rows * ncol)
         cdef double[::1] b_ = bank
         cdef double[::1] v0_ = v0
-        cdef double[::1] v12_ = v12
+        cdef double[::1] vo_ = vo
         cdef double[::1] sl_ = sl
-        X[0] = X0
-        X[1] = X1
-        X[2] = X2
         with nogil:
-            cap = _state3(self.models, self.phases, &self.race, x, y, z, X, &b_[0], &v0_[0], &v12_[0], &sl_[0], out, mg)
+            cap = _state_many(self.models, self.phases, &self.race, s, X, &b_[0], &v0_[0], &vo_[0], &sl_[0], out, mg)
+        head = tuple(out[c] for c in range(n + 1)) + (mg[0], mg[1])
         if values is not None:
-            a0, a1, a2, a3 = values
-            if a0.shape[0] < rows or a0.shape[1] != ncol:
+            if len(values) != n + 1:
+                raise ValueError(f"values must be {n + 1} arrays")
+            if values[0].shape[0] < rows or values[0].shape[1] != ncol:
                 raise ValueError(f"value arrays must be ({rows}, {ncol})")
             top = cap + max(self.models[0].plain_reach, self.models[1].plain_reach) + 1
-            a0[:top, :] = v0.reshape(rows, ncol)[:top]
-            both = v12.reshape(rows, ncol, 2)
-            a1[:top, :] = both[:top, :, 0]
-            a2[:top, :] = both[:top, :, 1]
-            a3[:top, :] = sl.reshape(rows, ncol)[:top]
-            return out[0], out[1], out[2], out[3], mg[0], mg[1], cap
-        return out[0], out[1], out[2], out[3], mg[0], mg[1]
+            values[0][:top, :] = v0.reshape(rows, ncol)[:top]
+            others = vo.reshape(rows, ncol, n - 1)
+            for c in range(n - 1):
+                values[1 + c][:top, :] = others[:top, :, c]
+            values[n][:top, :] = sl.reshape(rows, ncol)[:top]
+            return head + (cap,)
+        return head

@@ -19,18 +19,179 @@ only runs loops over typed memoryviews without the GIL.
 """
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, fabs
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 
-from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL
+cdef extern from "stdlib.h" nogil:
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
+
+from keep_lattice cimport N_KEEP, N_OUT
 
 ctypedef long long i64
 
 cdef extern from *:
     """
+    /* The turn of RACE_LANES states side by side (one lane each), in GCC's vector types:
+       every operation runs along the lanes, the arithmetic of each lane the scalar turn's in
+       the same order (no multiply-add is fused: setup.py compiles with -ffp-contract=off),
+       so a lane gives the same bits whatever the others hold. x86-64 Linux GCC also builds
+       an AVX2 version, which the loader picks where the CPU has it. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define KOCKA_RACE_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define KOCKA_RACE_CLONES
+    #endif
+    #define KOCKA_RACE_LANES 4
+    typedef double kr_v __attribute__((vector_size(8 * KOCKA_RACE_LANES)));
+    typedef long long kr_m __attribute__((vector_size(8 * KOCKA_RACE_LANES)));
+
     /* a slope difference below this is rounding noise: no margin is drawn from it */
     static const double KOCKA_SLOPE_EPS = 1e-15;
+
+    /* macros, not functions: a vector passed by value would change the ABI of the plain
+       (non-AVX) build, which GCC warns about */
+    #define kr_sel(m, a, b) ((kr_v)(((m) & (kr_m)(a)) | (~(m) & (kr_m)(b))))
+    #define kr_abs(a) ((kr_v)((kr_m)(a) & (0x7fffffffffffffffLL - (kr_m){})))
+    #define kr_all(x) ((x) - (kr_v){})
+
+    /* The candidate (cv, cs) against the best so far (*mv, *ms) (value, slope in the pass
+       value x): the candidate wins when strictly greater, and stays ahead while x moves by
+       at most d / ds (down where ds > 0, else up). The margins lo, hi shrink to the least
+       of these (_margins, in the order of the comparisons); here only d, ds go to *dd,
+       *dds and the lanes where they may shrink a margin as it stands (lo, hi) come back:
+       a group of comparisons then reads the margins once. Lanes in ``mute`` take no
+       margin (a forced record). */
+    static inline __attribute__((always_inline)) void kr_pick(const kr_v *cvp, const kr_v *csp, kr_v *mv, kr_v *ms,
+                                                               const kr_v *lo, const kr_v *hi, const kr_m *mute,
+                                                               kr_v *dd, kr_v *dds, kr_m *need) {
+        kr_v cv = *cvp, cs = *csp;
+        kr_m better = cv > *mv;
+        kr_v d = kr_abs(cv - *mv);
+        kr_v diff = cs - *ms;
+        kr_v ds = kr_sel(better, diff, -diff);
+        kr_v ads = kr_abs(ds);
+        kr_v m = kr_sel(ds > kr_all(0.0), *lo, *hi);
+        *mv = kr_sel(better, cv, *mv);
+        *ms = kr_sel(better, cs, *ms);
+        *dd = kr_sel(*mute, kr_all(__builtin_inf()), d);
+        *dds = ds;
+        *need |= (ads > kr_all(KOCKA_SLOPE_EPS)) & (d < m * ads) & ~*mute;
+    }
+
+    /* The margins shrunk by n comparisons in order (their d, ds from kr_pick), where
+       ``need`` (the OR of kr_pick's answers) says that some may: a margin only shrinks, so
+       a comparison kr_pick found harmless against the margins before the group stays so. */
+    static inline __attribute__((always_inline)) void kr_margins(const kr_m *needp, const kr_v *dd, const kr_v *dds, int n, kr_v *lo, kr_v *hi) {
+        kr_m need = *needp, any = need;
+        for (int l = 1; l < KOCKA_RACE_LANES; l++) any[0] |= need[l];
+        if (__builtin_expect(any[0] == 0, 1)) return;
+        for (int i = 0; i < n; i++) {
+            for (int l = 0; l < KOCKA_RACE_LANES; l++) {
+                double d = dd[i][l], ds = dds[i][l];
+                if (ds > KOCKA_SLOPE_EPS) {
+                    if (d < (*lo)[l] * ds) (*lo)[l] = d / ds;
+                } else if (ds < -KOCKA_SLOPE_EPS) {
+                    if (d < -(*hi)[l] * ds) (*hi)[l] = d / (-ds);
+                }
+            }
+        }
+    }
+
+    /* Keep values when the next throw ends in (tv, ts) (N_OUT rows), and the best proper
+       keep of each outcome (pv, ps), with the margins of every comparison; K (N_KEEP rows)
+       is scratch, the best sub-keep pushed up in place. */
+    static inline __attribute__((always_inline)) void kr_keep_stage(const kr_v *tv, const kr_v *ts, kr_v *Kv, kr_v *Ks, kr_v *pv, kr_v *ps,
+                                     const int *child, kr_v *lo, kr_v *hi) {
+        int k, f;
+        const kr_m keep = {};
+        for (k = 0; k < KOCKA_N_OUT; k++) { Kv[KOCKA_N_SMALL + k] = tv[k]; Ks[KOCKA_N_SMALL + k] = ts[k]; }
+        for (k = KOCKA_N_SMALL - 1; k >= 0; k--) {
+            const int *row = child + 6 * k;
+            kr_v sv = kr_all(0.0), ss = kr_all(0.0);
+            for (f = 0; f < 6; f++) { sv = sv + Kv[row[f]]; ss = ss + Ks[row[f]]; }
+            Kv[k] = sv * kr_all(1.0 / 6.0);
+            Ks[k] = ss * kr_all(1.0 / 6.0);
+        }
+        for (k = 0; k < KOCKA_N_OUT; k++) { pv[k] = kr_all(-__builtin_inf()); ps[k] = kr_all(0.0); }
+        for (k = 0; k < KOCKA_N_FOUR; k++) {
+            const int *row = child + 6 * k;
+            kr_v mv = Kv[k], ms = Ks[k], dd[6], dds[6];
+            kr_m need = {};
+            for (f = 0; f < 6; f++) kr_pick(&mv, &ms, &Kv[row[f]], &Ks[row[f]], lo, hi, &keep, &dd[f], &dds[f], &need);
+            kr_margins(&need, dd, dds, 6, lo, hi);
+        }
+        for (k = KOCKA_N_FOUR; k < KOCKA_N_SMALL; k++) {
+            const int *row = child + 6 * k;
+            kr_v mv = Kv[k], ms = Ks[k], dd[6], dds[6];
+            kr_m need = {};
+            for (f = 0; f < 6; f++)
+                kr_pick(&mv, &ms, &pv[row[f] - KOCKA_N_SMALL], &ps[row[f] - KOCKA_N_SMALL], lo, hi, &keep,
+                        &dd[f], &dds[f], &need);
+            kr_margins(&need, dd, dds, 6, lo, hi);
+        }
+    }
+
+    /* Value and slope in the pass value of a whole turn from before its first throw, for
+       every lane: ``rec`` (2 * N_OUT rows: after a later / the first throw) the best record
+       per outcome (-inf: none shown), ``shown`` where a new combination is shown (with
+       ``mandatory`` it must be recorded, PL-5), (xv, xs) ending the turn without one.
+       ``work``: 2 * (2 + 1 + 1) * N_OUT + 2 * N_KEEP rows. */
+    KOCKA_RACE_CLONES
+    static void kocka_race_turn(const kr_v *rec, const kr_m *shown, int mandatory, const double *xv,
+                                const double *xs, const int *child, const double *probs, kr_v *work,
+                                double *value, double *slope, double *lo_out, double *hi_out) {
+        kr_v *Fv = work, *Fs = Fv + 2 * KOCKA_N_OUT, *Kv = Fs + 2 * KOCKA_N_OUT, *Ks = Kv + KOCKA_N_KEEP;
+        kr_v *Pv = Ks + KOCKA_N_KEEP, *Ps = Pv + KOCKA_N_OUT, *Sv = Ps + KOCKA_N_OUT, *Ss = Sv + KOCKA_N_OUT;
+        kr_v x, s, lo = kr_all(__builtin_inf()), hi = kr_all(__builtin_inf()), tv = kr_all(0.0), ts = kr_all(0.0);
+        const kr_m none = {};
+        const kr_v zero = kr_all(0.0);
+        int o, g, l;
+        for (l = 0; l < KOCKA_RACE_LANES; l++) { x[l] = xv[l]; s[l] = xs[l]; }
+        for (o = 0; o < 2 * KOCKA_N_OUT; o += 6) {
+            kr_v dd[6], dds[6];
+            kr_m need = {};
+            for (g = 0; g < 6; g++) {
+                kr_v fv = x, fs = s, r = rec[o + g];
+                kr_m forced = mandatory ? shown[o + g] : none;
+                kr_pick(&r, &zero, &fv, &fs, &lo, &hi, &forced, &dd[g], &dds[g], &need);
+                Fv[o + g] = kr_sel(forced, r, fv);
+                Fs[o + g] = kr_sel(forced, kr_all(0.0), fs);
+            }
+            kr_margins(&need, dd, dds, 6, &lo, &hi);
+        }
+        kr_keep_stage(Fv, Fs, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the third throw */
+        for (o = 0; o < KOCKA_N_OUT; o += 6) {
+            kr_v dd[6], dds[6];
+            kr_m need = {};
+            for (g = 0; g < 6; g++) {
+                kr_v fv = Fv[o + g], fs = Fs[o + g];
+                kr_pick(&Pv[o + g], &Ps[o + g], &fv, &fs, &lo, &hi, &none, &dd[g], &dds[g], &need);
+                Sv[o + g] = fv;
+                Ss[o + g] = fs;
+            }
+            kr_margins(&need, dd, dds, 6, &lo, &hi);
+        }
+        kr_keep_stage(Sv, Ss, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the second throw */
+        for (o = 0; o < KOCKA_N_OUT; o += 6) {
+            kr_v dd[6], dds[6];
+            kr_m need = {};
+            for (g = 0; g < 6; g++) {
+                kr_v fv = Fv[KOCKA_N_OUT + o + g], fs = Fs[KOCKA_N_OUT + o + g];  /* from hand */
+                kr_pick(&Pv[o + g], &Ps[o + g], &fv, &fs, &lo, &hi, &none, &dd[g], &dds[g], &need);
+                tv = tv + kr_all(probs[o + g]) * fv;
+                ts = ts + kr_all(probs[o + g]) * fs;
+            }
+            kr_margins(&need, dd, dds, 6, &lo, &hi);
+        }
+        for (l = 0; l < KOCKA_RACE_LANES; l++) { value[l] = tv[l]; slope[l] = ts[l]; lo_out[l] = lo[l]; hi_out[l] = hi[l]; }
+    }
     """
-    const double SLOPE_EPS "KOCKA_SLOPE_EPS"
+    enum:
+        LANES "KOCKA_RACE_LANES"
+    ctypedef double kr_v "kr_v"
+    ctypedef long long kr_m "kr_m"
+    void kocka_race_turn(const kr_v* rec, const kr_m* shown, int mandatory, const double* xv, const double* xs,
+                         const int* child, const double* probs, kr_v* work, double* value, double* slope,
+                         double* lo, double* hi) noexcept nogil
 
 
 cdef struct Card:
@@ -52,25 +213,38 @@ cdef struct Card:
     double* last              # seat 1's last turn after seat 0 completed (finish_round)
 
 
-cdef struct Work:
-    # views into one per-thread buffer of WORK_DOUBLES + n_boxes * max_points doubles
-    double* rec               # (2 seats, 2, N_OUT) best record per outcome after a later / the first throw
-    double* shown             # (2 seats, 2, N_OUT) 1.0 where some new combination is shown
-    double* Kv                # (N_KEEP,) keep values and slopes
-    double* Ks
-    double* Mv                # (N_SMALL,) best sub-keep so far
-    double* Ms
-    double* Pv                # (N_OUT,) best proper keep of each outcome
-    double* Ps
-    double* Sv                # (N_OUT,) the value after a throw
-    double* Ss
-    double* Fv                # (2, N_OUT) the best end of the turn after a later / the first throw
-    double* Fs
-    double* succ              # (n_boxes, max_points) value of recording each box with each point value
-
-
 cdef enum:
-    WORK_DOUBLES = 8 * N_OUT + 2 * N_KEEP + 2 * N_SMALL + 4 * N_OUT + 4 * N_OUT
+    TURN_ROWS = 8 * N_OUT + 2 * N_KEEP   # kocka_race_turn's scratch, in rows of LANES doubles
+    REC_ROWS = 2 * N_OUT                 # one seat's records (and shown flags), rows of LANES
+
+
+cdef struct Lane:
+    # one state being solved in a lane of solve_pairs: pair i at lead d (up to d_hi), the
+    # current guesses a, b and the Newton steps taken there
+    Py_ssize_t i
+    i64 d
+    i64 d_hi
+    double a
+    double b
+    int steps
+
+
+cdef struct Work:
+    # views into one per-thread, 32-byte aligned buffer (see _work_new); every array is
+    # (rows, LANES), one lane per state
+    double* rec               # (2 seats, REC_ROWS, LANES) best record per outcome after a later / the first throw
+    i64* shown                # (2 seats, REC_ROWS, LANES) -1 where some new combination is shown, else 0
+    double* turn              # (TURN_ROWS, LANES) scratch of kocka_race_turn
+    double* xv                # (LANES,) the pass value of each lane, and its slope
+    double* xs
+    double* value             # (2 seats, LANES) the turn values of the last evaluation, their slopes, margins
+    double* slope
+    double* lo
+    double* hi
+    double* bvalue            # (4, LANES) the bracketed search's own turn values (value, slope, margins)
+    double* best              # (REC_ROWS,) scratch of _records
+    double* succ              # (n_boxes, max_points + 1) -inf, then the value of recording each box with each point value
+    Lane* lanes               # (LANES,) the state of each lane (solve_pairs), the thread's own
 
 
 cdef struct Solved:
@@ -81,21 +255,32 @@ cdef struct Solved:
     int fallback              # 1: Newton cycled and the bracketed search solved it
 
 
-cdef inline Work _work(double* buf) noexcept nogil:
+cdef Work _work_new(int extra) noexcept nogil:
+    """A thread's buffers (``w.rec`` NULL when the memory is not there); ``extra``: the
+    doubles of ``succ``."""
     cdef Work w
-    w.rec = buf
-    w.shown = buf + 4 * N_OUT
-    w.Kv = buf + 8 * N_OUT
-    w.Ks = w.Kv + N_KEEP
-    w.Mv = w.Ks + N_KEEP
-    w.Ms = w.Mv + N_SMALL
-    w.Pv = w.Ms + N_SMALL
-    w.Ps = w.Pv + N_OUT
-    w.Sv = w.Ps + N_OUT
-    w.Ss = w.Sv + N_OUT
-    w.Fv = w.Ss + N_OUT
-    w.Fs = w.Fv + 2 * N_OUT
-    w.succ = w.Fs + 2 * N_OUT
+    cdef void* buf = NULL
+    cdef Py_ssize_t rows = 4 * REC_ROWS + TURN_ROWS + 2 + 8 + 4
+    if posix_memalign(&buf, 64, (rows * LANES + REC_ROWS + extra) * sizeof(double) + LANES * sizeof(Lane)) != 0:
+        buf = NULL
+    w.rec = <double*>buf
+    if buf == NULL:
+        w.shown = NULL
+        w.turn = w.xv = w.xs = w.value = w.slope = w.lo = w.hi = w.bvalue = w.best = w.succ = NULL
+        w.lanes = NULL
+        return w
+    w.shown = <i64*>(w.rec + 2 * REC_ROWS * LANES)
+    w.turn = <double*>(w.shown + 2 * REC_ROWS * LANES)
+    w.xv = w.turn + TURN_ROWS * LANES
+    w.xs = w.xv + LANES
+    w.value = w.xs + LANES
+    w.slope = w.value + 2 * LANES
+    w.lo = w.slope + 2 * LANES
+    w.hi = w.lo + 2 * LANES
+    w.bvalue = w.hi + 2 * LANES
+    w.best = w.bvalue + 4 * LANES
+    w.succ = w.best + REC_ROWS
+    w.lanes = <Lane*>(w.succ + extra)
     return w
 
 
@@ -129,145 +314,37 @@ cdef inline double _last(const Card* c, int m, i64 d) noexcept nogil:
     return c.last[c.loff[m] + d + c.gain[m]]
 
 
-cdef inline void _margin(double vw, double sw, double vl, double sl, double* lo, double* hi) noexcept nogil:
-    """The winner (vw, sw) of a comparison stays ahead of (vl, sl) while x moves by at most
-    lo down and hi up (the division only when the margin shrinks)."""
-    cdef double d = vw - vl, ds = sw - sl
-    if ds > SLOPE_EPS:
-        if d < lo[0] * ds:
-            lo[0] = d / ds
-    elif ds < -SLOPE_EPS:
-        if d < -hi[0] * ds:
-            hi[0] = d / (-ds)
+cdef inline void _turn(const Card* c, Work* w, int seat, double* value, double* slope, double* lo,
+                       double* hi) noexcept nogil:
+    """``seat``'s whole turn in every lane from before its first throw (records in
+    ``w.rec``, pass values in ``w.xv``/``w.xs``): value and slope in the pass value per
+    lane, and the margins of the pass value within which no decision changes."""
+    kocka_race_turn(<const kr_v*>(w.rec + seat * REC_ROWS * LANES), <const kr_m*>(w.shown + seat * REC_ROWS * LANES),
+                    c.mandatory, w.xv, w.xs, c.child, c.probs, <kr_v*>w.turn, value, slope, lo, hi)
 
 
-cdef inline void _keep_stage(const Card* c, Work* w, const double* topv, const double* tops,
-                             double* lo, double* hi) noexcept nogil:
-    """Keep values when the next throw ends in ``top``, and the best proper keep of each
-    outcome (``Pv``/``Ps``), with the margins of every comparison."""
-    cdef int k, f, ch
-    cdef double sv, ss, mv, ms
-    cdef const int* row
-    for k in range(N_OUT):
-        w.Kv[N_SMALL + k] = topv[k]
-        w.Ks[N_SMALL + k] = tops[k]
-    for k in range(N_SMALL - 1, -1, -1):
-        row = c.child + 6 * k
-        sv = 0.0
-        ss = 0.0
-        for f in range(6):
-            sv = sv + w.Kv[row[f]]
-            ss = ss + w.Ks[row[f]]
-        w.Kv[k] = sv * (1.0 / 6.0)
-        w.Ks[k] = ss * (1.0 / 6.0)
-    for k in range(N_SMALL):
-        w.Mv[k] = w.Kv[k]
-        w.Ms[k] = w.Ks[k]
-    for k in range(N_OUT):
-        w.Pv[k] = -INFINITY
-        w.Ps[k] = 0.0
-    for k in range(N_FOUR):
-        mv = w.Mv[k]
-        ms = w.Ms[k]
-        row = c.child + 6 * k
-        for f in range(6):
-            ch = row[f]
-            if mv > w.Mv[ch]:
-                _margin(mv, ms, w.Mv[ch], w.Ms[ch], lo, hi)
-                w.Mv[ch] = mv
-                w.Ms[ch] = ms
-            else:
-                _margin(w.Mv[ch], w.Ms[ch], mv, ms, lo, hi)
-    for k in range(N_FOUR, N_SMALL):
-        mv = w.Mv[k]
-        ms = w.Ms[k]
-        row = c.child + 6 * k
-        for f in range(6):
-            ch = row[f] - N_SMALL
-            if w.Pv[ch] == -INFINITY:
-                w.Pv[ch] = mv
-                w.Ps[ch] = ms
-            elif mv > w.Pv[ch]:
-                _margin(mv, ms, w.Pv[ch], w.Ps[ch], lo, hi)
-                w.Pv[ch] = mv
-                w.Ps[ch] = ms
-            else:
-                _margin(w.Pv[ch], w.Ps[ch], mv, ms, lo, hi)
-
-
-cdef inline void _stop(const Card* c, const Work* w, int seat, int ft, int o, double xv, double xs,
-                       double* v, double* s, double* lo, double* hi) noexcept nogil:
-    """The best end of ``seat``'s turn on outcome ``o``: the best record, or ending without
-    one (worth ``xv`` with slope ``xs``), which ``pl.basic_record = mandatory`` allows only
-    when no new combination is shown (PL-5)."""
-    cdef int at = (2 * seat + ft) * N_OUT + o
-    cdef double r = w.rec[at]
-    if c.mandatory and w.shown[at] > 0.0:
-        v[0] = r
-        s[0] = 0.0
-    elif r > xv:
-        _margin(r, 0.0, xv, xs, lo, hi)
-        v[0] = r
-        s[0] = 0.0
-    else:
-        if r > -INFINITY:
-            _margin(xv, xs, r, 0.0, lo, hi)
-        v[0] = xv
-        s[0] = xs
-
-
-cdef void _turn(const Card* c, Work* w, int seat, double xv, double xs, double* value, double* slope,
-                double* lo, double* hi) noexcept nogil:
-    """Value (and slope in the pass value) of ``seat``'s whole turn from before its first
-    throw, his records in ``w.rec``; ``lo``/``hi`` receive the margins."""
-    cdef int o
-    cdef double fv, fs, tv, ts
-    lo[0] = INFINITY
-    hi[0] = INFINITY
-    for o in range(2 * N_OUT):
-        _stop(c, w, seat, o // N_OUT, o % N_OUT, xv, xs, &w.Fv[o], &w.Fs[o], lo, hi)
-    _keep_stage(c, w, w.Fv, w.Fs, lo, hi)  # before the third throw
-    for o in range(N_OUT):
-        fv = w.Fv[o]
-        fs = w.Fs[o]
-        if w.Pv[o] > fv:
-            _margin(w.Pv[o], w.Ps[o], fv, fs, lo, hi)
-            w.Sv[o] = w.Pv[o]
-            w.Ss[o] = w.Ps[o]
-        else:
-            _margin(fv, fs, w.Pv[o], w.Ps[o], lo, hi)
-            w.Sv[o] = fv
-            w.Ss[o] = fs
-    _keep_stage(c, w, w.Sv, w.Ss, lo, hi)  # before the second throw
-    tv = 0.0
-    ts = 0.0
-    for o in range(N_OUT):
-        fv = w.Fv[N_OUT + o]  # from hand
-        fs = w.Fs[N_OUT + o]
-        if w.Pv[o] > fv:
-            _margin(w.Pv[o], w.Ps[o], fv, fs, lo, hi)
-            fv = w.Pv[o]
-            fs = w.Ps[o]
-        else:
-            _margin(fv, fs, w.Pv[o], w.Ps[o], lo, hi)
-        tv = tv + c.probs[o] * fv
-        ts = ts + c.probs[o] * fs
-    value[0] = tv
-    slope[0] = ts
-
-
-cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d) noexcept nogil:
-    """``seat``'s part of ``w.rec``: his best record per outcome (mask ``me`` against
-    ``other``, ``d`` points ahead), and of ``w.shown``. Recording his last combination ends
-    the game, or (seat 0, ``finish_round``) gives seat 1 a last turn (PL-7); in that last
-    turn every end of it ends the game."""
-    cdef int ft, o, b, j, nm, at, full = c.nmask - 1, mp = c.max_points
+cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, int lane) noexcept nogil:
+    """``seat``'s part of ``w.rec`` in ``lane``: his best record per outcome (mask ``me``
+    against ``other``, ``d`` points ahead), and (``pl.basic_record = mandatory``) of
+    ``w.shown``. Recording his last combination ends the game, or (seat 0,
+    ``finish_round``) gives seat 1 a last turn (PL-7); in that last turn every end of it
+    ends the game."""
+    cdef int t, b, j, nm, full = c.nmask - 1, mp = c.max_points, row = c.max_points + 1
     cdef i64 pts
-    cdef double r, best, shown
+    cdef double r
+    cdef double* succ
+    cdef double* best = w.best
+    cdef const int* idx
+    cdef double* rec = w.rec + seat * REC_ROWS * LANES + lane
+    cdef i64* shown = w.shown + seat * REC_ROWS * LANES + lane
+    for t in range(REC_ROWS):
+        best[t] = -INFINITY
     for b in range(c.n_boxes):
         if me >> b & 1:
             continue
         nm = me | (1 << b)
+        succ = w.succ + b * row
+        succ[0] = -INFINITY  # rec_index -1: the dice do not show the box
         for j in range(c.n_points[b]):
             pts = c.rec_points[b * mp + j]
             if seat == 1 and other == full:
@@ -281,88 +358,65 @@ cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d) n
                 r = 1.0 - _value(c, c.v1, other, nm, -(d + pts))
             else:
                 r = 1.0 - _value(c, c.v0, other, nm, -(d + pts))
-            w.succ[b * mp + j] = r
-    for ft in range(2):
-        for o in range(N_OUT):
-            best = -INFINITY
-            shown = 0.0
-            for b in range(c.n_boxes):
-                if me >> b & 1:
-                    continue
-                j = c.rec_index[(b * 2 + ft) * N_OUT + o]
-                if j < 0:
-                    continue
-                shown = 1.0
-                r = w.succ[b * mp + j]
-                if r > best:
-                    best = r
-            at = (2 * seat + ft) * N_OUT + o
-            w.rec[at] = best
-            w.shown[at] = shown
+            succ[j + 1] = r
+        idx = c.rec_index + b * REC_ROWS
+        succ = succ + 1
+        for t in range(REC_ROWS):  # max over the boxes: the order of the boxes gives the same bits
+            r = succ[idx[t]]
+            best[t] = r if r > best[t] else best[t]
+    for t in range(REC_ROWS):
+        rec[t * LANES] = best[t]
+    if c.mandatory:
+        for t in range(REC_ROWS):
+            shown[t * LANES] = 0
+        for b in range(c.n_boxes):
+            if me >> b & 1:
+                continue
+            idx = c.rec_index + b * REC_ROWS
+            for t in range(REC_ROWS):
+                if idx[t] >= 0:
+                    shown[t * LANES] = -1
 
 
-cdef Solved _solve_scores(const Card* c, Work* w, int s0, int s1, i64 d, double a, double b,
-                          double tol, int max_iter) noexcept nogil:
-    """Solve seat 0 to move at (s0, s1, d) and seat 1 to move at (s1, s0, -d) together,
-    from the guesses ``a``, ``b``: each passes to the other at the same cards and scores.
+cdef inline bint _newton_step(Lane* s, double va, double sa, double loa, double hia, double vb, double sb, double lob,
+                              double hib, double tol, int* never_ending) noexcept nogil:
+    """One Newton step of the state in ``s`` (seat 0 to move at (s0, s1, d) and seat 1 to
+    move at (s1, s0, -d), each passing to the other at the same cards and scores) from both
+    turns evaluated at its guesses: solve the 2 x 2 linear system of the policies found.
+    True when the answer (now in ``s``) is exact: the pass values it implies lie within
+    both turns' margins (or the step is below ``tol``), or neither player records."""
+    cdef double alpha_a, alpha_b, det, na, nb, a = s.a, b = s.b
+    alpha_a = va - sa * (1.0 - b)
+    alpha_b = vb - sb * (1.0 - a)
+    det = 1.0 - sa * sb
+    if det < 1e-12:
+        # neither player ever records under these policies: a game that never ends,
+        # counted as a tie (each 1/2) and reported
+        if a == 0.5 and b == 0.5:
+            never_ending[0] = 1
+            return True
+        s.a = 0.5
+        s.b = 0.5
+        return False
+    na = (alpha_a + sa * (1.0 - alpha_b - sb)) / det
+    nb = alpha_b + sb * (1.0 - na)
+    s.a = na
+    s.b = nb
+    # seat 0's pass value 1 - b moves by b - nb, seat 1's by a - na
+    return (-loa <= b - nb <= hia and -lob <= a - na <= hib) or (fabs(na - a) <= tol and fabs(nb - b) <= tol)
 
-    Newton on the two piecewise-linear turn values: evaluate both turns at the guesses,
-    solve the 2 x 2 linear system of the policies found; the answer is exact as soon as the
-    pass values it implies lie within both turns' margins (or the step is below ``tol``).
-    Should that cycle between policies, :func:`_bracketed` finishes the job."""
+
+cdef Solved _bracketed(const Card* c, Work* w, int lane, double a, double tol, int evals) noexcept nogil:
+    """The safe way to the fixed point of the state in ``lane`` (its records in ``w``):
+    seat 0's value ``a`` solves F(a) = f(1 - g(1 - a)) - a = 0, where g and f are the two
+    turn values as functions of the pass value. F is nonincreasing (each turn value moves
+    by at most as much as its pass value) with F(0) >= 0 >= F(1), so a bracket [lo, hi]
+    shrinks around the root; Newton steps (slope s_a s_b - 1) are taken while they stay
+    inside it, halvings otherwise. Every lane is evaluated; only ``lane`` is read."""
     cdef Solved out
-    cdef double alpha_a, alpha_b, det, na, nb
-    cdef double va = 0.0, sa = 0.0, vb = 0.0, sb = 0.0  # written by _turn
-    cdef double loa = 0.0, hia = 0.0, lob = 0.0, hib = 0.0
-    cdef int _
-    out.evals = 0
-    out.never_ending = 0
-    out.fallback = 0
-    _records(c, w, 0, s0, s1, d)
-    _records(c, w, 1, s1, s0, -d)
-    for _ in range(max_iter):
-        _turn(c, w, 0, 1.0 - b, 1.0, &va, &sa, &loa, &hia)
-        _turn(c, w, 1, 1.0 - a, 1.0, &vb, &sb, &lob, &hib)
-        out.evals += 2
-        alpha_a = va - sa * (1.0 - b)
-        alpha_b = vb - sb * (1.0 - a)
-        det = 1.0 - sa * sb
-        if det < 1e-12:
-            # neither player ever records under these policies: a game that never ends,
-            # counted as a tie (each 1/2) and reported
-            if a == 0.5 and b == 0.5:
-                out.never_ending = 1
-                break
-            a = 0.5
-            b = 0.5
-            continue
-        na = (alpha_a + sa * (1.0 - alpha_b - sb)) / det
-        nb = alpha_b + sb * (1.0 - na)
-        # seat 0's pass value 1 - b moves by b - nb, seat 1's by a - na
-        if (-loa <= b - nb <= hia and -lob <= a - na <= hib) or (fabs(na - a) <= tol and fabs(nb - b) <= tol):
-            a = na
-            b = nb
-            break
-        a = na
-        b = nb
-    else:
-        out = _bracketed(c, w, a, tol, out.evals)
-    out.a = a if out.fallback == 0 else out.a
-    out.b = b if out.fallback == 0 else out.b
-    return out
-
-
-cdef Solved _bracketed(const Card* c, Work* w, double a, double tol, int evals) noexcept nogil:
-    """The safe way to the same fixed point: seat 0's value ``a`` solves
-    F(a) = f(1 - g(1 - a)) - a = 0, where g and f are the two turn values as functions of
-    the pass value. F is nonincreasing (each turn value moves by at most as much as its pass
-    value) with F(0) >= 0 >= F(1), so a bracket [lo, hi] shrinks around the root; Newton
-    steps (slope s_a s_b - 1) are taken while they stay inside it, halvings otherwise. The
-    records of both seats are already in ``w``."""
-    cdef Solved out
-    cdef double lo = 0.0, hi = 1.0, F, slope, na
-    cdef double va = 0.0, sa = 0.0, vb = 0.0, sb = 0.0, m0 = 0.0, m1 = 0.0  # written by _turn
-    cdef int _
+    cdef double lo = 0.0, hi = 1.0, F, slope, na, va, sa, vb, sb
+    cdef double* got = w.bvalue
+    cdef int _, l
     out.never_ending = 0
     out.fallback = 1
     out.a = a
@@ -370,8 +424,17 @@ cdef Solved _bracketed(const Card* c, Work* w, double a, double tol, int evals) 
     if a < 0.0 or a > 1.0:
         a = 0.5
     for _ in range(400):
-        _turn(c, w, 1, 1.0 - a, 1.0, &vb, &sb, &m0, &m1)
-        _turn(c, w, 0, 1.0 - vb, 1.0, &va, &sa, &m0, &m1)
+        for l in range(LANES):
+            w.xv[l] = 1.0 - a
+            w.xs[l] = 1.0
+        _turn(c, w, 1, got, got + LANES, got + 2 * LANES, got + 3 * LANES)
+        vb = got[lane]
+        sb = got[LANES + lane]
+        for l in range(LANES):
+            w.xv[l] = 1.0 - vb
+        _turn(c, w, 0, got, got + LANES, got + 2 * LANES, got + 3 * LANES)
+        va = got[lane]
+        sa = got[LANES + lane]
         evals += 2
         F = va - a
         out.a = va
@@ -395,7 +458,7 @@ cdef Solved _bracketed(const Card* c, Work* w, double a, double tol, int evals) 
 cdef void _card(Card* c, const i64[::1] gain, const i64[::1] off, const i64[::1] loff,
                 const int[:, :, ::1] rec_index, const i64[:, ::1] rec_points, const int[::1] n_points,
                 const double[::1] probs, const int[:, ::1] child, int finish_round, int mandatory):
-    if rec_index.shape[1] != 2 or rec_index.shape[2] != N_OUT or child.shape[0] != N_SMALL or child.shape[1] != 6:
+    if rec_index.shape[1] != 2 or rec_index.shape[2] != N_OUT or child.shape[0] != N_KEEP - N_OUT or child.shape[1] != 6:
         raise ValueError("rec_index must be (boxes, 2, 252) and child (210, 6)")
     if rec_points.shape[0] != rec_index.shape[0] or n_points.shape[0] != rec_index.shape[0]:
         raise ValueError("rec_points and n_points need one row per box")
@@ -424,38 +487,83 @@ def solve_last_turns(const i64[::1] gain, const i64[::1] loff, const int[:, :, :
                      const int[:, ::1] child, int mandatory, double[::1] last, int num_threads=1):
     """Fill ``last``: seat 1's value in his last turn after seat 0 has completed his card
     (``pl.basic_end = finish_round``), for every mask m of seat 1 and d = -gain[m]..0
-    points ahead (PL-7)."""
+    points ahead (PL-7), LANES leads at a time."""
     cdef Card c
     cdef Work w
-    cdef int m, full
-    cdef i64 d
-    cdef double* buf = NULL
-    cdef double* out = NULL  # per thread: value, slope and margins of one turn
+    cdef int m, full, l, n
+    cdef i64 d, d0
+    cdef int no_memory[1]
+    no_memory[0] = 0
     _card(&c, gain, gain, loff, rec_index, rec_points, n_points, probs, child, 1, mandatory)
     c.last = &last[0]
     full = c.nmask - 1
     with nogil, parallel(num_threads=num_threads):
-        buf = <double*>malloc((WORK_DOUBLES + c.n_boxes * c.max_points + 4) * sizeof(double))
-        out = buf + WORK_DOUBLES + c.n_boxes * c.max_points
-        for m in prange(full, schedule="dynamic"):
-            w = _work(buf)
-            for d in range(-gain[m], 1):
-                _records(&c, &w, 1, m, full, d)
-                _turn(&c, &w, 1, _terminal(d), 0.0, &out[0], &out[1], &out[2], &out[3])
-                last[loff[m] + d + gain[m]] = out[0]
-        free(buf)
+        w = _work_new(c.n_boxes * (c.max_points + 1))
+        if w.rec == NULL:
+            no_memory[0] = 1
+        else:
+            for m in prange(full, schedule="dynamic"):
+                d0 = -gain[m]
+                while d0 <= 0:
+                    n = <int>min(<i64>LANES, 1 - d0)
+                    for l in range(LANES):  # a short last group repeats its last lead
+                        d = d0 + min(l, n - 1)
+                        _records(&c, &w, 1, m, full, d, l)
+                        w.xv[l] = _terminal(d)
+                        w.xs[l] = 0.0
+                    _turn(&c, &w, 1, w.value, w.slope, w.lo, w.hi)
+                    for l in range(n):
+                        last[loff[m] + d0 + l + gain[m]] = w.value[l]
+                    d0 = d0 + LANES
+            free(w.rec)
+    if no_memory[0]:
+        raise MemoryError("polish-basic race: no memory for a thread's buffers")
+
+
+cdef bint _next_state(const Card* c, Work* w, Lane* s, int lane, const int[:, ::1] pairs, Py_ssize_t* next_pair,
+                      Py_ssize_t end, int symmetric, int start) noexcept nogil:
+    """Move ``lane`` to its next state: the next lead of its pair, or (``start``, or its
+    leads done) the first lead of the next pair of the chunk, with the guesses a = 0, b = 1;
+    its records into ``w``. False when the chunk has no pair left (the lane idles)."""
+    cdef int s0, s1
+    if not start:
+        s.d += 1
+    if start or s.d > s.d_hi:
+        if next_pair[0] >= end:
+            s.i = -1
+            return False
+        s.i = next_pair[0]
+        next_pair[0] += 1
+        s0 = pairs[s.i, 0]
+        s1 = pairs[s.i, 1]
+        s.d = 0 if symmetric and s0 == s1 else -c.gain[s0]  # (s, s, -d) is seat 1's side of (s, s, d)
+        s.d_hi = c.gain[s1]
+        s.a = 0.0
+        s.b = 1.0
+    s.steps = 0
+    s0 = pairs[s.i, 0]
+    s1 = pairs[s.i, 1]
+    _records(c, w, 0, s0, s1, s.d, lane)
+    _records(c, w, 1, s1, s0, -s.d, lane)
+    return True
 
 
 def solve_pairs(const i64[::1] gain, const i64[::1] off, const i64[::1] loff, const int[:, :, ::1] rec_index,
                 const i64[:, ::1] rec_points, const int[::1] n_points, const double[::1] probs,
                 const int[:, ::1] child, const int[:, ::1] pairs, int finish_round, int mandatory,
                 double[::1] v0, double[::1] v1, double[::1] last, int symmetric, double tol=1e-13,
-                int max_iter=60, int num_threads=1):
+                int max_iter=60, int num_threads=1, int chunk=16):
     """Fill ``v0`` (seat 0 to move) and ``v1`` (seat 1 to move) for every pair of cards in
     ``pairs`` (rows ``(s0, s1)``: one level, every value they read already solved) and
     every score difference that does not decide the game. With ``symmetric``
     (``pl.basic_end = immediate``: the seats are alike) ``v1`` is ``v0`` and each unordered
     pair appears once.
+
+    Each thread takes ``chunk`` pairs at a time and solves LANES states side by side, one
+    per lane: a lane walks the leads of a pair in order, each state warm-started from the
+    lead before, and takes the next pair of the chunk when its pair is done; every lane's
+    arithmetic is that of one state alone, so the values do not depend on the lanes, the
+    chunk or the threads.
 
     Returns ``(turn evaluations, unconverged states, states where neither player records,
     states that needed the bracketed search)``.
@@ -463,45 +571,81 @@ def solve_pairs(const i64[::1] gain, const i64[::1] off, const i64[::1] loff, co
     cdef Card c
     cdef Work w
     cdef Solved got
-    cdef int nmask, s0, s1
-    cdef Py_ssize_t i, n_pairs = pairs.shape[0]
-    cdef i64 d, d_lo, d_hi, total_evals = 0, failed = 0, never_ending = 0, fallbacks = 0
-    cdef double a, b
-    cdef double* buf = NULL
+    cdef Lane* s
+    cdef int nmask, s0, s1, l, never, active
+    cdef Py_ssize_t k, n_pairs = pairs.shape[0], next_pair, end
+    cdef i64 total_evals = 0, failed = 0, never_ending = 0, fallbacks = 0
+    cdef bint done
+    cdef int no_memory[1]
+    no_memory[0] = 0
     _card(&c, gain, off, loff, rec_index, rec_points, n_points, probs, child, finish_round, mandatory)
     nmask = c.nmask
     if off.shape[0] != <Py_ssize_t>nmask * nmask or pairs.shape[1] != 2:
         raise ValueError("off must have one entry per pair of masks and pairs two columns")
     if n_pairs == 0:
         return 0, 0, 0, 0
+    chunk = max(chunk, 1)
     c.v0 = &v0[0]
     c.v1 = &v1[0]
     if finish_round:
         c.last = &last[0]
     with nogil, parallel(num_threads=num_threads):
-        buf = <double*>malloc((WORK_DOUBLES + c.n_boxes * c.max_points) * sizeof(double))
-        for i in prange(n_pairs, schedule="dynamic"):
-            w = _work(buf)
-            s0 = pairs[i, 0]
-            s1 = pairs[i, 1]
-            d_lo = -gain[s0]
-            d_hi = gain[s1]
-            if symmetric and s0 == s1:
-                d_lo = 0  # (s, s, -d) is seat 1's side of (s, s, d)
-            a = 0.0
-            b = 1.0
-            for d in range(d_lo, d_hi + 1):
-                got = _solve_scores(&c, &w, s0, s1, d, a, b, tol, max_iter)
-                a = got.a
-                b = got.b
-                if got.evals < 0:
-                    failed += 1
-                    total_evals += -got.evals
-                else:
-                    total_evals += got.evals
-                never_ending += got.never_ending
-                fallbacks += got.fallback
-                v0[off[<i64>s0 * nmask + s1] + d + gain[s0]] = a
-                v1[off[<i64>s1 * nmask + s0] - d + gain[s1]] = b
-        free(buf)
+        w = _work_new(c.n_boxes * (c.max_points + 1))
+        if w.rec == NULL:
+            no_memory[0] = 1
+        else:
+            for k in prange((n_pairs + chunk - 1) // chunk, schedule="dynamic"):
+                next_pair = k * chunk
+                end = min(next_pair + chunk, n_pairs)
+                active = 0
+                for l in range(LANES):
+                    active = active + _next_state(&c, &w, &w.lanes[l], l, pairs, &next_pair, end, symmetric, 1)
+                while active > 0:
+                    for l in range(LANES):
+                        w.xv[l] = 1.0 - w.lanes[l].b
+                        w.xs[l] = 1.0
+                    _turn(&c, &w, 0, w.value, w.slope, w.lo, w.hi)
+                    for l in range(LANES):
+                        w.xv[l] = 1.0 - w.lanes[l].a
+                    _turn(&c, &w, 1, w.value + LANES, w.slope + LANES, w.lo + LANES, w.hi + LANES)
+                    for l in range(LANES):
+                        s = &w.lanes[l]
+                        if s.i < 0:
+                            continue
+                        while True:
+                            if s.steps < max_iter:
+                                never = 0
+                                done = _newton_step(s, w.value[l], w.slope[l], w.lo[l], w.hi[l], w.value[LANES + l],
+                                                    w.slope[LANES + l], w.lo[LANES + l], w.hi[LANES + l], tol, &never)
+                                s.steps += 1
+                                total_evals += 2
+                                never_ending += never
+                                if not done and s.steps < max_iter:
+                                    break  # the next evaluation of every lane
+                                if not done:
+                                    got = _bracketed(&c, &w, l, s.a, tol, 0)
+                            else:  # no Newton step at all (max_iter 0)
+                                done = False
+                                got = _bracketed(&c, &w, l, s.a, tol, 0)
+                            if not done:
+                                s.a = got.a
+                                s.b = got.b
+                                fallbacks += 1
+                                if got.evals < 0:
+                                    failed += 1
+                                    total_evals += -got.evals
+                                else:
+                                    total_evals += got.evals
+                            s0 = pairs[s.i, 0]
+                            s1 = pairs[s.i, 1]
+                            v0[off[<i64>s0 * nmask + s1] + s.d + gain[s0]] = s.a
+                            v1[off[<i64>s1 * nmask + s0] - s.d + gain[s1]] = s.b
+                            if not _next_state(&c, &w, s, l, pairs, &next_pair, end, symmetric, 0):
+                                active = active - 1
+                                break
+                            if max_iter > 0:
+                                break
+            free(w.rec)
+    if no_memory[0]:
+        raise MemoryError("polish-basic race: no memory for a thread's buffers")
     return total_evals, failed, never_ending, fallbacks

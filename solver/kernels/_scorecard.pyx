@@ -33,7 +33,7 @@ import numpy as np
 
 from libc.math cimport INFINITY, NAN, floor
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, memmove
+from libc.string cimport memset
 
 from keep_lattice cimport N_FOUR, N_KEEP, N_OUT, N_SMALL, popcount
 from scorecard_fill cimport (
@@ -622,104 +622,83 @@ cdef int turn_entries(const Problem* P, Lattice lat, const double* probs, int m,
     return n
 
 
-# Score distribution of one state: P(score x) is p[x - alo] for lo <= x < hi, in a block
-# that covers alo <= x < ahi (p NULL: no mass). The block keeps its bounds just before p
-# (a Span), so the record of every state of a layer is 16 bytes, not 24: the two layers a
-# kockapoker build holds at once have 410,000 states.
-cdef struct Dist:
-    double* p
-    int lo
-    int hi
-
-
-cdef struct Span:
-    int alo
-    int ahi
-
-
-cdef inline Span* _span(const Dist* d) noexcept nogil:
-    return <Span*> (d.p - 1)
-
-
-cdef double* _new_block(int alo, int ahi) noexcept nogil:
-    """Zeroed data for the scores alo <= x < ahi, its bounds stored before it; NULL when
-    out of memory. Free it with :func:`_free_block`."""
-    cdef double* b = <double*> calloc(ahi - alo + 1, sizeof(double))
-    if b == NULL:
-        return NULL
-    (<Span*> b).alo = alo
-    (<Span*> b).ahi = ahi
-    return b + 1
-
-
-cdef inline void _free_block(double* p) noexcept nogil:
-    if p != NULL:
-        free(p - 1)
-
-
-cdef bint _push(Dist* t, const Dist* s, int r, double p) noexcept nogil:
-    """``t[x + r] += p * s[x]``, growing ``t`` as needed; False when out of memory. A block
-    is made for what the first push needs and grows by a 32nd (exact blocks at first
-    and little growth room: the memory of a layer's histograms is the build's peak)."""
-    cdef int need_lo = s.lo + r
-    cdef int need_hi = s.hi + r
-    cdef int pad, nlo, nhi, alo, ahi
-    cdef double* q
-    if t.p == NULL:
-        t.p = _new_block(need_lo, need_hi)
-        if t.p == NULL:
-            return False
-        alo = t.lo = need_lo
-        t.hi = need_hi
-    else:
-        alo = _span(t).alo
-        ahi = _span(t).ahi
-        if need_lo < alo or need_hi > ahi:
-            pad = (ahi - alo) // 32 + 1
-            nlo = need_lo - pad if need_lo < alo else alo
-            nhi = need_hi + pad if need_hi > ahi else ahi
-            q = _new_block(nlo, nhi)
-            if q == NULL:
-                return False
-            memcpy(q + (t.lo - nlo), t.p + (t.lo - alo), sizeof(double) * (t.hi - t.lo))
-            _free_block(t.p)
-            t.p = q
-            alo = nlo
-        if need_lo < t.lo:
-            t.lo = need_lo
-        if need_hi > t.hi:
-            t.hi = need_hi
-    kocka_axpy(t.p + (need_lo - alo), s.p + (s.lo - _span(s).alo), p, s.hi - s.lo)
-    return True
-
-
-cdef void _shrink(Dist* t) noexcept nogil:
-    """Release what ``t``'s block holds beyond its used range."""
-    cdef double* b
-    cdef double* q
-    if t.p == NULL or (_span(t).alo == t.lo and _span(t).ahi == t.hi):
-        return
-    b = t.p - 1
-    memmove(t.p, t.p + (t.lo - _span(t).alo), sizeof(double) * (t.hi - t.lo))
-    q = <double*> realloc(b, sizeof(double) * (t.hi - t.lo + 1))
-    if q != NULL:
-        b = q
-    (<Span*> b).alo = t.lo
-    (<Span*> b).ahi = t.hi
-    t.p = b + 1
+# ----------------------------------------------------------------------------------------
+# The forward pass of the score distribution
+# ----------------------------------------------------------------------------------------
+# A layer's histograms of the score so far live in one *store*: state k's histogram is
+# P(score lo[k] + i) = data[off[k] + i] for 0 <= i < hi[k] - lo[k], exactly its support
+# (lo >= hi: no mass), laid out in the order the next step reads the states. The store is
+# a block of memory, or a file read through a mapping whose pages are let go of as the
+# reading passes them (the page cache keeps them; this process holds a window of them).
+cdef extern from *:
+    """
+    #include <errno.h>
+    #include <stdint.h>
+    #include <sys/mman.h>
+    #include <unistd.h>
+    /* write n bytes at byte offset at, retrying short writes: 0, or the errno */
+    static int kocka_pwrite_all(int fd, const void *buf, size_t n, long long at) {
+        const char *p = (const char *) buf;
+        while (n > 0) {
+            ssize_t k = pwrite(fd, p, n, (off_t) at);
+            if (k < 0) {
+                if (errno == EINTR) continue;
+                return errno ? errno : EIO;
+            }
+            p += k; n -= (size_t) k; at += k;
+        }
+        return 0;
+    }
+    /* read n bytes at byte offset at (the file holds them): 0, or the errno */
+    static int kocka_pread_all(int fd, void *buf, size_t n, long long at) {
+        char *p = (char *) buf;
+        while (n > 0) {
+            ssize_t k = pread(fd, p, n, (off_t) at);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) return k < 0 && errno ? errno : EIO;
+            p += k; n -= (size_t) k; at += k;
+        }
+        return 0;
+    }
+    static int kocka_truncate(int fd) { return ftruncate(fd, 0) == 0 ? 0 : (errno ? errno : EIO); }
+    /* the first n bytes of file fd, read-only (NULL: failed); random: a fault maps only its
+       own page (no fault-around), as the pass reads few, scattered histograms of a store */
+    static const void *kocka_map(int fd, long long n, int random) {
+        void *m = mmap(NULL, (size_t) n, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) return NULL;
+        if (random) madvise(m, (size_t) n, MADV_RANDOM);
+        return m;
+    }
+    static void kocka_unmap(const void *m, long long n) {
+        if (m != NULL && n > 0) munmap((void *) m, (size_t) n);
+    }
+    /* let go of the whole pages of the mapped bytes [m + a, m + b) (to_end: and of the page
+       b ends in): a read of them later maps them again from the page cache (MAP_SHARED), so
+       this frees memory and changes no value */
+    static void kocka_drop_pages(const void *m, long long a, long long b, int to_end) {
+        uintptr_t page = (uintptr_t) sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t) m + (uintptr_t) a + page - 1) / page * page;
+        uintptr_t hi = ((uintptr_t) m + (uintptr_t) b + (to_end ? page - 1 : 0)) / page * page;
+        if (m != NULL && hi > lo) madvise((void *) lo, hi - lo, MADV_DONTNEED);
+    }
+    """
+    int kocka_pwrite_all(int fd, const void* buf, size_t n, long long at) noexcept nogil
+    int kocka_pread_all(int fd, void* buf, size_t n, long long at) noexcept nogil
+    int kocka_truncate(int fd) noexcept nogil
+    const void* kocka_map(int fd, long long n, int random) noexcept nogil
+    void kocka_unmap(const void* m, long long n) noexcept nogil
+    void kocka_drop_pages(const void* m, long long a, long long b, int to_end) noexcept nogil
 
 
 cdef enum:
-    SHRINK_RECORDS = 8192   # forward_distribution gives back a layer's records in steps of this many
-
-
-cdef void _free_layer(Dist* d, i64 count) noexcept nogil:
-    cdef i64 i
-    if d == NULL:
-        return
-    for i in range(count):
-        _free_block(d[i].p)
-    free(d)
+    CANCEL_POLL_STATES = 64   # forward_distribution reads its cancel flag once per this many states
+    DROP_WINDOW = 262144      # a mapped file's pages are let go of once the reading is 256 KB past them
+    ENTRY_BUFFER = 8192       # entries (192 KB) buffered before they are written to their file
+    BUCKET_BUFFER = 128       # entries of one group buffered before they are written to its bucket
+    FORWARD_OK = 0
+    FORWARD_NO_MEMORY = 1
+    FORWARD_CANCELLED = 2
+    FORWARD_IO = 3
 
 
 cdef extern from *:
@@ -733,13 +712,285 @@ cdef extern from *:
     bint kocka_flag_is_set(const int* flag) noexcept nogil
 
 
-cdef enum:
-    CANCEL_POLL_STATES = 64   # forward_distribution reads its cancel flag once per this many states
-
-
 class ForwardCancelled(RuntimeError):
     """:func:`forward_distribution` stopped because its cancel flag was set (everything
     it held is freed)."""
+
+
+cdef struct Layer:
+    i64 count         # states of the layer
+    int* lo           # per state: its support lo <= x < hi (lo >= hi: no mass)
+    int* hi
+    i64* off          # where its histogram starts in the store
+    i64 size          # doubles in the store
+    double* mem       # the store in memory, or NULL: in file fd
+    const double* map # the file's mapping while the layer is read
+    int fd
+
+
+cdef bint _new_layer(Layer* y, i64 count) noexcept nogil:
+    """An empty layer of ``count`` states (no mass anywhere); False when out of memory."""
+    cdef i64 t
+    memset(y, 0, sizeof(Layer))
+    y.count = count
+    y.fd = -1
+    y.lo = <int*> malloc(sizeof(int) * max(count, 1))
+    y.hi = <int*> malloc(sizeof(int) * max(count, 1))
+    y.off = <i64*> malloc(sizeof(i64) * max(count, 1))
+    if y.lo == NULL or y.hi == NULL or y.off == NULL:
+        return False
+    for t in range(count):
+        y.lo[t] = 2147483647
+        y.hi[t] = -2147483647
+    return True
+
+
+cdef void _free_layer(Layer* y) noexcept nogil:
+    free(y.lo)
+    free(y.hi)
+    free(y.off)
+    free(y.mem)
+    kocka_unmap(y.map, sizeof(double) * y.size)
+    memset(y, 0, sizeof(Layer))
+
+
+cdef const double* _layer_data(Layer* y) noexcept nogil:
+    """The layer's store to read (its file mapped at the first call); NULL when that fails."""
+    if y.mem != NULL or y.size == 0:
+        return y.mem
+    if y.map == NULL:
+        y.map = <const double*> kocka_map(y.fd, sizeof(double) * y.size, 1)
+    return y.map
+
+
+cdef struct Entry:     # one turn entry: source state, target state (of the next layer), points, probability
+    int src
+    int target
+    int rew
+    double p
+
+
+cdef struct Entries:   # a list of entries, in memory or written to a file
+    i64 n
+    Entry* buf         # in memory: all of them; with a file: those not written yet
+    i64 cap, written
+    int fd             # the file (-1: none)
+    int io_errno
+
+
+cdef bint _grow(void** a, i64 cap, size_t item) noexcept nogil:
+    cdef void* q = realloc(a[0], cap * item)
+    if q == NULL:
+        return False
+    a[0] = q
+    return True
+
+
+cdef int _flush_entries(Entries* e) noexcept nogil:
+    if e.fd >= 0 and e.n > e.written:
+        e.io_errno = kocka_pwrite_all(e.fd, e.buf, sizeof(Entry) * (e.n - e.written),
+                                      <long long> sizeof(Entry) * e.written)
+        if e.io_errno != 0:
+            return FORWARD_IO
+        e.written = e.n
+    return FORWARD_OK
+
+
+cdef int _add_entries(Entries* e, i64 src, const Work* w, int ne) noexcept nogil:
+    """Append one source state's turn entries (written out a buffer at a time with a file)."""
+    cdef int j
+    cdef i64 cap, at
+    if e.n - e.written + ne > e.cap:
+        if _flush_entries(e) != FORWARD_OK:
+            return FORWARD_IO
+        if e.n - e.written + ne > e.cap:
+            cap = max(2 * e.cap, e.n - e.written + ne + 4096) if e.fd < 0 else max(<i64> ENTRY_BUFFER, ne)
+            if not _grow(<void**> &e.buf, cap, sizeof(Entry)):
+                return FORWARD_NO_MEMORY
+            e.cap = cap
+    at = e.n - e.written
+    for j in range(ne):
+        e.buf[at + j].src = <int> src
+        e.buf[at + j].target = <int> w.e_succ[j]
+        e.buf[at + j].rew = w.e_rew[j]
+        e.buf[at + j].p = w.e_p[j]
+    e.n += ne
+    return FORWARD_OK
+
+
+cdef int _clear_entries(Entries* e) noexcept nogil:
+    """Empty, for the next layer (its file truncated)."""
+    if e.fd >= 0 and e.written > 0:
+        e.io_errno = kocka_truncate(e.fd)
+    e.n = e.written = 0
+    return FORWARD_IO if e.io_errno != 0 else FORWARD_OK
+
+
+cdef const Entry* _read_entries(Entries* e, i64 at, i64 count, Entry* chunk) noexcept nogil:
+    """Entries ``[at, at + count)``: in memory, or read from the file into ``chunk`` (room
+    for ``count``); NULL when the read fails."""
+    if e.fd < 0:
+        return e.buf + at
+    e.io_errno = kocka_pread_all(e.fd, chunk, sizeof(Entry) * count, <long long> sizeof(Entry) * at)
+    return chunk if e.io_errno == 0 else NULL
+
+
+cdef void _free_entries(Entries* e) noexcept nogil:
+    free(e.buf)
+
+
+cdef int _layer_entries(const Problem* P, Lattice lat, const double* probs, const int* masks,
+                        const i64* layer_ptr, int L, int L0, i64 src_start, i64 dst_start,
+                        int root_stage, const double* root_mass, int root_group, Work* w,
+                        Layer* cur, Layer* nxt, Entries* e, const int* flag, int* since_poll) noexcept nogil:
+    """The turn entries of every state of layer ``L`` with mass, sources in the pass's
+    order (masks decreasing: the colex order of their complements, as the pass has always
+    read them), and the support of every state of the next layer they reach."""
+    cdef i64 i, s, t
+    cdef int m, c, f, j, ne
+    for i in range(layer_ptr[L + 1] - 1, layer_ptr[L] - 1, -1):
+        m = masks[i]
+        for c in range(P.ncls[m]):
+            for f in range(P.nflag[m]):
+                s = P.base[m] + <i64> c * P.nflag[m] + f - src_start
+                if cur.hi[s] <= cur.lo[s]:
+                    continue
+                since_poll[0] += 1
+                if since_poll[0] >= CANCEL_POLL_STATES:
+                    since_poll[0] = 0
+                    if kocka_flag_is_set(flag):
+                        return FORWARD_CANCELLED
+                ne = turn_entries(P, lat, probs, m, c, f, root_stage if L == L0 else 0, root_mass,
+                                  root_group if L == L0 else -1, w, NULL)
+                for j in range(ne):
+                    w.e_succ[j] -= dst_start
+                    t = w.e_succ[j]
+                    nxt.lo[t] = min(nxt.lo[t], cur.lo[s] + w.e_rew[j])
+                    nxt.hi[t] = max(nxt.hi[t], cur.hi[s] + w.e_rew[j])
+                j = _add_entries(e, s, w, ne)
+                if j != FORWARD_OK:
+                    return j
+    return FORWARD_OK
+
+
+cdef i64 _layout(const Problem* P, const int* masks, const i64* layer_ptr, int L, i64 start,
+                 Layer* y, i64 group_size, int* group_of, i64* group_end) noexcept nogil:
+    """Lay layer ``L``'s histograms out in the order the next step reads them (masks
+    decreasing), cut into groups of about ``group_size`` doubles (``group_of``: each
+    state's group, NULL: one group; ``group_end``: the store offset where each ends);
+    returns the number of groups."""
+    cdef i64 i, t, g0 = 0, groups = 0, width
+    cdef int m, c, f
+    y.size = 0
+    for i in range(layer_ptr[L + 1] - 1, layer_ptr[L] - 1, -1):
+        m = masks[i]
+        for c in range(P.ncls[m]):
+            for f in range(P.nflag[m]):
+                t = P.base[m] + <i64> c * P.nflag[m] + f - start
+                width = y.hi[t] - y.lo[t] if y.hi[t] > y.lo[t] else 0
+                if group_of != NULL and width and y.size > g0 and y.size + width - g0 > group_size:
+                    group_end[groups] = y.size
+                    groups += 1
+                    g0 = y.size
+                y.off[t] = y.size
+                if group_of != NULL:
+                    group_of[t] = <int> groups
+                y.size += width
+    group_end[groups] = y.size
+    return groups + 1
+
+
+cdef int _bucket_entries(Entries* e, Entry* chunk, const int* group_of, i64 groups, i64* bucket_start,
+                         Entries* buckets) noexcept nogil:
+    """Sort the entries (written out) by the group of their target into ``buckets`` (a
+    file), keeping their order within each group (a counting sort: ``bucket_start[g]`` is
+    where group g's entries begin); ``chunk``: room for :data:`ENTRY_BUFFER` entries."""
+    cdef i64 k, g, at, count
+    cdef int sweep
+    cdef const Entry* ents
+    cdef i64* fill = <i64*> calloc(groups, sizeof(i64))
+    cdef Entry* buf = <Entry*> malloc(sizeof(Entry) * BUCKET_BUFFER * groups)
+    cdef int err = FORWARD_OK
+    if fill == NULL or buf == NULL:
+        free(fill)
+        free(buf)
+        return FORWARD_NO_MEMORY
+    for g in range(groups + 1):
+        bucket_start[g] = 0
+    for sweep in range(2):  # count each group's entries, then write them where the counts say
+        at = 0
+        while err == FORWARD_OK and at < e.n:
+            count = min(<i64> ENTRY_BUFFER, e.n - at)
+            ents = _read_entries(e, at, count, chunk)
+            if ents == NULL:
+                err = FORWARD_IO
+                break
+            for k in range(count):
+                g = group_of[ents[k].target]
+                if sweep == 0:
+                    bucket_start[g + 1] += 1
+                    continue
+                buf[g * BUCKET_BUFFER + fill[g]] = ents[k]
+                fill[g] += 1
+                if fill[g] == BUCKET_BUFFER:
+                    buckets.io_errno = kocka_pwrite_all(buckets.fd, &buf[g * BUCKET_BUFFER],
+                                                        sizeof(Entry) * BUCKET_BUFFER,
+                                                        <long long> sizeof(Entry) * bucket_start[g])
+                    bucket_start[g] += BUCKET_BUFFER
+                    fill[g] = 0
+                    if buckets.io_errno != 0:
+                        err = FORWARD_IO
+                        break
+            at += count
+        if sweep == 0:
+            for g in range(groups):
+                bucket_start[g + 1] += bucket_start[g]
+    for g in range(groups):
+        if err == FORWARD_OK and fill[g] > 0:
+            buckets.io_errno = kocka_pwrite_all(buckets.fd, &buf[g * BUCKET_BUFFER], sizeof(Entry) * fill[g],
+                                                <long long> sizeof(Entry) * bucket_start[g])
+            if buckets.io_errno != 0:
+                err = FORWARD_IO
+        bucket_start[g] += fill[g]
+    # bucket_start[g] now ends group g: shift it back to where the group begins
+    for g in range(groups, 0, -1):
+        bucket_start[g] = bucket_start[g - 1]
+    bucket_start[0] = 0
+    buckets.n = buckets.written = e.n
+    free(fill)
+    free(buf)
+    return err
+
+
+cdef int _fill_group(Layer* cur, const double* src_data, Layer* nxt, Entries* e, i64 start, i64 count,
+                     Entry* chunk, i64 g0, double* arena, const int* flag) noexcept nogil:
+    """Add the mass of the entries ``[start, start + count)`` of ``e`` (one group's, in the
+    pass's order; read into ``chunk`` from a file) into ``arena`` (the group's histograms,
+    from store offset ``g0``, zeroed): each target gets its sources' shifted histograms in
+    the same order as in one pass over the layer, so its values are the same bits however
+    the layer is cut."""
+    cdef i64 k, s, t, at, n, dropped = 0
+    cdef const Entry* ents
+    at = start
+    while at < start + count:
+        n = min(<i64> ENTRY_BUFFER, start + count - at)
+        ents = _read_entries(e, at, n, chunk)
+        if ents == NULL:
+            return FORWARD_IO
+        for k in range(n):
+            s = ents[k].src
+            t = ents[k].target
+            kocka_axpy(arena + (nxt.off[t] - g0) + (cur.lo[s] + ents[k].rew - nxt.lo[t]), src_data + cur.off[s],
+                       ents[k].p, cur.hi[s] - cur.lo[s])
+            if cur.map != NULL and cur.off[s] - dropped >= DROP_WINDOW // sizeof(double):
+                kocka_drop_pages(cur.map, sizeof(double) * dropped, sizeof(double) * cur.off[s], 0)
+                dropped = cur.off[s]
+        at += n
+        if kocka_flag_is_set(flag):  # once per chunk of entries
+            return FORWARD_CANCELLED
+    if cur.map != NULL:
+        kocka_drop_pages(cur.map, 0, sizeof(double) * cur.size, 1)
+    return FORWARD_OK
 
 
 def forward_distribution(
@@ -751,7 +1002,7 @@ def forward_distribution(
     const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
     const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext,
     int n_upper, const double[::1] probs, const int[:, ::1] child,
-    int[::1] cancel=None,
+    int[::1] cancel=None, spill=None, i64 group_doubles=32768,
 ):
     """Distribution of the final score under the optimal policy, from one state: returns
     ``(lowest score, probabilities)``. Releases the GIL.
@@ -761,9 +1012,16 @@ def forward_distribution(
     pass frees what it holds and raises :class:`ForwardCancelled`.
 
     The score so far of every state reached is pushed turn by turn (layer by layer) to the
-    full card: one state at a time, its turn's entries (:func:`turn_entries`) move its
-    distribution, shifted by the points, into the next layer's states, and its own
-    distribution is freed, so one layer and a part of the next are held at once.
+    full card. For each layer the turn entries of its states (:func:`turn_entries`) are
+    listed first, in the order the pass reads its states; they give the exact support of
+    every histogram of the next layer. ``spill`` None: the next layer is then filled in
+    memory, whole, by one pass over the entries. ``spill``: four file descriptors open for
+    reading and writing (empty temporary files): the entries go to the third, sorted by
+    the group of their target (groups of about ``group_doubles`` doubles of the next
+    layer) into the fourth, and each group is filled by a pass over its own entries and
+    written to the first or second file, from which the next step reads it through a
+    mapping; the pass then holds one group and windows of pages. Each histogram gets the
+    same additions in the same order either way, so the answer is the same bits.
 
     Parameters
     ----------
@@ -782,121 +1040,184 @@ def forward_distribution(
     cdef int n = P.n_boxes
     cdef i64 n_states = W.shape[0]
     cdef const int* flag = NULL
-    cdef bint cancelled = False
     cdef int since_poll = 0
+    cdef int fds[4]
+    fds[0] = fds[1] = fds[2] = fds[3] = -1
     if cancel is not None:
         if cancel.shape[0] != 1:
             raise ValueError("cancel must be a one-element int32 array")
         flag = &cancel[0]
         if kocka_flag_is_set(flag):
             raise ForwardCancelled("the forward distribution was cancelled before it started")
-    kocka_release_free_memory()  # what the values pass freed, before the histograms come
+    if spill is not None:
+        fds[0], fds[1], fds[2], fds[3] = spill
     if layer_ptr.shape[0] != n + 2 or root_mass.shape[0] != N_OUT:
         raise ValueError(f"layer_ptr must have {n + 2} entries and root_mass 252")
+    if group_doubles < 1:
+        raise ValueError("group_doubles must be positive")
+    kocka_release_free_memory()  # what the values pass freed, before the histograms come
+    cdef bint spilling = fds[0] >= 0
     cdef i64* lstart = <i64*> malloc(sizeof(i64) * (n + 2))
     cdef Work* w = _new_work(&P)
+    cdef Layer cur, nxt
+    cdef Entries e, buckets
+    cdef int L, L0 = popcount(<unsigned int> start_mask)
+    cdef int err = FORWARD_OK
+    cdef i64 t, g, g0, groups = 1, largest
+    cdef i64* group_end = NULL
+    cdef i64* bucket_start = NULL
+    cdef int* group_of = NULL
+    cdef double* arena = NULL
+    cdef const double* src_data
+    cdef Entry* chunk = NULL
+    memset(&e, 0, sizeof(Entries))
+    memset(&buckets, 0, sizeof(Entries))
+    memset(&cur, 0, sizeof(Layer))
+    memset(&nxt, 0, sizeof(Layer))
+    e.fd = fds[2]
+    buckets.fd = fds[3]
     if lstart == NULL or w == NULL:
         free(lstart)
         _free_work(w)
         raise MemoryError()
-    cdef int L, L0 = popcount(<unsigned int> start_mask)
     for L in range(n + 2):
         lstart[L] = base[masks[layer_ptr[L]]] if layer_ptr[L] < masks.shape[0] else n_states
-    cdef i64 cur_len = max(lstart[L0 + 1] - lstart[L0], 1)   # the records cur still holds
-    cdef Dist* cur = <Dist*> calloc(cur_len, sizeof(Dist))
-    cdef Dist* nxt = NULL
-    cdef Dist* d
-    cdef Dist* q
-    cdef bint ok = cur != NULL
-    cdef i64 i, s, count, t, done_from
-    cdef int m, c, f, j, ne, stage, lo, hi, x
-    if ok:
-        d = &cur[start_state - lstart[L0]]
-        d.p = _new_block(start_score, start_score + 1)
-        ok = d.p != NULL
-        if ok:
-            d.p[0] = 1.0
-            d.lo = start_score
-            d.hi = start_score + 1
+    if not _new_layer(&cur, lstart[L0 + 1] - lstart[L0]):
+        err = FORWARD_NO_MEMORY
+    else:  # the start: its score so far, for sure
+        cur.mem = <double*> malloc(sizeof(double))
+        if cur.mem == NULL:
+            err = FORWARD_NO_MEMORY
+        else:
+            t = start_state - lstart[L0]
+            cur.mem[0] = 1.0
+            cur.size = 1
+            cur.lo[t] = start_score
+            cur.hi[t] = start_score + 1
+            cur.off[t] = 0
     with nogil:
         L = L0
-        while ok and L < n:
-            count = lstart[L + 2] - lstart[L + 1]
-            nxt = <Dist*> calloc(max(count, 1), sizeof(Dist))
-            if nxt == NULL:
-                ok = False
+        while err == FORWARD_OK and L < n:
+            err = _clear_entries(&e)
+            if err == FORWARD_OK:
+                err = _clear_entries(&buckets)
+            if err != FORWARD_OK:
                 break
-            # masks in decreasing order: the colex order of their complements, whose
-            # successors (the next layer's states that hold mass) are the fewest for the
-            # sources done so far (Kruskal-Katona), so little of two layers is held at once
-            for i in range(layer_ptr[L + 1] - 1, layer_ptr[L] - 1, -1):
-                m = masks[i]
-                for c in range(P.ncls[m]):
-                    for f in range(P.nflag[m]):
-                        s = P.base[m] + <i64> c * P.nflag[m] + f
-                        d = &cur[s - lstart[L]]
-                        if d.p == NULL or not ok:
-                            continue
-                        since_poll += 1
-                        if since_poll >= CANCEL_POLL_STATES:
-                            since_poll = 0
-                            if kocka_flag_is_set(flag):
-                                cancelled = True
-                                ok = False
-                                break
-                        stage = root_stage if L == L0 else 0
-                        ne = turn_entries(&P, lat, &probs[0], m, c, f, stage, &root_mass[0],
-                                          root_group if L == L0 else -1, w, NULL)
-                        for j in range(ne):
-                            if not _push(&nxt[w.e_succ[j] - lstart[L + 1]], d, w.e_rew[j], w.e_p[j]):
-                                ok = False
-                                break
-                        _free_block(d.p)
-                        d.p = NULL
-                # the records from this mask on are done: give the array's tail back to the
-                # allocator (the next layer's blocks reuse it), a step of 128 KB or more
-                done_from = P.base[m] - lstart[L]
-                if ok and done_from > 0 and cur_len - done_from >= SHRINK_RECORDS:  # (a stopped pass frees all below)
-                    q = <Dist*> realloc(cur, done_from * sizeof(Dist))
-                    if q != NULL:
-                        cur = q
-                        cur_len = done_from
-            for t in range(count):
-                _shrink(&nxt[t])
-            _free_layer(cur, cur_len)
-            kocka_release_free_memory()  # the layer's freed pages go back to the system
+            if not _new_layer(&nxt, lstart[L + 2] - lstart[L + 1]):
+                err = FORWARD_NO_MEMORY
+                break
+            err = _layer_entries(&P, lat, &probs[0], &masks[0], &layer_ptr[0], L, L0, lstart[L], lstart[L + 1],
+                                 root_stage, &root_mass[0], root_group, w, &cur, &nxt, &e, flag, &since_poll)
+            if err != FORWARD_OK:
+                break
+            free(group_end)
+            free(group_of)
+            group_end = <i64*> malloc(sizeof(i64) * (nxt.count + 1))
+            group_of = <int*> malloc(sizeof(int) * max(nxt.count, 1)) if spilling else NULL
+            if group_end == NULL or (spilling and group_of == NULL):
+                err = FORWARD_NO_MEMORY
+                break
+            groups = _layout(&P, &masks[0], &layer_ptr[0], L + 1, lstart[L + 1], &nxt, group_doubles,
+                             group_of, group_end)
+            src_data = _layer_data(&cur)
+            if (src_data == NULL and cur.size > 0) or _flush_entries(&e) != FORWARD_OK:
+                err = FORWARD_IO
+                break
+            free(bucket_start)
+            bucket_start = <i64*> malloc(sizeof(i64) * (groups + 1))
+            if bucket_start == NULL:
+                err = FORWARD_NO_MEMORY
+                break
+            if spilling:
+                if chunk == NULL:
+                    chunk = <Entry*> malloc(sizeof(Entry) * ENTRY_BUFFER)
+                    if chunk == NULL:
+                        err = FORWARD_NO_MEMORY
+                        break
+                err = _bucket_entries(&e, chunk, group_of, groups, bucket_start, &buckets)
+                if err == FORWARD_OK:
+                    err = _clear_entries(&e)
+                if err != FORWARD_OK:
+                    break
+                nxt.fd = fds[(L - L0) % 2]
+                err = FORWARD_IO if kocka_truncate(nxt.fd) != 0 else FORWARD_OK  # it held the layer before cur
+                if err != FORWARD_OK:
+                    break
+            else:
+                bucket_start[0] = 0
+                bucket_start[1] = e.n
+            largest = 0
+            for g in range(groups):
+                largest = max(largest, group_end[g] - (group_end[g - 1] if g > 0 else 0))
+            free(arena)
+            arena = <double*> malloc(sizeof(double) * max(largest, 1))
+            if arena == NULL:
+                err = FORWARD_NO_MEMORY
+                break
+            for g in range(groups):
+                g0 = group_end[g - 1] if g > 0 else 0
+                memset(arena, 0, sizeof(double) * (group_end[g] - g0))
+                err = _fill_group(&cur, src_data, &nxt, &buckets if spilling else &e, bucket_start[g],
+                                  bucket_start[g + 1] - bucket_start[g], chunk, g0, arena, flag)
+                if err != FORWARD_OK:
+                    break
+                if spilling:
+                    buckets.io_errno = kocka_pwrite_all(nxt.fd, arena, sizeof(double) * (group_end[g] - g0),
+                                                        <long long> sizeof(double) * g0)
+                    if buckets.io_errno != 0:
+                        err = FORWARD_IO
+                        break
+                else:  # one group: the arena is the store
+                    nxt.mem = arena
+                    arena = NULL
+            _free_layer(&cur)
             cur = nxt
-            cur_len = max(count, 1)
-            nxt = NULL
+            memset(&nxt, 0, sizeof(Layer))
             L += 1
-    if not ok:
-        _free_layer(cur, cur_len)
-        _free_layer(nxt, lstart[L + 2] - lstart[L + 1] if L < n else 0)
+        free(arena)
+        free(chunk)
+        free(group_end)
+        free(group_of)
+        free(bucket_start)
+        _free_entries(&e)
+        _free_entries(&buckets)
+        kocka_release_free_memory()  # the entries' and groups' pages go back to the system
+    if err != FORWARD_OK:
+        _free_layer(&cur)
+        _free_layer(&nxt)
         free(lstart)
         _free_work(w)
-        kocka_release_free_memory()  # a cancelled pass gives its pages back at once
-        if cancelled:
+        if err == FORWARD_CANCELLED:
             raise ForwardCancelled("the forward distribution was cancelled")
+        if err == FORWARD_IO:
+            code = max(e.io_errno, buckets.io_errno)
+            what = "the score distribution's spill files could not be written or mapped"
+            raise OSError(code, what) if code else OSError(what)
         raise MemoryError("out of memory while propagating the score distribution")
     if w.overflow:
-        _free_layer(cur, cur_len)
+        _free_layer(&cur)
         free(lstart)
         _free_work(w)
         raise ValueError("a fill's points fall outside the range of the table's rewards (a damaged table?)")
     # the full card: add up its states
-    count = lstart[n + 1] - lstart[n]
-    lo, hi = 2147483647, -2147483647
-    for t in range(count):
-        if cur[t].p != NULL:
-            lo = min(lo, cur[t].lo)
-            hi = max(hi, cur[t].hi)
+    cdef int lo = 2147483647, hi = -2147483647, x
+    for t in range(cur.count):
+        if cur.hi[t] > cur.lo[t]:
+            lo = min(lo, cur.lo[t])
+            hi = max(hi, cur.hi[t])
     result = np.zeros(max(hi - lo, 0))
     cdef double[::1] rv = result
-    for t in range(count):
-        if cur[t].p != NULL:
-            for x in range(cur[t].lo, cur[t].hi):
-                rv[x - lo] += cur[t].p[x - _span(&cur[t]).alo]
-    _free_layer(cur, count)
+    src_data = _layer_data(&cur)
+    if src_data == NULL and cur.size > 0:
+        _free_layer(&cur)
+        free(lstart)
+        _free_work(w)
+        raise OSError("the score distribution's last spill file could not be mapped")
+    for t in range(cur.count):
+        if cur.hi[t] > cur.lo[t]:
+            for x in range(cur.lo[t], cur.hi[t]):
+                rv[x - lo] += src_data[cur.off[t] + x - cur.lo[t]]
+    _free_layer(&cur)
     free(lstart)
     _free_work(w)
     return lo, result

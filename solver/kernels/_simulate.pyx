@@ -22,10 +22,17 @@ fills by box (so a fill wins a tie with a keep), then the keeps of the outcome, 
 first, then in keep order (``okeep``, made by the Python side). Games whose turn may be
 played in several box groups (the SK declaration) are not played here.
 
+**The levels** (``kocka.agents.bots.levels``, ``level:N``): the same ranking, every action
+with its value in rank's order (a stable sort, best first, the points so far added), and
+the softmax choice of ``LevelAgent.choose`` made by the same floating-point operations
+(libm's ``exp``, the sums added in order) from one ``random.random()`` per decision of the
+level's own stream: ``random.Random(agent seed)``, seeded as one more lane beside the
+game's rolls and read two words per draw as CPython reads them.
+
 Everything runs without the GIL on the caller's arrays; the Python side splits the games
 between threads.
 """
-from libc.math cimport INFINITY, floor
+from libc.math cimport INFINITY, exp, floor
 from libc.stdlib cimport free, malloc
 
 from keep_lattice cimport N_KEEP, N_OUT, N_SMALL, popcount
@@ -140,21 +147,35 @@ cdef extern from *:
         g->next = 0;
     }
 
-    static uint32_t kocka_mt_next(kocka_mt *g) {
+    /* A generator whose words lie L apart (one lane of kocka_mt_seed_lanes; L = 1: a kocka_mt),
+       words twisted on demand. */
+    typedef struct { uint32_t *mt; int L; int made; int next; } kocka_lane;
+
+    static uint32_t kocka_lane_next(kocka_lane *g) {
         uint32_t *mt = g->mt, y;
+        const int L = g->L;
         int kk;
-        if (g->next >= 624) { g->next = 0; g->made = 0; }   /* a new block */
+        if (g->next >= 624) { g->next = 0; g->made = 0; }
         while (g->made <= g->next) {
             kk = g->made;
-            y = (mt[kk] & 0x80000000U) | (mt[(kk + 1) % 624] & 0x7fffffffU);
-            mt[kk] = mt[(kk + 397) % 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+            y = (mt[kk * L] & 0x80000000U) | (mt[((kk + 1) % 624) * L] & 0x7fffffffU);
+            mt[kk * L] = mt[((kk + 397) % 624) * L] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
             g->made++;
         }
-        y = mt[g->next++];
+        y = mt[(g->next++) * L];
         y ^= (y >> 11);
         y ^= (y << 7) & 0x9d2c5680U;
         y ^= (y << 15) & 0xefc60000U;
         y ^= (y >> 18);
+        return y;
+    }
+
+    /* A generator's next word: its words are one lane of width 1. */
+    static uint32_t kocka_mt_next(kocka_mt *g) {
+        kocka_lane lane = {g->mt, 1, g->made, g->next};
+        uint32_t y = kocka_lane_next(&lane);
+        g->made = lane.made;
+        g->next = lane.next;
         return y;
     }
 
@@ -212,29 +233,16 @@ cdef extern from *:
         }
     }
 
-    /* One lane of kocka_mt_seed_lanes as a generator (kocka_mt_next along the lane). */
-    typedef struct { uint32_t *mt; int L; int made; int next; } kocka_lane;
-
     static int kocka_lane_die(kocka_lane *g) {
-        uint32_t *mt = g->mt, y, r;
-        const int L = g->L;
-        int kk;
-        do {
-            if (g->next >= 624) { g->next = 0; g->made = 0; }
-            while (g->made <= g->next) {
-                kk = g->made;
-                y = (mt[kk * L] & 0x80000000U) | (mt[((kk + 1) % 624) * L] & 0x7fffffffU);
-                mt[kk * L] = mt[((kk + 397) % 624) * L] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-                g->made++;
-            }
-            y = mt[(g->next++) * L];
-            y ^= (y >> 11);
-            y ^= (y << 7) & 0x9d2c5680U;
-            y ^= (y << 15) & 0xefc60000U;
-            y ^= (y >> 18);
-            r = y >> 29;
-        } while (r >= 6);
+        uint32_t r;
+        do { r = kocka_lane_next(g) >> 29; } while (r >= 6);
         return (int)r + 1;
+    }
+
+    /* random.random(): 53 bits from two words (Modules/_randommodule.c, random_random) */
+    static double kocka_lane_random(kocka_lane *g) {
+        uint32_t a = kocka_lane_next(g) >> 5, b = kocka_lane_next(g) >> 6;
+        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
     }
     """
     ctypedef struct kocka_mt:
@@ -253,6 +261,7 @@ cdef extern from *:
         int next
     void kocka_mt_seed_lanes(u32* mt, const u64* seeds, int L) noexcept nogil
     int kocka_lane_die(kocka_lane* g) noexcept nogil
+    double kocka_lane_random(kocka_lane* g) noexcept nogil
 
 kocka_mt_prepare()
 
@@ -266,6 +275,12 @@ cdef struct Tables:
     const int* okeep
 
 
+# A difficulty level (``kocka.agents.bots.levels``): a softmax over the ranked values.
+cdef struct Level:
+    double temperature   # > 0 (INFINITY: uniform); relative: a multiple of the values' spread
+    int relative
+
+
 # Scratch of one thread.
 cdef struct Turn:
     BoxSucc bs[MAX_BOXES]
@@ -277,7 +292,10 @@ cdef struct Turn:
     double K2[N_KEEP + 1]   # before the second
     double M[N_KEEP + 1]
     int Marg[N_KEEP + 1]
-    u64 seeds[KOCKA_MAX_LANES]          # the seed of every roll of the game: lane 3 * turn + throws made
+    int ids[MAX_BOXES + N_SMALL]       # a level's ranking: the actions (box, or n_boxes + keep) ...
+    double vals[MAX_BOXES + N_SMALL]   # ... and their values, best first
+    u64 seeds[KOCKA_MAX_LANES]          # the seed of every roll of the game: lane 3 * turn + throws made,
+                                        # then a level's own generator
     u32 lanes[624 * KOCKA_MAX_LANES]   # their generators (kocka_mt_seed_lanes)
 
 
@@ -321,6 +339,83 @@ cdef inline int best_action(const Tables* P, const Turn* t, int m, int f, int bi
     return -1
 
 
+cdef int softmax_pick(const double* vals, int n, double temperature, int relative, double u) noexcept nogil:
+    """The action a level plays among ``vals`` (best first) for its uniform draw ``u``, by
+    the floating-point operations of ``levels.LevelAgent.choose``: P(i) = exp((v_i - v_0) /
+    T) / total, the total and the cumulative sums added in rank order, the first i with u
+    below the cumulative sum (else the last one with P > 0); T infinite: 1/n each."""
+    cdef int i, last = 0
+    cdef double best = vals[0], low = vals[0], total = 0.0, cum = 0.0, p
+    cdef double w[MAX_BOXES + N_SMALL]
+    for i in range(1, n):
+        if vals[i] < low:
+            low = vals[i]
+    if relative and temperature != INFINITY:
+        temperature = INFINITY if best - low == 0 else temperature * (best - low)
+    if temperature == INFINITY:
+        p = 1.0 / n
+        for i in range(n):
+            cum += p
+            if u < cum:
+                return i
+        return n - 1
+    for i in range(n):
+        w[i] = exp((vals[i] - best) / temperature)
+        total += w[i]
+    for i in range(n):
+        p = w[i] / total
+        cum += p
+        if u < cum:
+            return i
+        if p > 0:
+            last = i
+    return last
+
+
+cdef int level_action(const Tables* P, Turn* t, int m, int f, int bits, int throw, int o, double shift,
+                      const Level* lv, kocka_lane* g, int* box) noexcept nogil:
+    """A level's action at throw ``throw`` showing ``o``, as :func:`best_action` returns it:
+    the ranking of ``_scorecard.TurnTables.rank`` (fills by box, then the outcome's keeps in
+    rank's order, a stable sort best first, ``shift`` added to every value), one uniform
+    from the level's generator ``g``, :func:`softmax_pick`."""
+    cdef int n = 0, b, j, k, i, ti, a
+    cdef int ft = (P.card.n_ft - 1) if throw == 1 else 0
+    cdef double v = 0.0, tv   # v: set by fill_value
+    cdef const double* K
+    box[0] = -1
+    for b in range(P.card.n_boxes):
+        if (bits >> b) & 1 and fill_value(&P.card, t.bs, m, f, b, ft, o, &v):
+            t.ids[n] = b
+            t.vals[n] = v
+            n += 1
+    if throw < 3:
+        K = &t.K2[0] if throw == 1 else &t.K3[0]
+        for j in range(P.okeep_ptr[o], P.okeep_ptr[o + 1]):
+            k = P.okeep[j]
+            t.ids[n] = P.card.n_boxes + k
+            t.vals[n] = K[k]
+            n += 1
+    if n == 0:
+        return -1
+    for i in range(1, n):  # the stable insertion sort of TurnTables.rank
+        tv = t.vals[i]
+        ti = t.ids[i]
+        j = i - 1
+        while j >= 0 and t.vals[j] < tv:
+            t.vals[j + 1] = t.vals[j]
+            t.ids[j + 1] = t.ids[j]
+            j -= 1
+        t.vals[j + 1] = tv
+        t.ids[j + 1] = ti
+    for i in range(n):
+        t.vals[i] = t.vals[i] + shift
+    a = t.ids[softmax_pick(t.vals, n, lv.temperature, lv.relative, kocka_lane_random(g))]
+    if a < P.card.n_boxes:
+        box[0] = a
+        return -1
+    return a - P.card.n_boxes
+
+
 cdef inline int roll(const Tables* P, Turn* t, int L, int lane, int keep) noexcept nogil:
     """The outcome after keeping ``keep`` (0: nothing) and rolling the other dice from
     generator ``lane`` of the ``L`` seeded for the game."""
@@ -337,20 +432,29 @@ cdef inline int roll(const Tables* P, Turn* t, int L, int lane, int keep) noexce
 
 
 cdef double play_one(const Tables* P, Turn* t, i64 game_seed, int seat, int m, int c, int f,
-                     double score, int full) noexcept nogil:
+                     double score, int full, const Level* lv, i64 agent_seed) noexcept nogil:
     """One card played to the end from state (m, c, f) with ``score`` so far (points plus
-    the tracker offset); the final score."""
+    the tracker offset); the final score. ``lv`` NULL: the expected-score policy; else
+    that level, its generator seeded with ``agent_seed``."""
     cdef int bits, throw, o, keep, m2, nf2, turn
     cdef int b = -1
     cdef int first = popcount(<unsigned int> m)
-    cdef int L = 3 * (popcount(<unsigned int> full) - first)
+    cdef int rolls = 3 * (popcount(<unsigned int> full) - first)
+    cdef int L = rolls + (lv != NULL)
     cdef i64 s
     cdef double points = 0.0   # set by fill_move
+    cdef kocka_lane g
     # every roll the game may make is known before it starts: one per (turn, throws made)
-    for turn in range(L // 3):
+    for turn in range(rolls // 3):
         for throw in range(3):
             t.seeds[3 * turn + throw] = <u64> kocka_roll_seed(game_seed, seat, first + turn, throw)
+    if lv != NULL:  # the level's random.Random(agent_seed), the last lane
+        t.seeds[rolls] = <u64> agent_seed
     kocka_mt_seed_lanes(t.lanes, t.seeds, L)
+    g.mt = &t.lanes[rolls]
+    g.L = L
+    g.made = 0
+    g.next = 0
     while m != full:
         turn = popcount(<unsigned int> m) - first
         bits = P.card.grp_bits[P.card.grp_ptr[m]]
@@ -358,7 +462,10 @@ cdef double play_one(const Tables* P, Turn* t, i64 game_seed, int seat, int m, i
         o = roll(P, t, L, 3 * turn, 0)
         throw = 1
         while True:
-            keep = best_action(P, t, m, f, bits, throw, o, &b)
+            if lv == NULL:
+                keep = best_action(P, t, m, f, bits, throw, o, &b)
+            else:
+                keep = level_action(P, t, m, f, bits, throw, o, score, lv, &g, &b)
             if keep < 0:
                 break
             o = roll(P, t, L, 3 * turn + throw, keep)
@@ -384,6 +491,7 @@ def play_games(
     const i64[::1] tstart, const int[::1] uprank, const int[:, ::1] tnext, const double[:, ::1] toff,
     const signed char[:, ::1] egrp, const signed char[:, :, ::1] fnext, int n_upper,
     const int[:, ::1] child, const signed char[::1] keep_size, const int[::1] okeep_ptr, const int[::1] okeep,
+    const i64[::1] agent_seeds=None, double temperature=0.0, bint relative=False,
 ):
     """Final score of one card per game, ``out[i]``, played by the expected-score policy
     from state (``start_mask``, ``start_class``, ``start_flag``) with ``start_score`` so far,
@@ -391,16 +499,33 @@ def play_games(
     ChanceSampler rolls them. The tables are those of ``_scorecard.TurnTables`` (every mask
     with one box group); ``keep_size`` (462,) the dice of each keep, ``okeep_ptr``/``okeep``
     the keeps inside each outcome, larger first, then in keep order. Releases the GIL.
-    -inf marks a game that met dice no box could take (a damaged table)."""
+    -inf marks a game that met dice no box could take (a damaged table).
+
+    With ``agent_seeds`` a level plays instead: the softmax at ``temperature`` (> 0, inf:
+    uniform; ``relative``: times the spread of the values at each decision), one
+    ``random.Random(agent_seeds[i]).random()`` per decision of game i."""
     cdef Tables P
+    cdef Level lv
+    cdef Level* plv = NULL
+    cdef const i64* aseeds = NULL
     cdef Py_ssize_t i
     cdef int n_boxes = rew.shape[0]
     if out.shape[0] != game_seeds.shape[0]:
         raise ValueError(f"out has {out.shape[0]} entries for {game_seeds.shape[0]} games")
+    if agent_seeds is not None:
+        if agent_seeds.shape[0] != game_seeds.shape[0]:
+            raise ValueError(f"{agent_seeds.shape[0]} agent seeds for {game_seeds.shape[0]} games")
+        if not temperature > 0:
+            raise ValueError(f"a level's temperature must be > 0 here (0 is the expected-score policy), got {temperature!r}")
+        lv.temperature = temperature
+        lv.relative = relative
+        plv = &lv
+        if agent_seeds.shape[0]:
+            aseeds = &agent_seeds[0]
     P.card = _problem(W, base, None, nflag, grp_ptr, grp_bits, ctx_of, rew, special, srew,
                       tstart, uprank, tnext, toff, egrp, fnext, n_upper)   # checks the card's shapes
-    if 3 * n_boxes > KOCKA_MAX_LANES:
-        raise ValueError(f"at most {KOCKA_MAX_LANES // 3} boxes: every roll of a game is seeded at once")
+    if 3 * n_boxes + 1 > KOCKA_MAX_LANES:
+        raise ValueError(f"at most {(KOCKA_MAX_LANES - 1) // 3} boxes: every roll of a game is seeded at once")
     if child.shape[0] != N_SMALL or child.shape[1] != 6 or keep_size.shape[0] != N_KEEP or okeep_ptr.shape[0] != N_OUT + 1:
         raise ValueError("the keep lattice must be (210, 6), keep_size (462,) and okeep_ptr (253,)")
     if not 0 <= start_mask < (1 << n_boxes) or base[start_mask] < 0:
@@ -415,7 +540,8 @@ def play_games(
     cdef int full = (1 << n_boxes) - 1
     with nogil:
         for i in range(game_seeds.shape[0]):
-            out[i] = play_one(&P, t, game_seeds[i], seat, start_mask, start_class, start_flag, start_score, full)
+            out[i] = play_one(&P, t, game_seeds[i], seat, start_mask, start_class, start_flag, start_score, full,
+                              plv, aseeds[i] if aseeds != NULL else 0)
     free(t)
 
 
@@ -437,8 +563,9 @@ def roll_dice(unsigned long long seed, int count):
     return dice
 
 
-def roll_dice_lanes(const u64[::1] seeds, int count):
-    """:func:`roll_dice` of every seed, the generators seeded side by side as a game's are."""
+def roll_dice_lanes(const u64[::1] seeds, int count, bint randoms=False):
+    """:func:`roll_dice` of every seed, the generators seeded side by side as a game's are
+    (``randoms``: ``random.Random(seed).random()`` draws instead, as a level draws them)."""
     cdef int L = seeds.shape[0]
     cdef int l
     cdef kocka_lane g
@@ -456,7 +583,18 @@ def roll_dice_lanes(const u64[::1] seeds, int count):
         g.next = 0
         lane = []
         while len(lane) < count:
-            lane.append(kocka_lane_die(&g))
+            lane.append(kocka_lane_random(&g) if randoms else kocka_lane_die(&g))
         dice.append(lane)
     free(mt)
     return dice
+
+
+def level_choice(values, double temperature, bint relative, double u):
+    """The index :func:`softmax_pick` plays among ``values`` (best first) for the draw ``u``."""
+    cdef double vals[MAX_BOXES + N_SMALL]
+    cdef int i, n = len(values)
+    if not 1 <= n <= MAX_BOXES + N_SMALL:
+        raise ValueError(f"1..{MAX_BOXES + N_SMALL} values, got {n}")
+    for i in range(n):
+        vals[i] = values[i]
+    return softmax_pick(vals, n, temperature, relative, u)

@@ -15,6 +15,7 @@ import numpy as np
 from kocka.solver.kernels import _dicetables
 from kocka.solver.base.dice import validate_dice
 from kocka.solver.base.errors import DiceError
+from kocka.solver.base.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class DiceTables:
 
     def keep_index(self, kept: Sequence[int]) -> int:
         """Row of the keep ``kept`` (0..n dice, any order) in :attr:`keeps`."""
-        d = validate_dice(kept, what="kept dice")
+        d = validate_dice(kept, what=N_("the kept dice"))
         if len(d) > self.n:
             raise DiceError(f"cannot keep {len(d)} dice out of {self.n}: {list(kept)!r}")
         return self._keep_lookup[d]

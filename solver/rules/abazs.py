@@ -82,6 +82,8 @@ register_game(GameSpec(
     agents=_BLUFF_AGENTS + (
         AgentEntry("equilibrium", "kocka.agents.bots.bluff_bots:equilibrium_factory",
                    "two-player Abázs: the exact match equilibrium (table), mixed strategies"),
+        AgentEntry("adaptive", "kocka.agents.bots.adaptive_bluff:adaptive_factory",
+                   "two-player Abázs: best reply to the opponent's learnt frequencies, at most 0.1 chips/round below the equilibrium"),
     ),
     hint=_HINT, hint_parameters="kocka.agents.advice.bluff:BluffHintParams", judges=("equilibrium", "bayes"),
     **_BLUFF,

@@ -17,13 +17,13 @@ JSON: ``game.state_to_json(state)`` / ``game.state_from_json(doc)`` and
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
 
 from kocka.solver.base.errors import IllegalActionError, InvalidStateError, Reason, RulesError, either, shown
 from kocka.solver.base.i18n import N_, _
+from kocka.solver.base.short_digest import sha256
 from kocka.solver.rules import words as _words
 from kocka.solver.rules.spec import GameSpec, spec_for
 
@@ -110,7 +110,7 @@ class Rules:
         known = self.__dict__.get("_variant_id")  # computed once per (immutable) rules object
         if known is None:
             canonical = json.dumps({"game": self.GAME, **self.options()}, sort_keys=True)
-            known = f"{self.GAME}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+            known = f"{self.GAME}:{sha256(canonical.encode()).hexdigest()[:12]}"
             object.__setattr__(self, "_variant_id", known)
         return known
 
@@ -119,10 +119,15 @@ class Rules:
         return ", ".join(f"{k}={v}" for k, v in self.options().items())
 
 
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
     """``value`` as plain JSON data: dataclasses as objects of their fields, tuples and
     lists as lists, frozensets as sorted lists, mapping keys as strings (the state and
     action documents, docs/STATE.md)."""
+    if type(value) in _JSON_SCALARS:  # most leaves: no dataclass or Mapping (an ABC, slow to test) to look for
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
@@ -192,6 +197,11 @@ class Game(ABC):
     def card_boxes(self) -> tuple[str, ...]:
         """The box ids of a player's card, in card order (empty for games without boxes)."""
         return ()
+
+    def action_box(self, action: Any) -> str | None:
+        """The box of the card that ``action`` writes, scratches, declares or records; None
+        for the other actions and in games without boxes."""
+        return None
 
     def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
         """What ``dice`` would score in ``box`` (the engine's own scoring); games with
@@ -320,6 +330,31 @@ class Game(ABC):
         scorecard and Polish games); None for the others (Kocka's turn is a running total)."""
         return None
 
+    def dice_in_view(self, state: Any) -> tuple[int, ...] | None:
+        """The dice the player on turn decides on, as a front end shows them: the five
+        dice thrown (the kept ones among them), Kocka's roll to set dice aside from; None
+        when none are on the table (a roll is due, or the game throws no open dice)."""
+        return None
+
+    def dice_kept(self, state: Any) -> tuple[int, ...]:
+        """The dice kept aside for the roll due (the five-dice games' keeps); () where none are."""
+        return ()
+
+    def rethrow_size(self, state: Any) -> int | None:
+        """At a choice between throwing again and stopping with the turn's points (Kocka's
+        bank or roll, KOCKA-12): how many dice a further throw rolls; None elsewhere."""
+        return None
+
+    def turn_total(self, state: Any) -> int | None:
+        """The points collected in the turn in play and not yet banked (Kocka's turn total,
+        KOCKA-10); None where a turn keeps no running total."""
+        return None
+
+    def turn_event(self, state: Any) -> str | None:
+        """How the last transition ended a turn where a front end tells it apart: Kocka's
+        ``"bust"``, ``"bank"``, ``"six_ones"`` (its ``last_event``); None elsewhere."""
+        return None
+
     def roller(self, state: Any) -> int | None:
         """The seat that throws the roll due in ``state`` (a chance node): the state's
         ``player`` where it records one; None where the roll is nobody's own."""
@@ -354,8 +389,14 @@ class Game(ABC):
             "state": jsonable(self._state_fields(state)),
         }
 
-    def state_from_json(self, doc: Mapping[str, Any] | str) -> Any:
-        """Inverse of :meth:`state_to_json`; validates the document and the state."""
+    def state_from_json(self, doc: Mapping[str, Any] | str, types_checked: bool = False) -> Any:
+        """Inverse of :meth:`state_to_json`; validates the document and the state.
+
+        ``types_checked``: the caller has held the document to the published schema with
+        JSON types taken strictly (the seat, :mod:`kocka.agents.frontends.seat.schema`:
+        an integer field holds an int, never ``0.0`` or ``false``). Then a state equal to
+        one found valid is that state, type for type, and the memo of
+        :meth:`check_state` may answer for it; otherwise the state is checked in full."""
         doc = _parse_json(doc, N_("the state document is not valid JSON: {problem}"), InvalidStateError)
         if not isinstance(doc, Mapping):
             raise InvalidStateError(_("a state document must be a JSON object"))
@@ -378,7 +419,7 @@ class Game(ABC):
             raise
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidStateError(_("the state document is malformed: {problem}", problem=shown(str(exc)))) from None
-        self.check_state(state, recheck=True)  # the memo cannot tell 0 from 0.0 or False
+        self.check_state(state, recheck=not types_checked)  # the memo cannot tell 0 from 0.0 or False
         return state
 
     def _rules_options(self) -> dict[str, Any]:

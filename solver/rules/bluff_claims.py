@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kocka.solver.base.dice import FACES, Dice, all_outcomes, counts, validate_dice
 from kocka.solver.base.errors import DiceError, IllegalActionError, RulesError, either, shown
-from kocka.solver.base.i18n import _
+from kocka.solver.base.i18n import N_, _
 
 if TYPE_CHECKING:  # the rules classes live with their games, which import these claims
     from kocka.solver.rules.bluff_engine import _BluffRules
@@ -134,7 +134,7 @@ class DiceClaim:
 
     def __post_init__(self) -> None:
         try:
-            dice = validate_dice(self.dice, what=_("the claimed hidden dice"))
+            dice = validate_dice(self.dice, what=N_("the claimed hidden dice"))
         except DiceError as exc:
             raise IllegalActionError(str(exc)) from None
         if not 1 <= len(dice) <= 2:
@@ -279,8 +279,8 @@ def achievable_claims(
     >>> [str(h) for h in achievable_claims([2, 5, 5], [6], 1)]
     ['pair 5', 'two pairs 5 2', 'two pairs 6 5', 'three of a kind 5']
     """
-    public_dice = validate_dice(public, 3, what=_("the public dice"))
-    shown_dice = validate_dice(shown, what=_("the shown dice"))
+    public_dice = validate_dice(public, 3, what=N_("the public dice"))
+    shown_dice = validate_dice(shown, what=N_("the shown dice"))
     if len(shown_dice) + hidden_count != 2 or hidden_count < 0:
         raise DiceError(_("the two dice of a player are shown or hidden, not {shown} shown and {hidden} hidden",
                           shown=len(shown_dice), hidden=hidden_count), rule="BLUFF-18")

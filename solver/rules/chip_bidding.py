@@ -437,6 +437,10 @@ class ChipBiddingGame(Game):
             pending=tuple(fields["pending"]),
         )
 
+    def action_box(self, action: Any) -> str | None:
+        """The box a :class:`Fill` writes (the card game's)."""
+        return self.card_game.action_box(action)
+
     def roller(self, state: ChipBiddingState) -> int | None:
         """The rolls are the scorecard game's: its player on turn throws them."""
         return state.card.player

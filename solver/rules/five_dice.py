@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kocka.solver.base.dice import Dice, validate_dice
 from kocka.solver.base.errors import InvalidStateError, RulesError, shown
-from kocka.solver.base.i18n import _
+from kocka.solver.base.i18n import N_, _
 from kocka.solver.rules.words import Words, normalize
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ class Keep:
     dice: Dice = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", validate_dice(self.dice, what=_("the kept dice")))
+        object.__setattr__(self, "dice", validate_dice(self.dice, what=N_("the kept dice")))
 
 
 __all__ = [

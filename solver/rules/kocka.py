@@ -1,23 +1,20 @@
-"""KOCKA, the Hungarian "10000" (RULES.md section 1, KOCKA-1..KOCKA-20).
+"""KOCKA, the Hungarian "10000" (RULES.md section 1, KOCKA-1..KOCKA-20): the game engine
+and its spec.
 
-Two layers:
+The rule options and the pure scoring of a roll (:class:`KockaRules`,
+:func:`valid_set_asides`, :func:`series_value`, ...) are
+:mod:`kocka.solver.rules.kocka_scoring`; this module is **the game**
+(:class:`KockaGame`): a turn is a walk through stages
 
-* **Pure scoring** on sorted dice tuples (KOCKA-4..7, KOCKA-17): :func:`set_aside_value`,
-  :func:`valid_set_asides`, :func:`is_full`, :func:`best_score`, :func:`scores`, and the
-  series helpers :func:`series_value`, :func:`series_matches`, :func:`series_starts`.
-  The solvers build their tables from these; the heavy ones are cached per
-  ``(roll, straight counts)``, so enumerating every outcome of 1..6 dice is instant.
-* **The game** (:class:`KockaGame`): a turn is a walk through stages
+``"roll"`` (chance: ``dice_in_play`` dice are thrown) ->
+``"set_aside"`` (the roll is shown: :class:`SetAside`, :class:`StartSeries` or
+:class:`TakeSeries`) -> ``"bank_or_roll"`` (:class:`Bank` or :class:`Roll`) or straight
+back to ``"roll"`` (a full roll's compulsory re-roll, or the next roll of a series) ->
+``"joker"`` (five of the series face aside: :class:`NameJoker` or :class:`Roll`) ->
+... -> ``"over"``.
 
-  ``"roll"`` (chance: ``dice_in_play`` dice are thrown) ->
-  ``"set_aside"`` (the roll is shown: :class:`SetAside`, :class:`StartSeries` or
-  :class:`TakeSeries`) -> ``"bank_or_roll"`` (:class:`Bank` or :class:`Roll`) or straight
-  back to ``"roll"`` (a full roll's compulsory re-roll, or the next roll of a series) ->
-  ``"joker"`` (five of the series face aside: :class:`NameJoker` or :class:`Roll`) ->
-  ... -> ``"over"``.
-
-  A roll that does not score ends the turn at once when it is applied (a bust, KOCKA-9):
-  the next state is the next player's opening roll and its ``last_event`` is ``"bust"``.
+A roll that does not score ends the turn at once when it is applied (a bust, KOCKA-9):
+the next state is the next player's opening roll and its ``last_event`` is ``"bust"``.
 
 Resolved readings (none changes the default game's values, so none is an option):
 
@@ -34,26 +31,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import product
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from kocka.solver.base.dice import Dice, FACES, counts, is_sub_multiset, outcome_distribution, validate_dice
-from kocka.solver.base.errors import (DiceError, IllegalActionError, InvalidStateError, KockaError, Reason, RulesError,
-                                      either, shown)
+from kocka.solver.base.dice import Dice, FACES, is_sub_multiset, outcome_distribution, validate_dice
+from kocka.solver.base.errors import (DiceError, IllegalActionError, InvalidStateError, KockaError, Reason, either,
+                                      shown)
 from kocka.solver.base.i18n import N_, _, ngettext
-from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules
+from kocka.solver.rules.base import CHANCE, TERMINAL, Game
+from kocka.solver.rules.kocka_scoring import (NUM_DICE, PHASE_BELOW, PHASE_HIGH, KockaRules, roll_is_full,
+                                              roll_scores, series_allowed_from, series_matches, series_starts,
+                                              series_value, set_aside_choices, set_aside_value, straight_counts,
+                                              unscored_reason)
 from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import Words, dice_text, seat_label
-
-NUM_DICE = 6
-STRAIGHT: Dice = (1, 2, 3, 4, 5, 6)
-STRAIGHT_VALUE = 1500
-SINGLE_VALUES = {1: 100, 5: 50}
-"""Faces that score alone (KOCKA-5); other faces score only as three or six of a kind."""
-
-PHASE_BELOW = "below_2500"
-PHASE_HIGH = "2500+"
 
 # Stages of a turn; only "roll" is a chance node and only "over" is terminal.
 STAGE_ROLL = "roll"
@@ -80,276 +70,6 @@ EVENT_STAGES: Mapping[str, tuple[str, ...]] = {
 
 
 # ----------------------------------------------------------------------------------------
-# Rules
-# ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KockaRules(Rules):
-    """Rule options of KOCKA (RULES.md section 6) plus numeric parameters.
-
-    ``target`` (KOCKA-3), ``series_threshold`` (the 2500 of KOCKA-2/13/14) and
-    ``min_bank_points`` (the 350 of KOCKA-13) are parameters so that small variants can be
-    solved exactly; they must be non-negative multiples of 50 (``target`` positive).
-    """
-
-    GAME: ClassVar[str] = "kocka"
-    OPTIONS: ClassVar[Mapping[str, tuple]] = {
-        "end": ("immediate", "last_turn", "finish_round"),
-        "min_bank": ("below_2500", "always"),
-        "straight": ("any_six_dice_roll", "opening_roll_only"),
-        "series_start": ("opening_roll", "any_six_dice_roll"),
-        "series_from_full": ("allowed", "forbidden"),
-        "ones_series": ("instant_win", "normal"),
-    }
-
-    end: str = "immediate"
-    min_bank: str = "below_2500"
-    straight: str = "any_six_dice_roll"
-    series_start: str = "opening_roll"
-    series_from_full: str = "allowed"
-    ones_series: str = "instant_win"
-    target: int = 10000
-    series_threshold: int = 2500
-    min_bank_points: int = 350
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for name in ("target", "series_threshold", "min_bank_points"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 50:
-                raise RulesError(_("the rule option {name} must be 0 or a multiple of 50, not {value}",
-                                   name=name, value=shown(value)))
-        if self.target == 0:
-            raise RulesError(_("the target must be more than 0 points"))
-
-    @property
-    def six_ones_win(self) -> bool:
-        """Does a completed series of 1s with a scoring re-roll win at once (KOCKA-19)?
-        Always under ``end = immediate``; otherwise per ``kocka.ones_series``."""
-        return self.end == "immediate" or self.ones_series == "instant_win"
-
-    @property
-    def series_on_reroll(self) -> bool:
-        """May a 2500+ player start a series on a compulsory six-dice re-roll as well as
-        on the opening roll (KOCKA-14, ``kocka.series_start = any_six_dice_roll``)?"""
-        return self.series_start == "any_six_dice_roll"
-
-    def bank_minimum(self, phase: str) -> int:
-        """The smallest turn total a player in ``phase`` may bank (KOCKA-13,
-        ``kocka.min_bank``): ``min_bank_points`` below 2500, and from 2500 only under
-        ``always``; otherwise 0."""
-        return self.min_bank_points if self.min_bank == "always" or phase == PHASE_BELOW else 0
-
-
-DEFAULT_RULES = KockaRules()
-
-
-# ----------------------------------------------------------------------------------------
-# Pure scoring (KOCKA-4..7)
-# ----------------------------------------------------------------------------------------
-def face_value(face: int, k: int) -> int | None:
-    """Value of ``k`` dice of ``face`` set aside together from one roll (KOCKA-5), or
-    ``None`` if exactly these k dice cannot all be set aside (a 2, 3, 4 or 6 counted other
-    than 0, 3 or 6 times, KOCKA-6).
-
-    >>> face_value(1, 4), face_value(5, 2), face_value(2, 3), face_value(6, 6), face_value(4, 4)
-    (1100, 100, 200, 1200, None)
-    """
-    if k == 0:
-        return 0
-    single = SINGLE_VALUES.get(face)
-    triple = 1000 if face == 1 else 100 * face
-    if k == 6:
-        return 2 * triple  # two three-of-a-kinds
-    if k >= 3:
-        if single is None:
-            return triple if k == 3 else None  # "3 used": the extra dice cannot be taken
-        return triple + (k - 3) * single
-    return k * single if single is not None else None
-
-
-def straight_counts(roll_size: int, rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
-    """Does the straight score in a roll of ``roll_size`` dice (KOCKA-5, ``kocka.straight``)?
-    Only a six-dice roll; under ``opening_roll_only`` only the turn's opening roll."""
-    return roll_size == NUM_DICE and (rules.straight == "any_six_dice_roll" or opening)
-
-
-def _per_face_value(c: Sequence[int]) -> int | None:
-    total = 0
-    for face, k in zip(FACES, c):
-        v = face_value(face, k)
-        if v is None:
-            return None
-        total += v
-    return total
-
-
-@lru_cache(maxsize=None)
-def _set_asides(roll: Dice, straight: bool) -> tuple[tuple[Dice, int], ...]:
-    c = counts(roll)
-    per_face_choices = []
-    for face, k in zip(FACES, c):
-        ks = range(k + 1) if face in SINGLE_VALUES else [j for j in (0, 3, 6) if j <= k]
-        per_face_choices.append([(j, face_value(face, j)) for j in ks])
-    result = []
-    for choice in product(*per_face_choices):
-        subset = tuple(face for face, (j, _value) in zip(FACES, choice) for _copy in range(j))
-        if subset:
-            result.append((subset, sum(v for _count, v in choice)))
-    if straight and roll == STRAIGHT:
-        result.append((STRAIGHT, STRAIGHT_VALUE))
-    return tuple(sorted(result))
-
-
-def set_aside_value(
-    dice: Sequence[int], roll_size: int, rules: KockaRules = DEFAULT_RULES, opening: bool = False
-) -> int | None:
-    """Value of setting ``dice`` aside from a roll of ``roll_size`` dice, or ``None`` if it
-    is not a valid set-aside (KOCKA-6): empty, a 2/3/4/6 counted other than 0, 3 or 6
-    times, or a straight where it does not count (:func:`straight_counts`). Whether
-    ``dice`` is part of the roll is the caller's business.
-
-    >>> set_aside_value([1, 5], 6), set_aside_value([2, 2], 6), set_aside_value([1, 2, 3, 4, 5, 6], 6)
-    (150, None, 1500)
-    """
-    dice = validate_dice(dice, what=_("the dice set aside"))
-    if not dice or len(dice) > roll_size:
-        return None
-    if dice == STRAIGHT and straight_counts(roll_size, rules, opening):
-        return STRAIGHT_VALUE
-    return _per_face_value(counts(dice))
-
-
-def valid_set_asides(
-    roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False
-) -> list[tuple[Dice, int]]:
-    """Every valid non-empty set-aside of ``roll`` with its value (KOCKA-6), sorted by dice.
-
-    >>> valid_set_asides([1, 2, 2, 5])
-    [((1,), 100), ((1, 5), 150), ((5,), 50)]
-    """
-    roll = validate_dice(roll, what=_("the roll"))
-    return list(_set_asides(roll, straight_counts(len(roll), rules, opening)))
-
-
-def is_full(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
-    """Is the whole roll a valid set-aside, every die scoring (KOCKA-7)?
-
-    >>> is_full([1, 5]), is_full([1, 1, 2, 2, 3, 3]), is_full([2, 2, 2, 3, 3, 3])
-    (True, False, True)
-    """
-    roll = validate_dice(roll, what=_("the roll"))
-    return bool(roll) and _is_full(roll, straight_counts(len(roll), rules, opening))
-
-
-def best_score(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> int:
-    """Highest value one set-aside of ``roll`` can add, 0 if the roll busts (KOCKA-5/6).
-
-    >>> best_score([2, 2, 2, 2, 3, 4]), best_score([2, 3, 3, 4, 6, 6])
-    (200, 0)
-    """
-    return max((v for _dice, v in valid_set_asides(roll, rules, opening)), default=0)
-
-
-def scores(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
-    """Does ``roll`` contain a valid set-aside (KOCKA-6), i.e. not bust under normal scoring?
-
-    >>> scores([2, 3, 4]), scores([4, 4, 4])
-    (False, True)
-    """
-    roll = validate_dice(roll, what=_("the roll"))
-    return _roll_scores(roll, straight_counts(len(roll), rules, opening))
-
-
-def _roll_scores(roll: Dice, straight: bool) -> bool:
-    return bool(_set_asides(roll, straight))
-
-
-def _is_full(roll: Dice, straight: bool) -> bool:
-    return (straight and roll == STRAIGHT) or _per_face_value(counts(roll)) is not None
-
-
-# ----- series (KOCKA-14..19) -----
-def series_value(face: int) -> int:
-    """Value of a complete series of ``face`` (KOCKA-17): 1000 x f, and 10000 for 1s.
-
-    >>> series_value(3), series_value(1)
-    (3000, 10000)
-    """
-    if face not in FACES:
-        raise RulesError(_("a series is of a face from 1 to 6, not {face}", face=shown(face)))
-    return 10000 if face == 1 else 1000 * face
-
-
-def series_matches(roll: Sequence[int], face: int, joker: int | None = None) -> int:
-    """How many dice of ``roll`` may be taken for a series of ``face`` (KOCKA-15): the dice
-    showing ``face``; a named joker counts as ``face`` on the last die (KOCKA-18).
-    0 means the roll busts the series.
-
-    >>> series_matches([1, 6, 6], 6), series_matches([2], 6, joker=2), series_matches([1, 5], 6)
-    (2, 1, 0)
-    """
-    c = counts(roll)
-    matches = c[face - 1]
-    if joker is not None and len(roll) == 1:
-        matches += c[joker - 1]
-    return matches
-
-
-def series_starts(roll: Sequence[int]) -> list[tuple[int, int]]:
-    """Every ``(face, count)`` that can start a series from ``roll`` (KOCKA-14): a face
-    shown in the roll and 1..(dice showing it) of those dice.
-
-    >>> series_starts([4, 4, 6])
-    [(4, 1), (4, 2), (6, 1)]
-    """
-    return [(face, k) for face, c in zip(FACES, counts(roll)) for k in range(1, c + 1)]
-
-
-def series_allowed_from(roll: Sequence[int], rules: KockaRules = DEFAULT_RULES, opening: bool = False) -> bool:
-    """May a player who can start a series now start one from ``roll`` (KOCKA-14,
-    ``kocka.series_from_full``)? Always, except from a full roll under ``forbidden``.
-
-    >>> series_allowed_from([1, 1, 1, 5, 5, 5]), series_allowed_from([1, 1, 1, 5, 5, 5], KockaRules(series_from_full="forbidden"))
-    (True, False)
-    """
-    return rules.series_from_full == "allowed" or not is_full(roll, rules, opening)
-
-
-def unscored_reason(dice: Sequence[int], roll_size: int, rules: KockaRules = DEFAULT_RULES,
-                    opening: bool = False) -> str | None:
-    """Why ``dice`` cannot be set aside from a roll of ``roll_size`` dice, as a player
-    reads it (KOCKA-5, KOCKA-6, KOCKA-10), or ``None`` when they can.
-
-    >>> unscored_reason([2], 6)
-    'a lone 2 does not score: set aside 1s, 5s or three of a kind'
-    >>> unscored_reason([2], 6).rule
-    'KOCKA-5'
-    >>> unscored_reason([1, 5], 6) is None
-    True
-    """
-    dice = validate_dice(dice, what=_("the dice set aside"))
-    if set_aside_value(dice, roll_size, rules, opening) is not None:
-        return None
-    if not dice:
-        return Reason(_("at least one die must be set aside"), "KOCKA-10")
-    if dice == STRAIGHT and roll_size == NUM_DICE:
-        return Reason(_("the straight scores only in the opening roll of a turn"), "KOCKA-5")
-    for face, k in zip(FACES, counts(dice)):
-        if face_value(face, k) is None:
-            if k >= 3:  # four or five of a 2, 3, 4 or 6: "3 used"
-                return Reason(ngettext("only three of the {n} dice showing {face} score: set aside three of them",
-                                       "only three of the {n} dice showing {face} score: set aside three of them",
-                                       k, face=face), "KOCKA-5")
-            if k == 1:
-                return Reason(_("a lone {face} does not score: set aside 1s, 5s or three of a kind", face=face), "KOCKA-5")
-            return Reason(_("a pair of {face}s does not score: set aside 1s, 5s or three of a kind", face=face), "KOCKA-5")
-    return Reason(ngettext("{n} die cannot be set aside from a roll of {size}", "{n} dice cannot be set aside from a roll of {size}",
-                           len(dice), size=roll_size), "KOCKA-6")
-
-
-
-
-# ----------------------------------------------------------------------------------------
 # Actions
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -360,7 +80,7 @@ class SetAside:
     dice: Dice
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", validate_dice(self.dice, what=_("the dice set aside")))
+        object.__setattr__(self, "dice", validate_dice(self.dice, what=N_("the dice set aside")))
 
 
 @dataclass(frozen=True)
@@ -566,7 +286,7 @@ class KockaGame(Game):
             return "live" if series_matches(roll, face, state.joker) else "bust"
         if self.may_start_series(state):
             return "live"  # every roll shows some face (KOCKA-14)
-        if not _roll_scores(roll, self.straight_counts(state)):
+        if not roll_scores(roll, self.straight_counts(state)):
             return "bust"
         if state.series == (1, NUM_DICE) and self.rules.six_ones_win:
             return "six_ones"
@@ -587,12 +307,12 @@ class KockaGame(Game):
             face = state.series[0]  # type: ignore[index]
             return [TakeSeries(k) for k in range(1, series_matches(roll, face, state.joker) + 1)]
         straight = self.straight_counts(state)
-        full = _is_full(roll, straight)
+        full = roll_is_full(roll, straight)
         actions: list[Action] = []
         if full:
             actions.append(SetAside(roll))  # a full roll is set aside whole (KOCKA-10)
         else:
-            actions.extend(SetAside(dice) for dice, _value in _set_asides(roll, straight))
+            actions.extend(SetAside(dice) for dice, _value in set_aside_choices(roll, straight))
         if self.may_start_series(state) and series_allowed_from(roll, self.rules, state.is_opening):
             actions.extend(StartSeries(face, k) for face, k in series_starts(roll))
         return actions
@@ -601,7 +321,7 @@ class KockaGame(Game):
         return list(outcome_distribution(state.dice_in_play))
 
     def _check_outcome(self, state: KockaState, outcome: Any) -> None:
-        validate_dice(outcome, state.dice_in_play, what=_("the roll"))
+        validate_dice(outcome, state.dice_in_play, what=N_("the roll"))
 
     def _apply(self, state: KockaState, action: Any) -> KockaState:
         if state.stage == STAGE_ROLL:
@@ -777,7 +497,9 @@ class KockaGame(Game):
     def _check_state(self, state: KockaState) -> None:
         """Reject every field combination the rules cannot produce."""
         def need_int(name: str, value: Any, lo: int, hi: int | None = None) -> None:
+            """``name``: marked with N_, translated only for the message (this runs on every move)."""
             if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+                name = _(name)
                 if hi is None:
                     raise _invalid(_("{name} must be a whole number of at least {low}, not {value}",
                                      name=name, low=lo, value=shown(value)))
@@ -790,16 +512,16 @@ class KockaGame(Game):
                                     "there must be {n} banked scores, one per player, not {value}", n,
                                     value=shown(state.scores)))
         for s in state.scores:
-            need_int(_("a banked score"), s, 0)
+            need_int(N_("a banked score"), s, 0)
             if s % 50:
                 raise _invalid(_("banked scores are multiples of 50, not {value}", value=s), "KOCKA-5")
-        need_int(_("the player to move"), state.player, 0, n - 1)
+        need_int(N_("the player to move"), state.player, 0, n - 1)
         if not isinstance(state.stage, str) or state.stage not in STAGES:
             raise _invalid(_("the stage must be {options}, not {value}", options=either(STAGES), value=shown(state.stage)))
-        need_int(_("the turn total"), state.turn_total, 0)
+        need_int(N_("the turn total"), state.turn_total, 0)
         if state.turn_total % 50:
             raise _invalid(_("the turn total is a multiple of 50, not {value}", value=state.turn_total), "KOCKA-5")
-        need_int(_("the number of dice in play"), state.dice_in_play, 1, NUM_DICE)
+        need_int(N_("the number of dice in play"), state.dice_in_play, 1, NUM_DICE)
         if not isinstance(state.last_event, str) or state.last_event not in EVENT_STAGES:
             raise _invalid(_("the last event must be {options}, not {value}", options=either(EVENT_STAGES),
                              value=shown(state.last_event)))
@@ -842,7 +564,7 @@ class KockaGame(Game):
                     aside, left=state.dice_in_play, minimum=minimum, total=state.turn_total), "KOCKA-5")
         if state.stage == STAGE_SET_ASIDE:
             try:
-                roll = validate_dice(state.roll if state.roll is not None else (), state.dice_in_play, what=_("the roll"))
+                roll = validate_dice(state.roll if state.roll is not None else (), state.dice_in_play, what=N_("the roll"))
             except KockaError as exc:
                 raise _invalid(str(exc)) from None
             if roll != state.roll:
@@ -947,6 +669,22 @@ class KockaGame(Game):
         """The banked scores (KOCKA-1, KOCKA-12)."""
         return tuple(state.scores)
 
+    def dice_in_view(self, state: KockaState) -> Dice | None:
+        """The roll to set dice aside from (``"set_aside"``), else None."""
+        return state.roll
+
+    def rethrow_size(self, state: KockaState) -> int | None:
+        """The dice left at ``"bank_or_roll"`` (KOCKA-12), else None."""
+        return state.dice_in_play if state.stage == STAGE_BANK_OR_ROLL else None
+
+    def turn_total(self, state: KockaState) -> int:
+        """The state's ``turn_total`` (KOCKA-10, KOCKA-16)."""
+        return state.turn_total
+
+    def turn_event(self, state: KockaState) -> str:
+        """The state's ``last_event`` (:data:`EVENT_STAGES`)."""
+        return state.last_event
+
     def describe_state(self, state: KockaState) -> str:
         """One line for people, in the language in force: who is to do what, the banked
         scores, the turn total, the dice in play, and the roll, series and joker when there
@@ -977,11 +715,8 @@ _STAGE_WORDS = {
 
 
 __all__ = [
-    "Bank", "DEFAULT_RULES", "EVENT_STAGES", "KockaGame", "KockaRules", "KockaState", "NameJoker",
-    "PHASE_BELOW", "PHASE_HIGH", "Roll", "STAGES", "STRAIGHT", "STRAIGHT_VALUE", "SetAside",
-    "StartSeries", "TakeSeries", "best_score", "face_value", "is_full", "scores", "series_allowed_from",
-    "series_matches", "series_starts", "series_value", "set_aside_value", "straight_counts",
-    "unscored_reason", "valid_set_asides",
+    "Bank", "EVENT_STAGES", "KockaGame", "KockaState", "NameJoker", "Roll", "STAGES", "SetAside",
+    "StartSeries", "TakeSeries",
 ]
 
 
@@ -993,6 +728,7 @@ register_game(GameSpec(
         TableKind("turn_ev", "kocka.solver.solvers.kocka.tables:KOCKA_TURN_EV"),
         TableKind("turn_reach", "kocka.solver.solvers.kocka.tables:KOCKA_TURN_REACH"),
         TableKind("winprob3", "kocka.solver.solvers.kocka.tables:KOCKA_WINPROB3"),
+        TableKind("winprob4", "kocka.solver.solvers.kocka.tables:KOCKA_WINPROB4"),
     ),
     hint="kocka.agents.advice.kocka:hint", hint_parameters="kocka.agents.advice.kocka:KockaHintParams",
     view="kocka.agents.frontends.games.play:render_kocka",
@@ -1012,6 +748,9 @@ register_game(GameSpec(
         AgentEntry("bold", "kocka.agents.bots.heuristic:bold_factory", "chases series and big turns, banks late"),
         AgentEntry("cautious", "kocka.agents.bots.heuristic:cautious_factory",
                    "never starts a series and banks every allowed total"),
+        AgentEntry("adaptive", "kocka.agents.bots.adaptive_kocka:adaptive_factory",
+                   "fits each opponent's banking policy at the table and plays the best reply to it once "
+                   "confident, else the optimal move (documented in kocka.agents.bots.adaptive_kocka)"),
     ),
     judges=("optimal", "ev"),
 ))

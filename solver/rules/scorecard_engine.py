@@ -65,7 +65,7 @@ from kocka.solver.base.dice import (
 )
 from kocka.solver.kernels.dice_transitions import dice_tables  # noqa: F401  (named by the docstrings)
 from kocka.solver.base.errors import DiceError, IllegalActionError, InvalidStateError, Reason, RulesError, shown
-from kocka.solver.base.i18n import _, ngettext
+from kocka.solver.base.i18n import N_, _, ngettext
 from kocka.solver.rules.base import CHANCE, TERMINAL, Game, Rules, TurnProgress
 from kocka.solver.rules.five_dice import FACE_OF_BOX, NUM_DICE, Keep, Scorer, bits_of, card_entries, dice_list
 from kocka.solver.rules.words import seat_label
@@ -223,6 +223,10 @@ class ScorecardGame(Game):
     def card_boxes(self) -> tuple[str, ...]:
         return self.boxes
 
+    def action_box(self, action: Any) -> str | None:
+        """The box a :class:`Fill` writes or a :class:`Declare` names."""
+        return action.box if isinstance(action, (Fill, Declare)) else None
+
     def box_points(self, box: str, dice: Sequence[int], first_throw: bool = False) -> int:
         """:meth:`box_score` by box id (the box-name form of the Game API)."""
         if box not in self._index:
@@ -377,6 +381,14 @@ class ScorecardGame(Game):
         """Throw ``throw`` of the turn's three (HU-2)."""
         return TurnProgress(state.throw, MAX_THROWS)
 
+    def dice_in_view(self, state: ScorecardState) -> Dice | None:
+        """The five dice of the last throw (None before the turn's first, HU-2)."""
+        return state.dice
+
+    def dice_kept(self, state: ScorecardState) -> Dice:
+        """The dice kept for the throw due (HU-2)."""
+        return state.kept
+
     def final_score_position(self, state: ScorecardState, seat: int) -> ScorecardState | Card:
         """Each seat plays its own card: the position of the turn in progress for the seat
         on turn, the seat's card (at the start of its next turn) for the others."""
@@ -496,7 +508,7 @@ class ScorecardGame(Game):
         if isinstance(state.throw, bool) or state.throw not in range(MAX_THROWS + 1):
             raise bad(_("the throw must be from 0 to {most}, not {value}", most=MAX_THROWS, value=shown(state.throw)))
         try:
-            kept = validate_dice(state.kept, what=_("the kept dice"))
+            kept = validate_dice(state.kept, what=N_("the kept dice"))
         except DiceError as exc:
             raise bad(str(exc)) from None
         if kept != state.kept:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.rules import Game, game_specs, get_game, resolve, spec_for
+from kocka.solver.rules.spec import TableKind
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.table_file import (
     Table, TableMeta, check_destination, checksum, default_cache_dir, load_table, remove_stale_temporaries,
@@ -33,22 +34,27 @@ def games_with_tables() -> tuple[str, ...]:
     return tuple(spec.name for spec in game_specs() if spec.tables)
 
 
+def _table_kinds(game: str) -> tuple[TableKind, ...]:
+    tables = spec_for(game).tables
+    if not tables:
+        raise TableError(f"no table solver for game {game!r} yet; games with tables: {', '.join(games_with_tables())}")
+    return tables
+
+
 def solvers_for(game: str) -> list[TableSolver]:
     """The table solvers of ``game``, its default kind first (from its spec)."""
-    spec = spec_for(game)
-    if not spec.tables:
-        raise TableError(f"no table solver for game {game!r} yet; games with tables: {', '.join(games_with_tables())}")
-    return [resolve(t.solver) for t in spec.tables]
+    return [resolve(t.solver) for t in _table_kinds(game)]
 
 
 def solver_for(game: str, kind: str | None = None) -> TableSolver:
-    options = solvers_for(game)
-    if kind is None:
-        return options[0]
-    for s in options:
-        if s.kind == kind:
-            return s
-    raise TableError(f"game {game!r} has no table kind {kind!r}; kinds: {[s.kind for s in options]!r}")
+    """The table solver of ``kind`` (default: the spec's first): only that solver's module
+    is imported, so a Yahtzee ev build does not load the target solver and its kernel
+    (issue 28, build memory)."""
+    tables = _table_kinds(game)
+    for table in tables:
+        if kind is None or table.kind == kind:
+            return resolve(table.solver)  # tests/test_specs.py: each solver builds the kind its spec names
+    raise TableError(f"game {game!r} has no table kind {kind!r}; kinds: {[t.kind for t in tables]!r}")
 
 
 def path_for(game: Game, solver: TableSolver, cache_dir: pathlib.Path | str | None = None) -> pathlib.Path:

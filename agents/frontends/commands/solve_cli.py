@@ -35,12 +35,14 @@ def main() -> None:
       kocka-solve build kockapoker          exact table for Hungarian kockapoker
       kocka-solve build yahtzee -r joker=forced
       kocka-solve build kocka --players 3   exact three-player Kocka table
+      kocka-solve build kocka --players 4 -r target=2000 --scheduler tcp://host:8786
+                                            four-player table on a dask cluster
       kocka-solve info kockapoker           expected score, states, size, rules match
       kocka-solve verify kockapoker         checksum + independent spot checks
     """
 
 
-PLAYERS_HELP = ("Players the table is for, when a game's tables depend on it (Kocka: 2 or 3; "
+PLAYERS_HELP = ("Players the table is for, when a game's tables depend on it (Kocka: 2, 3 or 4; "
                 "picks the table kind that declares it).")
 
 
@@ -62,7 +64,8 @@ def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None, p
     kind whose solver declares ``players`` (:attr:`TableSolver.players`);
     a kind whose declared players exclude ``players`` is refused."""
     probe = game_from_cli(game_name, rules)
-    solvers = solvers_for(probe.NAME) if kind is None else [solver_for(probe.NAME, kind)]
+    # without --players only the chosen kind's solver is imported (issue 28, build memory)
+    solvers = solvers_for(probe.NAME) if kind is None and players is not None else [solver_for(probe.NAME, kind)]
     if players is not None:
         declared = [s for s in solvers if s.players is not None]
         fits = [s for s in declared if players in s.players]
@@ -87,14 +90,19 @@ def _game_and_solver(game_name: str, rules: tuple[str, ...], kind: str | None, p
 @click.option("--backend", default="loky", show_default=True,
               help="joblib backend for chunked builds: loky (local processes), threading, or dask / ray "
                    "(optional extras kocka[dask] / kocka[ray]; $DASK_SCHEDULER_ADDRESS / $RAY_ADDRESS "
-                   "pick the cluster). The Kocka win tables use OpenMP threads (--jobs); the three-player "
-                   "one spreads over a dask cluster with --backend dask.")
+                   "pick the cluster). The Kocka win tables use OpenMP threads (--jobs); the three- and "
+                   "four-player ones spread over a dask cluster with --backend dask.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="The dask scheduler to build on (tcp://host:8786); implies --backend dask.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(game, rules, kind, players, jobs, backend, cache_dir, quiet):
+def build(game, rules, kind, players, jobs, backend, scheduler, cache_dir, quiet):
     """Build and store the table for GAME (atomic write; records rules, format, checksum)."""
     try:
         g, solver = _game_and_solver(game, rules, kind, players)
+        if scheduler is not None:
+            os.environ["DASK_SCHEDULER_ADDRESS"] = scheduler
+            backend = "dask"
         prepare_backend(backend)
         table = build_table(g, solver, BuildOptions(jobs=jobs, backend=backend, progress=not quiet), cache_dir)
     except (KockaError, TableError, OSError) as exc:  # the destination is checked before the solve

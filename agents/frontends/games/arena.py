@@ -397,7 +397,9 @@ def _simulated(game: Game, mode: str, names: Sequence[str], seed: int, games: in
     players (:meth:`~kocka.agents.bots.base.Agent.simulator`, ``jobs`` threads), or ``None``
     when an agent has none. Each seat's card is played alone on the dice the match loop
     gives that seat (the roll keys name the seat), which is the same game for agents that
-    look at their own card only, the only ones that have a compiled player."""
+    look at their own card only, the only ones that have a compiled player. A player that
+    ``needs_agent_seeds`` (a level: its games depend on its draws) gets the seed each game
+    resets its agent with."""
     if not is_solitaire(game):
         return None
     agents = {name: make_agent(name, game, 0, options) for name in dict.fromkeys(names)}
@@ -405,21 +407,32 @@ def _simulated(game: Game, mode: str, names: Sequence[str], seed: int, games: in
     if len(players) < len(agents) or any(p is None for p in players.values()):
         return None
     n = len(names)
+    drawing = {name for name, player in players.items() if getattr(player, "needs_agent_seeds", False)}
+
+    def agent_seeds(a: int, rows: np.ndarray) -> np.ndarray:
+        return np.array([derive_seed("agent", seed, int(i), a) for i in rows], dtype=np.int64)
+
     if mode == "solitaire":
         seeds = np.array([derive_seed("game", seed, i) for i in range(games)], dtype=np.int64)
-        by_name = {name: player.scores(seeds, 0, jobs) for name, player in players.items()}
-        scores = np.column_stack([by_name[name] for name in names])
+        by_name = {name: player.scores(seeds, 0, jobs) for name, player in players.items() if name not in drawing}
+        rows = np.arange(games)
+        scores = np.column_stack([players[name].scores(seeds, 0, jobs, agent_seeds=agent_seeds(a, rows))
+                                  if name in drawing else by_name[name] for a, name in enumerate(names)])
         seats = np.zeros((games, n), dtype=np.int64)
     else:  # one table, seat order rotating; the n rotations of a group share each seat's dice
         seeds = np.array([derive_seed("game", seed, g) for g in range(math.ceil(games / n))], dtype=np.int64)
-        by_seat = {(name, s): player.scores(seeds, s, jobs) for name, player in players.items() for s in range(n)}
+        by_seat = {(name, s): player.scores(seeds, s, jobs) for name, player in players.items() for s in range(n)
+                   if name not in drawing}
         scores = np.zeros((games, n))
         seats = np.zeros((games, n), dtype=np.int64)
-        for i in range(games):
+        for a, name in enumerate(names):
             for s in range(n):
-                a = (s + i) % n  # seat s -> agent a
-                scores[i, a] = by_seat[(names[a], s)][i // n]
-                seats[i, a] = s
+                rows = np.arange((a - s) % n, games, n)  # the games that seat agent a at seat s
+                if name in drawing:
+                    scores[rows, a] = players[name].scores(seeds[rows // n], s, jobs, agent_seeds=agent_seeds(a, rows))
+                else:
+                    scores[rows, a] = by_seat[(name, s)][rows // n]
+                seats[rows, a] = s
     top = scores == scores.max(axis=1, keepdims=True)  # the scorecard games' returns are the card totals
     return scores, top / top.sum(axis=1, keepdims=True), seats
 
@@ -432,8 +445,8 @@ def run_arena(
     """Play ``games`` seeded games between ``agents`` (names in the agent catalogue); see the module
     docstring for the two modes (``table``: a scorecard game at one table). The result
     does not depend on ``jobs``. When every agent has a compiled player of whole games
-    (:meth:`~kocka.agents.bots.base.Agent.simulator`, the ``optimal`` agent of the scorecard
-    games) the games are played by it, the same games with the same results; ``kernels=False``
+    (:meth:`~kocka.agents.bots.base.Agent.simulator`: the ``optimal`` agent of the scorecard
+    games and its levels) the games are played by it, the same games with the same results; ``kernels=False``
     plays them through the Python engine loop all the same."""
     names = list(agents)
     if not names:

@@ -304,7 +304,7 @@ class TableSession:
     @property
     def on_turn(self) -> int:
         """The seat whose turn it is (also at a roll)."""
-        return getattr(self.state, "player", 0)
+        return self.game.seat_on_turn(self.state)
 
     def throw_text(self) -> str:
         """Which throw of the turn the player on turn is at, in words."""
@@ -323,12 +323,12 @@ class TableSession:
         name = self.names[self.on_turn]
         n = self.expected_roll()
         if n is not None:
-            kept = getattr(self.state, "kept", None) or ()
+            kept = self.game.dice_kept(self.state)
             if kept:
                 return ngettext("{name}, roll {n} die (kept {kept})", "{name}, roll {n} dice (kept {kept})", n,
                                 name=name, kept=_dice(kept)) + "> "
             return ngettext("{name}, roll {n} die", "{name}, roll {n} dice", n, name=name) + "> "
-        dice = getattr(self.state, "dice", None) or getattr(self.state, "roll", None)
+        dice = self.game.dice_in_view(self.state)
         if dice:
             return f"{name}, {self.throw_text()}: {_dice(dice)}" + "> "
         return f"{name}, {self.throw_text()}" + "> "
@@ -411,12 +411,13 @@ class TableSession:
         game, state = self.game, self.state
         legal = game.legal_actions(state)
         kinds = {type(a).__name__: a for a in legal}
-        if "Roll" in kinds and getattr(state, "stage", None) == "bank_or_roll":
-            return (kinds["Roll"], False) if len(dice) == state.dice_in_play else None
+        rethrow = game.rethrow_size(state)
+        if "Roll" in kinds and rethrow is not None:
+            return (kinds["Roll"], False) if len(dice) == rethrow else None
         keeps = [a for a in legal if type(a).__name__ == "Keep"]
         if not keeps:
             return None
-        shown = getattr(state, "dice", None)
+        shown = game.dice_in_view(state)
         if shown is None:  # the first throw of a Polish turn
             return (keeps[0], False) if len(dice) == 5 and keeps[0].dice == () else None
         if len(dice) != len(shown):
@@ -436,7 +437,7 @@ class TableSession:
         thrown, or all the dice with the kept ones among them."""
         outcomes = {o for o, _p in self.game.chance_outcomes(state)}
         n = len(next(iter(outcomes)))
-        kept = tuple(getattr(state, "kept", None) or ())
+        kept = tuple(self.game.dice_kept(state))
         typed = tuple(sorted(dice))
         if len(typed) == n and typed in outcomes:
             return typed
@@ -510,10 +511,10 @@ class TableSession:
                                name=self.names[player], move=move.label))
             else:
                 lines.append(f"{self.names[player]}: {move.label}")
-        event = getattr(self.state, "last_event", None)
+        event = self.game.turn_event(self.state)
         if event == "bust":
             lines.append(_("{name} rolls {dice}: bust, the turn total {total} is lost", name=self.names[player],
-                           dice=_dice(outcome), total=getattr(before, "turn_total", 0)))
+                           dice=_dice(outcome), total=self.game.turn_total(before)))
         elif event == "six_ones":
             lines.append(_("{name} rolls {dice}: six 1s, an instant win", name=self.names[player], dice=_dice(outcome)))
         lines.append(self.status())
@@ -537,7 +538,7 @@ class TableSession:
         progress = game.turn_progress(state)
         stage = progress.stage if progress is not None else None
         if n is not None:
-            kept = getattr(state, "kept", None) or ()
+            kept = game.dice_kept(state)
             if kept:
                 return ngettext("{name} keeps {kept}: type the {n} die thrown (or all {all})",
                                 "{name} keeps {kept}: type the {n} dice thrown (or all {all})", n,
@@ -548,7 +549,7 @@ class TableSession:
             line = ngettext("{name} to play: type the first roll ({n} die)", "{name} to play: type the first roll ({n} dice)",
                             n, name=name)
             return _("stage {stage}: {line}", stage=stage, line=line) if stage is not None else line
-        dice = getattr(state, "dice", None) or getattr(state, "roll", None)
+        dice = game.dice_in_view(state)
         line = f"{name}, {self.throw_text()}"
         if stage is not None:
             line = _("stage {stage}: {line}", stage=stage, line=line)
@@ -560,7 +561,7 @@ class TableSession:
         legal = game.legal_actions(state)
         if dice is None and any(type(a).__name__ == "Keep" for a in legal):
             sentences.append(_("Type the first roll (5 dice)."))
-        if getattr(state, "stage", None) == "bank_or_roll":
+        if game.rethrow_size(state) is not None:
             bank = next((a for a in legal if type(a).__name__ == "Bank"), None)
             sentences.append(_("Type “{bank}”, or the dice thrown.", bank=game.describe_action(bank, state)) if bank
                              else _("Type the dice thrown."))
@@ -579,7 +580,7 @@ class TableSession:
             if example is None:
                 continue
             text = game.describe_action(example, None)
-            box = getattr(example, "box", None) or getattr(example, "combo", None)
+            box = game.action_box(example)
             if box is not None and cls.__name__ not in ("Declare", "Scratch"):
                 names = dict.fromkeys((game.box_label(box), game.box_label(box, "en")))
                 text = _("{move} (or: {names})", move=text, names=" / ".join(names))

@@ -101,7 +101,8 @@ def parse_input(text: str, game: Game, state: Any) -> Parsed:
     if staked is not None:
         return staked
     # a box may be abbreviated ("box sm" for small straight) when only one fits
-    named = {a for phrase, a in table.items() if _names_box(a) and phrase.startswith(wanted) and len(wanted) >= 3}
+    named = {a for phrase, a in table.items() if game.action_box(a) is not None and phrase.startswith(wanted)
+             and len(wanted) >= 3}
     if len(named) == 1:
         return Parsed(action=named.pop())
     if len(named) > 1:
@@ -128,10 +129,6 @@ def _with_typed_stake(wanted: str, table: dict[str, Any], game: Game, state: Any
                 return Parsed(error=_("not allowed: {reason}", reason=exc))
             return Parsed(action=candidate)
     return None
-
-
-def _names_box(action: Any) -> bool:
-    return getattr(action, "box", None) is not None or getattr(action, "combo", None) is not None
 
 
 def _explain(wanted: str, line: str, game: Game, state: Any, legal: list) -> str:
@@ -223,7 +220,7 @@ def throw_text(game: Any, state: Any) -> str:
     card_game = getattr(game, "card_game", None)
     if card_game is not None:  # chip bidding: the card's turn
         return throw_text(card_game, s.card)
-    if getattr(s, "turn_total", None) is None:  # no throws to count (the bluff games)
+    if game.turn_total(s) is None:  # no throws to count (the bluff games)
         return ""
     if s.stage == "set_aside":
         return _("turn total {total}, rolled", total=s.turn_total)
@@ -238,7 +235,7 @@ def position_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
     """The position of the player on turn in one line: who, which throw, the dice."""
     seat = game.seat_on_turn(state)
     name = seat_names[seat] if 0 <= seat < len(seat_names) else seat_label(seat)
-    dice = getattr(state, "dice", None) or getattr(state, "roll", None)
+    dice = game.dice_in_view(state)
     throw = throw_text(game, state)
     if not throw:
         return _("{name} to play", name=name)
@@ -672,8 +669,8 @@ class PlaySession:
         if player is None or self.seats[player] == HUMAN and self.game.current_player(after) == player:
             return
         name, you = self.seat_names[player], self._is_you(player)
-        dice = getattr(after, "dice", None)
-        if isinstance(dice, tuple) and len(dice) > len(outcome):
+        dice = self.game.dice_in_view(after)
+        if dice is not None and len(dice) > len(outcome):
             text = (_("you roll {rolled} (dice: {dice})", rolled=dice_text(outcome), dice=dice_text(dice)) if you
                     else _("{name} rolls {rolled} (dice: {dice})", name=name, rolled=dice_text(outcome), dice=dice_text(dice)))
         else:
@@ -683,15 +680,16 @@ class PlaySession:
         self._narrate_after(after)
 
     def _narrate_after(self, state: Any) -> None:
-        event = getattr(state, "last_event", None)
-        if event == "bust":  # Kocka's transitions (other games' states have no last_event)
-            seat = (state.player - 1) % self.game.num_players if not self.game.is_terminal(state) else state.player
+        event = self.game.turn_event(state)
+        if event == "bust":  # Kocka's transitions (the other games tell none apart)
+            on_turn = self.game.seat_on_turn(state)
+            seat = (on_turn - 1) % self.game.num_players if not self.game.is_terminal(state) else on_turn
             name = self.seat_names[seat]
             self.write("  " + (_("bust: you lose the turn total") if self._is_you(seat)
                                else _("bust: {name} loses the turn total", name=name)))
         elif event == "bank" and not self.game.is_terminal(state):
-            seat = (state.player - 1) % self.game.num_players
-            name, score = self.seat_names[seat], state.scores[seat]
+            seat = (self.game.seat_on_turn(state) - 1) % self.game.num_players
+            name, score = self.seat_names[seat], self.game.scores_so_far(state)[seat]
             self.write("  " + (_("you bank: now {score}", score=score) if self._is_you(seat)
                                else _("{name} banks: now {score}", name=name, score=score)))
 

@@ -33,11 +33,20 @@ REQUEST_FIELDS: dict[str, dict[str, Field]] = {method: _fields(method) for metho
 """Method -> its fields besides ``id`` and ``method``, as the schema has them."""
 
 
-def check_fields(method: str, request: Mapping[str, Any]) -> None:
-    """Raise :class:`~kocka.agents.frontends.seat.encoding.ProtocolError` for a missing,
-    unknown, wrongly typed or out-of-range field, or a state document its game's schema
-    refuses (:func:`kocka.agents.frontends.seat.schema.check_request`)."""
+class SchemaChecked(dict):
+    """A request that its method's schema accepted, its state document included (the
+    document's own game's schema), JSON types taken strictly: what a handler may rely on
+    without checking again (:meth:`Game.state_from_json
+    <kocka.solver.rules.base.Game.state_from_json>`'s ``types_checked``)."""
+
+
+def check_fields(method: str, request: Mapping[str, Any]) -> SchemaChecked:
+    """``request`` marked as checked; raise
+    :class:`~kocka.agents.frontends.seat.encoding.ProtocolError` for a missing, unknown,
+    wrongly typed or out-of-range field, or a state document its game's schema refuses
+    (:func:`kocka.agents.frontends.seat.schema.check_request`)."""
     check_request(method, request)
+    return SchemaChecked(request)
 
 
 def request_lang(request: Mapping[str, Any]) -> str | None:

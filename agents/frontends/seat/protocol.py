@@ -51,7 +51,7 @@ from kocka.agents.frontends.seat.encoding import (
     ERROR_CODES, MAX_LINE_BYTES, ProtocolError, chance_outcome, classify, decode_request, encode_response,
     error_response, finite, json_type, node_info, parse_action, plain_json, position, short, show,
 )
-from kocka.agents.frontends.seat.fields import REQUEST_FIELDS, check_fields, request_lang
+from kocka.agents.frontends.seat.fields import REQUEST_FIELDS, SchemaChecked, check_fields, request_lang
 from kocka.agents.frontends.seat.stdio import serve_stdio
 from kocka.agents.frontends.seat.workers import (
     DEFAULT_MAX_INFLIGHT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WORKER_THREADS, DEFAULT_WRITE_TIMEOUT, Workers)
@@ -237,7 +237,7 @@ class Seat:
             if refuse and method in refuse:
                 raise ProtocolError("forbidden", refuse[method])
             if method in REQUEST_FIELDS:  # a handler added by a test or a benchmark checks its own fields
-                check_fields(method, request)
+                request = check_fields(method, request)
             response = {"id": request_id, "result": self.handlers[method](request)}
         except Exception as exc:  # the seat answers every request, whatever went wrong
             code, message = classify(exc)
@@ -270,7 +270,8 @@ class Seat:
 
     def game_and_state(self, request: Mapping[str, Any]) -> tuple[Game, Any]:
         """The game and state of a request with a ``state`` document; ``game``, ``rules``
-        and ``players`` default to the document's own."""
+        and ``players`` default to the document's own. The engine checks the state in
+        full unless the schema has checked the request (:class:`SchemaChecked`)."""
         doc = request["state"]
         name = request.get("game", doc.get("game"))
         if not isinstance(name, str):
@@ -289,7 +290,7 @@ class Seat:
         if "players" in doc and doc["players"] != game.num_players:
             raise InvalidStateError(_("the state document is for {document} players, the request for {players}", document=show(doc["players"]), players=game.num_players))
         try:
-            state = game.state_from_json(doc)
+            state = game.state_from_json(doc, types_checked=isinstance(request, SchemaChecked))
         except KockaError:
             raise
         except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # wrong types deep in a document

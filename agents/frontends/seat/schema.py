@@ -8,7 +8,9 @@ each game's ``state`` object is ``state_body_<game>``): every field's JSON type,
 array length and enumerated values, unknown fields where the readers refuse them. JSON
 types are taken strictly: ``false`` and ``0.0`` are not integers (Python takes
 ``0 == 0.0 == False``; the standard checker also takes ``1.0`` for an integer), and
-``true`` is not ``1`` in an ``enum`` or ``const``.
+``true`` is not ``1`` in an ``enum`` or ``const``. A value is first put to the schema
+compiled into a yes/no function (:func:`acceptor`, :mod:`.acceptor`); only a value it
+refuses is walked by the validator, which names what is wrong.
 
 What the schema cannot say, because it depends on the rules or the player count (a card
 of as many seats as players, entries a box can hold, a position the rules can reach), the
@@ -24,11 +26,12 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
+from kocka.agents.frontends.seat.acceptor import Unsupported, compile_acceptor
 from kocka.agents.frontends.seat.encoding import ProtocolError, json_type, show
 from kocka.solver.base.i18n import _
 from kocka.solver.rules import game_names
@@ -97,10 +100,26 @@ def validator(definition: str, envelope: bool = False) -> Any:
     return StrictValidator(_inlined(defs[definition], defs))
 
 
+@functools.lru_cache(maxsize=None)
+def acceptor(definition: str, envelope: bool = False) -> Callable[[Any], bool]:
+    """Whether a value is valid against :func:`validator`'s schema, compiled once
+    (:mod:`.acceptor`): the validator walks its schema for every value, this costs a few
+    microseconds. A value it refuses is read by the validator for its error; a schema
+    it cannot compile is answered by the validator alone."""
+    checker = validator(definition, envelope)
+    try:
+        return compile_acceptor(checker.schema)
+    except Unsupported:
+        return checker.is_valid
+
+
 def check_request(method: str, request: Mapping[str, Any]) -> None:
     """Raise :class:`ProtocolError` for the first thing in ``request`` that its method's
     schema, or its state document's game schema, refuses."""
-    error = _first(validator(f"request_{method}", envelope=True).iter_errors(request), ())
+    definition = f"request_{method}"
+    error = None
+    if not acceptor(definition, envelope=True)(request):
+        error = _first(validator(definition, envelope=True).iter_errors(request), ())
     if error is None and isinstance(request.get("state"), Mapping):
         name = state_game(request)
         if name is not None:
@@ -109,25 +128,11 @@ def check_request(method: str, request: Mapping[str, Any]) -> None:
         raise ProtocolError(_code(error), message(error, method))
 
 
-VALID_DOCUMENTS = 4096
-"""State documents remembered as valid (the newest): a game's requests send the same
-position several times (legal, then rank, then choose, then apply)."""
-_valid_documents: dict[tuple[str, str], None] = {}
-
-
 def _state_error(name: str, document: Mapping[str, Any]) -> ValidationError | None:
     """The first error of ``document`` against game ``name``'s schema, None when it is
-    valid. A document found valid is remembered by its JSON text, which tells ``0``, ``0.0``
-    and ``false`` apart, so an answer never depends on the requests before it."""
-    key = (name, json.dumps(document, sort_keys=True))
-    if key in _valid_documents:
-        return None
-    error = _first(validator(f"state_{name}").iter_errors(document), ("state",))
-    if error is None:
-        if len(_valid_documents) >= VALID_DOCUMENTS:
-            _valid_documents.clear()
-        _valid_documents[key] = None
-    return error
+    valid (checked in full every time: an answer never depends on the requests before it)."""
+    definition = f"state_{name}"
+    return None if acceptor(definition)(document) else _first(validator(definition).iter_errors(document), ("state",))
 
 
 def state_game(request: Mapping[str, Any]) -> str | None:
@@ -268,5 +273,5 @@ def message(error: ValidationError, where: str, prefix: tuple = ()) -> str:
              kind=json_type(value), value=show(value))
 
 
-__all__ = ["DEFS", "METHODS", "SCHEMA", "SCHEMA_PATH", "StrictValidator", "check_request", "expected", "message",
+__all__ = ["DEFS", "METHODS", "SCHEMA", "SCHEMA_PATH", "StrictValidator", "acceptor", "check_request", "expected", "message",
            "path_text", "state_game", "validator"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from kocka.solver.base.errors import InvalidStateError, RulesError
 from kocka.solver.kernels import _kocka
-from kocka.solver.rules.kocka import KockaRules
+from kocka.solver.rules.kocka_scoring import KockaRules
 from kocka.solver.solvers.kocka.kocka_turn import KockaModel
 from kocka.solver.solvers.kocka.turn_model import TurnValues, solve_turn
 

@@ -18,8 +18,9 @@ from typing import Any, Hashable, Mapping, Sequence
 
 from kocka.solver.base.errors import RulesError
 from kocka.solver.kernels.dice_transitions import dice_tables
-from kocka.solver.rules.kocka import (
-    NUM_DICE, PHASE_BELOW, PHASE_HIGH, KockaGame, KockaRules, is_full, scores, series_allowed_from, series_matches,
+from kocka.solver.rules.kocka import KockaGame
+from kocka.solver.rules.kocka_scoring import (
+    NUM_DICE, PHASE_BELOW, PHASE_HIGH, KockaRules, is_full, scores, series_allowed_from, series_matches,
     series_starts, series_value, set_aside_value, valid_set_asides,
 )
 from kocka.solver.solvers.kocka.turn_model import Entry, TurnModel, TurnModelBuilder

@@ -9,9 +9,10 @@ from typing import Any
 
 from kocka.solver.base.errors import InvalidStateError
 from kocka.solver.rules.kocka import (
-    STAGE_BANK_OR_ROLL, STAGE_JOKER, Bank, KockaGame, KockaState, NameJoker, Roll, SetAside, StartSeries, TakeSeries,
-    series_value,
+    STAGE_BANK_OR_ROLL, STAGE_JOKER, Bank, KockaGame, KockaState, NameJoker, Roll, SetAside, StartSeries,
+    TakeSeries,
 )
+from kocka.solver.rules.kocka_scoring import series_value
 from kocka.solver.solvers.kocka.kocka_turn import kocka_model, to_units
 from kocka.solver.solvers.kocka.turn_model import TurnValues
 

@@ -16,13 +16,14 @@ import numpy as np
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.base.table_file import Table
-from kocka.solver.rules.kocka import KockaGame, KockaRules, KockaState
+from kocka.solver.rules.kocka import KockaGame, KockaState
+from kocka.solver.rules.kocka_scoring import KockaRules
 from kocka.solver.solvers.kocka.end_race import end_race_turn_values, final_turn_values
 from kocka.solver.solvers.kocka.kocka_turn import kocka_model, kocka_rules_of, to_units
 from kocka.solver.solvers.kocka.prospects import Prospect, action_prospects, prospect_value
 from kocka.solver.solvers.kocka.race import race_turn_values
 from kocka.solver.solvers.kocka.single_turn import ev_table_values, turn_ev_values, turn_reach_values
-from kocka.solver.solvers.kocka.three_players import three_player_kernel, three_turn_values
+from kocka.solver.solvers.kocka.three_players import players_kernel, players_turn_values
 from kocka.solver.solvers.kocka.turn_model import TurnValues
 
 
@@ -79,6 +80,12 @@ def _win_cache(win: np.ndarray) -> dict[Hashable, Any]:
     return cache
 
 
+MANY_PLAYER_KINDS = {"winprob3": 3, "winprob4": 4}
+"""The exact tables of three or four players, and the seats each covers."""
+WIN_KINDS = ("winprob", *MANY_PLAYER_KINDS)
+"""The tables :func:`rank` values by P(win)."""
+
+
 def win_table_kind(game: KockaGame) -> str:
     """The win table a game of ``game.num_players`` uses: ``winprob3`` for three or more
     players under ``kocka.end = immediate`` (exact for three; for four or more the two
@@ -122,7 +129,7 @@ def win_turn_values(game: KockaGame, table: Table, state: KockaState) -> TurnVal
       (:func:`~kocka.solver.solvers.kocka.end_race.final_turn_values`; exact for two
       players and for the last player to move).
     * ``winprob3`` table: three players exactly; four or more with the two leading
-      opponents in turn order standing for all.
+      opponents in turn order standing for all. ``winprob4``: four players exactly.
     * ``winprob`` table: two players exactly, under every end rule; three or more: the
       race against the leading opponent.
 
@@ -146,13 +153,16 @@ def win_turn_values(game: KockaGame, table: Table, state: KockaState) -> TurnVal
         if key not in cache:
             cache[key] = final_turn_values(model, key[1], key[2], 1.0 / (1 + key[3]))
         return cache[key]
-    if table.meta.kind == "winprob3":
-        y, z = (min(to_units(s), top) for s in leading_opponents(state.scores, state.player, 2))
-        key = ("three", min(me, top), y, z)
+    if table.meta.kind in MANY_PLAYER_KINDS:
+        seats = MANY_PLAYER_KINDS[table.meta.kind]
+        if table.meta.kind == "winprob4" and n != 4:
+            raise TableError(f"the winprob4 table is for 4 players, this game has {n}")
+        others = leading_opponents(state.scores, state.player, seats - 1)
+        key = (table.meta.kind, min(me, top), *(min(to_units(s), top) for s in others))
         if key not in cache:
             if "kernel" not in cache:
-                cache["kernel"] = three_player_kernel(model, win)
-            cache[key] = three_turn_values(model, win, key[1], y, z, cache["kernel"])[0]
+                cache["kernel"] = players_kernel(model, win)
+            cache[key] = players_turn_values(model, win, key[1:], cache["kernel"])[0]
         return cache[key]
     b = min(to_units(leading_opponents(state.scores, state.player, 1)[0]), top)
     a = min(me, top)
@@ -181,7 +191,7 @@ def rank(game: KockaGame, table: Table, state: KockaState) -> list[Decision]:
     rules = kocka_rules_of(game)
     model = kocka_model(rules)
     phase = model.turn.phase_index(to_units(state.scores[state.player]))
-    if table.meta.kind in ("winprob", "winprob3"):
+    if table.meta.kind in WIN_KINDS:
         return _decisions(game, state, win_turn_values(game, table, state), {"ev": _cached_ev(rules, phase)})
     if table.meta.kind == "turn_ev":
         return _decisions(game, state, ev_table_values(model, table, phase), {})
@@ -201,7 +211,7 @@ def rank_with_details(game: KockaGame, table: Table, state: KockaState) -> list[
     (expected points banked this turn if the rest of it maximises them) and
     ``reach_target`` (P(this turn banks the points still needed to reach the target))."""
     rules = kocka_rules_of(game)
-    if table.meta.kind not in ("winprob", "winprob3"):
+    if table.meta.kind not in WIN_KINDS:
         raise TableError(f"kocka rank_with_details needs a winprob table, got {table.meta.kind!r}")
     model = kocka_model(rules)
     phase = model.turn.phase_index(to_units(state.scores[state.player]))
@@ -211,4 +221,4 @@ def rank_with_details(game: KockaGame, table: Table, state: KockaState) -> list[
                       {"ev": _cached_ev(rules, phase), "reach_target": reach})
 
 
-__all__ = ["leading_opponent_seats", "leading_opponents", "rank", "rank_by_turn_ev", "rank_with_details", "win_table_kind", "win_turn_values"]
+__all__ = ["MANY_PLAYER_KINDS", "WIN_KINDS", "leading_opponent_seats", "leading_opponents", "rank", "rank_by_turn_ev", "rank_with_details", "win_table_kind", "win_turn_values"]

@@ -19,7 +19,8 @@ from kocka.solver.base.errors import RulesError, TableError
 from kocka.solver.base.progress import Progress
 from kocka.solver.base.table_file import Layout, Table, TableMeta
 from kocka.solver.models.table_solver import TableSolver
-from kocka.solver.rules.kocka import NUM_DICE, PHASE_BELOW, PHASE_HIGH, STAGE_SET_ASIDE, KockaGame, KockaState
+from kocka.solver.rules.kocka import STAGE_SET_ASIDE, KockaGame, KockaState
+from kocka.solver.rules.kocka_scoring import NUM_DICE, PHASE_BELOW, PHASE_HIGH
 from kocka.solver.solvers.kocka.dask_runner import dask_class_runner
 from kocka.solver.solvers.kocka.end_race import LEAD_UNITS, end_race_turn_values, final_turn_values, solve_race_ends
 from kocka.solver.solvers.kocka.kocka_turn import UNIT, KockaModel, kocka_model, kocka_rules_of
@@ -27,7 +28,7 @@ from kocka.solver.solvers.kocka.prospects import action_prospects, prospect_valu
 from kocka.solver.solvers.kocka.race import race_turn_values, solve_race
 from kocka.solver.solvers.kocka.single_turn import EV_CAP_UNITS, ev_table_values, turn_ev_values, turn_reach_values
 from kocka.solver.solvers.kocka.three_players import (
-    MIX_GAIN_TOL, class_gain, rotate, solve_three, three_player_kernel,
+    MIX_GAIN_TOL, class_count, class_gain, players_kernel, rotate, solve_players,
 )
 from kocka.solver.solvers.kocka.turn_model import TurnValues
 
@@ -276,10 +277,13 @@ class KockaWinProbSolver(TableSolver):
         return problems
 
 
+PLAYER_WORDS = {3: "three", 4: "four"}
+
+
 @dataclass(frozen=True)
-class KockaWinProb3Solver(TableSolver):
-    """Table ``winprob3``: three-player P(win) of each player at the start of a turn, for
-    every triple of banked scores (``kocka.end = immediate``)."""
+class KockaWinProbManySolver(TableSolver):
+    """Table ``winprob3`` / ``winprob4``: P(win) of each of three or four players at the
+    start of a turn, for every tuple of banked scores (``kocka.end = immediate``)."""
 
     game: str = "kocka"
     kind: str = "winprob3"
@@ -287,21 +291,26 @@ class KockaWinProb3Solver(TableSolver):
     players: tuple[int, ...] = (3,)
     game_type = KockaGame
 
+    @property
+    def seats(self) -> int:
+        return self.players[0]
+
     def build(self, game: Any, options: BuildOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         rules = kocka_rules_of(game)
+        n, word = self.seats, PLAYER_WORDS[self.seats]
         if rules.end != "immediate":
-            raise RulesError(f"the three-player table covers kocka.end='immediate' only, got {rules.end!r} "
-                             "(with three players the other end rules use the two-player table, racing the leader)")
+            raise RulesError(f"the {word}-player table covers kocka.end='immediate' only, got {rules.end!r} "
+                             f"(with {word} players the other end rules use the two-player table, racing the leader)")
         model = kocka_model(rules)
         goal = model.goal
-        bar = Progress((goal ** 3 + 2 * goal) // 3, "kocka three-player classes", "classes", enabled=options.progress)
+        bar = Progress(class_count(goal, n), f"kocka {word}-player classes", "classes", enabled=options.progress)
         runner = dask_class_runner(options.jobs) if options.backend == "dask" else None
-        sol = solve_three(model, threads=options.jobs, runner=runner, progress=bar.advance)
+        sol = solve_players(model, n, threads=options.jobs, runner=runner, progress=bar.advance)
         bar.close()
         if sol.unresolved:
-            raise TableError(f"{sol.unresolved} three-player classes have no equilibrium the solver can verify")
+            raise TableError(f"{sol.unresolved} {word}-player classes have no equilibrium the solver can verify")
         return {"win": sol.win}, {
-            "players": 3, "start": list(sol.start), "classes": sol.classes, "score_triples": goal ** 3,
+            "players": n, "start": list(sol.start), "classes": sol.classes, f"score_{_TUPLES[n]}": goal ** n,
             "turn_evaluations": sol.turn_evaluations, "turn_rows_evaluated": sol.turn_rows,
             "evaluations_with_every_set_aside": sol.full_evaluations, "mixed_classes": [m.to_json() for m in sol.mixed], "solve_seconds": round(sol.seconds, 3),
             "threads": options.jobs, "backend": options.backend,
@@ -309,32 +318,35 @@ class KockaWinProb3Solver(TableSolver):
 
     def summary(self, table: Table) -> dict[str, Any]:
         extra = table.meta.extra
-        start = table["win"][0, 0, 0]
-        return {"P(seat 1 wins)": float(start[0]), "P(seat 2 wins)": float(start[1]),
-                "P(seat 3 wins)": float(start[2]), "score triples": extra.get("score_triples"),
+        n = self.seats
+        start = table["win"][(0,) * n]
+        return {**{f"P(seat {i + 1} wins)": float(start[i]) for i in range(n)},
+                f"score {_TUPLES[n]}": extra.get(f"score_{_TUPLES[n]}"),
                 "classes with mixed play": sum(1 for m in extra.get("mixed_classes", ())
                                                if any(p is not None for p in m["probabilities"])),
                 "solve seconds": extra.get("solve_seconds")}
 
     def layout(self, game: Any, meta: TableMeta) -> Layout:
-        """``win[x, y, z, i]``: x to move, y next, z last (units); i the player of that order."""
-        _players_recorded(meta, 3, self.kind)
+        """``win[s_0, .., s_{n-1}, i]``: s_0 to move, s_1 next and so on (units); i the
+        player of that order."""
+        _players_recorded(meta, self.seats, self.kind)
         goal = kocka_rules_of(game).target // UNIT
-        return {"win": ((goal, goal, goal, 3), np.float64)}
+        return {"win": ((goal,) * self.seats + (self.seats,), np.float64)}
 
     def check(self, game: Any, table: Table) -> list[str]:
         model = kocka_model(kocka_rules_of(game))
         win = table["win"]
-        goal = model.goal
+        goal, n = model.goal, self.seats
         problems = []
         if not (np.all(win >= 0) and np.all(win <= 1)):
             problems.append("win probabilities outside [0, 1]")
         if np.max(np.abs(win.sum(axis=-1) - 1.0)) > 1e-12:
-            problems.append(f"the three win probabilities do not sum to 1 (off by {np.max(np.abs(win.sum(axis=-1) - 1)):.3g})")
-        kernel = three_player_kernel(model, win)
+            problems.append(f"the {PLAYER_WORDS[n]} win probabilities do not sum to 1 "
+                            f"(off by {np.max(np.abs(win.sum(axis=-1) - 1)):.3g})")
+        kernel = players_kernel(model, win)
         rng = np.random.default_rng(0)
-        problems += self._triple_problems(kernel, table, [(0, 0, 0), (goal - 1, goal - 1, goal - 1),
-                                                          *rng.integers(0, goal, size=(8, 3))])
+        problems += self._tuple_problems(kernel, table, [(0,) * n, (goal - 1,) * n,
+                                                         *rng.integers(0, goal, size=(8, n))])
         for m in table.meta.extra.get("mixed_classes", ()):
             gain = class_gain(kernel, win, [tuple(s) for s in m["states"]])
             if gain > MIX_GAIN_TOL:
@@ -342,29 +354,36 @@ class KockaWinProb3Solver(TableSolver):
         return problems
 
     def spot_check(self, game: Any, table: Table, seed: int) -> list[str]:
-        """:meth:`check`'s own-turn-value test at two seeded score triples."""
+        """:meth:`check`'s own-turn-value test at two seeded score tuples."""
         model = kocka_model(kocka_rules_of(game))
-        triples = np.random.default_rng(seed).integers(0, model.goal, size=(2, 3))
-        return self._triple_problems(three_player_kernel(model, table["win"]), table, triples)
+        tuples = np.random.default_rng(seed).integers(0, model.goal, size=(2, self.seats))
+        return self._tuple_problems(players_kernel(model, table["win"]), table, tuples)
 
-    def _triple_problems(self, kernel: Any, table: Table, triples: Sequence[tuple[int, int, int]]) -> list[str]:
-        """Score triples whose stored P(win) is not the value of their own turn (to 1e-12;
+    def _tuple_problems(self, kernel: Any, table: Table, tuples: Sequence[Sequence[int]]) -> list[str]:
+        """Score tuples whose stored P(win) is not the value of their own turn (to 1e-12;
         only the mover's for a state of a mixed class)."""
         win = table["win"]
+        n = self.seats
         mixed = {tuple(s) for m in table.meta.extra.get("mixed_classes", ()) for s in m["states"]}
         problems = []
-        for x, y, z in triples:
-            X = rotate(win[y, z, x])
-            got = np.array(kernel.evaluate(int(x), int(y), int(z), *X)[:3])
-            off = np.abs(got - win[x, y, z])
-            if off[0] > 1e-12 or ((int(x), int(y), int(z)) not in mixed and off.max() > 1e-12):
-                problems.append(f"W({x * UNIT}, {y * UNIT}, {z * UNIT}) = {list(win[x, y, z])!r} is not its own "
-                                f"turn value {list(got)!r}")
+        for s in tuples:
+            s = tuple(int(v) for v in s)
+            X = rotate(win[s[1:] + s[:1]])
+            got = np.array(kernel.evaluate(*s, *X)[:n])
+            off = np.abs(got - win[s])
+            if off[0] > 1e-12 or (s not in mixed and off.max() > 1e-12):
+                shown = ", ".join(str(v * UNIT) for v in s)
+                problems.append(f"W({shown}) = {list(win[s])!r} is not its own turn value {list(got)!r}")
         return problems
 
 
+_TUPLES = {3: "triples", 4: "quadruples"}
+
 KOCKA_WINPROB = KockaWinProbSolver()
-KOCKA_WINPROB3 = KockaWinProb3Solver()
+KOCKA_WINPROB3 = KockaWinProbManySolver()
+KOCKA_WINPROB4 = KockaWinProbManySolver(
+    kind="winprob4", players=(4,),
+    description="four-player P(win) of each player | the four scores in turn order, all optimal")
 KOCKA_TURN_EV = KockaTurnEVSolver()
 KOCKA_TURN_REACH = KockaTurnReachSolver()
 
@@ -456,6 +475,6 @@ def bellman_residuals(game: KockaGame, model: KockaModel, tv: TurnValues, phase:
 
 
 __all__ = [
-    "KOCKA_TURN_EV", "KOCKA_TURN_REACH", "KOCKA_WINPROB", "KOCKA_WINPROB3", "KockaTurnEVSolver",
-    "KockaTurnReachSolver", "KockaWinProb3Solver", "KockaWinProbSolver", "bellman_residuals", "turn_row_problems",
+    "KOCKA_TURN_EV", "KOCKA_TURN_REACH", "KOCKA_WINPROB", "KOCKA_WINPROB3", "KOCKA_WINPROB4", "KockaTurnEVSolver",
+    "KockaTurnReachSolver", "KockaWinProbManySolver", "KockaWinProbSolver", "bellman_residuals", "turn_row_problems",
 ]

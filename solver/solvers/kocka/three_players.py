@@ -1,16 +1,20 @@
-"""The three-player Kocka game under ``kocka.end = immediate``, every player maximising his
-own chance to win.
+"""The Kocka game of three or four players under ``kocka.end = immediate``, every player
+maximising his own chance to win.
 
-The rotation classes {(x, y, z), (y, z, x), (z, x, y)} of banked scores are solved in
-decreasing total x + y + z by the Cython kernel, Newton steps on each class (a bank raises
-one score; only a bust stays in the class). In a class whose best responses cycle there is
-no pure equilibrium: :func:`resolve_class` settles it with mixed play. A runner solves the
-classes of one total: :class:`LocalClassRunner` on this machine's OpenMP threads, or
-:class:`~kocka.solver.solvers.kocka.dask_runner.DaskClassRunner` over a dask cluster.
+The rotation classes of banked scores ({(x, y, z), (y, z, x), (z, x, y)} with three
+players, the four rotations of (w, x, y, z) with four) are solved in decreasing total (score
+layers) by the Cython kernel, Newton steps on each class (a bank raises one score; only a
+bust stays in the class). In a class whose best responses cycle there is no pure
+equilibrium: :func:`resolve_class` settles it with mixed play. A runner solves the classes
+of one total: :class:`LocalClassRunner` on this machine's OpenMP threads, or
+:class:`~kocka.solver.solvers.kocka.dask_runner.DaskClassRunner` over a dask cluster. One
+walk serves both player counts: three-player results are those of the former
+three-player-only kernel, bit for bit.
 """
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -23,57 +27,84 @@ from kocka.solver.solvers.kocka.kocka_turn import KockaModel
 from kocka.solver.solvers.kocka.turn_model import TurnValues
 
 THREE_MAX_ITER = 60
-"""Newton steps per three-player rotation class before it counts as a cycle (then
+"""Newton steps per rotation class before it counts as a cycle (then
 :func:`resolve_class` looks for mixed play)."""
 MIX_GAIN_TOL = 1e-12
 """What a pure deviation may gain in a resolved class (the equilibrium check)."""
 
 
-def three_player_kernel(model: KockaModel, win: np.ndarray) -> Any:
-    """The kernel of :mod:`_kocka` bound to the three-player table ``win`` (goal, goal, goal, 3):
-    the pruned turn and the one with every set-aside a choice, with the game's winning kind."""
-    return _kocka.ThreePlayerKernel(model.turn.race_turn(model.win_kind), model.turn_full.race_turn(model.win_kind),
-                                    win, bool(win.flags.writeable))
+def players_kernel(model: KockaModel, win: np.ndarray) -> Any:
+    """The kernel of :mod:`_kocka` bound to the table ``win`` of n = 3 or 4 players, shape
+    (goal,) * n + (n,): the pruned turn and the one with every set-aside a choice, with the
+    game's winning kind."""
+    return _kocka.ManyPlayerKernel(model.turn.race_turn(model.win_kind), model.turn_full.race_turn(model.win_kind),
+                                   win, bool(win.flags.writeable))
 
 
-def classes_with_total(goal: int, total: int) -> np.ndarray:
-    """The rotation classes {(x, y, z), (y, z, x), (z, x, y)} with x + y + z = ``total``,
-    each as its smallest rotation (lexicographic), shape (n, 3) int32."""
-    x = np.arange(max(0, total - 2 * (goal - 1)), min(goal - 1, total) + 1)
-    xs, ys = np.meshgrid(x, np.arange(goal), indexing="ij")
-    zs = total - xs - ys
-    keep = (zs >= 0) & (zs < goal)
-    xs, ys, zs = xs[keep], ys[keep], zs[keep]
-    code = (xs * goal + ys) * goal + zs
-    canonical = (code <= (ys * goal + zs) * goal + xs) & (code <= (zs * goal + xs) * goal + ys)
-    return np.ascontiguousarray(np.stack([xs[canonical], ys[canonical], zs[canonical]], axis=1).astype(np.int32))
+three_player_kernel = players_kernel
+"""The kernel bound to a three-player table (the name its callers know)."""
+
+
+def classes_with_total(goal: int, total: int, players: int = 3) -> np.ndarray:
+    """The rotation classes of ``players`` banked scores below ``goal`` adding up to
+    ``total``, each as its smallest rotation (lexicographic), shape (n, players) int32, in
+    lexicographic order."""
+    lead = np.meshgrid(*[np.arange(goal)] * (players - 1), indexing="ij")
+    lead = [a.ravel() for a in lead]
+    last = total - sum(lead)
+    keep = (last >= 0) & (last < goal)
+    cols = [a[keep].astype(np.int64) for a in lead] + [last[keep].astype(np.int64)]
+
+    def code(order: Sequence[np.ndarray]) -> np.ndarray:
+        out = np.zeros_like(cols[0])
+        for a in order:
+            out = out * goal + a
+        return out
+
+    own = code(cols)
+    canonical = np.ones(len(own), dtype=bool)
+    for r in range(1, players):
+        canonical &= own <= code(cols[r:] + cols[:r])
+    return np.ascontiguousarray(np.stack([a[canonical] for a in cols], axis=1).astype(np.int32))
+
+
+def class_count(goal: int, players: int) -> int:
+    """How many rotation classes the scores below ``goal`` form (Burnside: the rotation by
+    r fixes goal^gcd(r, n) positions)."""
+    return sum(goal ** math.gcd(r, players) for r in range(players)) // players
 
 
 def rotate(u: np.ndarray) -> np.ndarray:
-    """Values in the order of (y, z, x) in the order of (x, y, z)."""
-    return np.array([u[2], u[0], u[1]])
+    """Values in the order of the next position (the mover's successor first) in the
+    order of this one: (P u)_c = u_{c-1}."""
+    return np.roll(np.asarray(u), 1)
 
 
 def _cycle(R: Sequence[np.ndarray], beta: Sequence[float]) -> list[np.ndarray]:
-    """W_i = R_i + beta_i P W_{i+1} around a rotation class (1 or 3 states)."""
-    n = len(R)
-    d = 1.0 - float(np.prod([beta[i % n] for i in range(3)]))
+    """W_i = R_i + beta_i P W_{i+1} around a rotation class of ``len(R)`` positions (P^n = 1
+    for n players): the sum of the n terms b_i .. b_{i+k-1} P^k R_{i+k}, over 1 - the
+    product of the n betas."""
+    n, players = len(R), len(R[0])
+    d = 1.0 - float(np.prod([beta[i % n] for i in range(players)]))
     out = []
     for i in range(n):
-        i1, i2 = (i + 1) % n, (i + 2) % n
-        out.append((R[i] + beta[i] * rotate(R[i1]) + beta[i] * beta[i1] * rotate(rotate(R[i2]))) / d)
+        acc, coef = R[i], 1.0
+        for k in range(1, players):
+            coef = beta[i] if k == 1 else coef * beta[(i + k - 1) % n]
+            acc = acc + coef * np.roll(R[(i + k) % n], k)
+        out.append(acc / d)
     return out
 
 
 @dataclass(frozen=True)
 class MixedClass:
-    """A three-player rotation class whose best responses cycle (no pure equilibrium):
+    """A rotation class whose best responses cycle (no pure equilibrium):
     ``states`` the positions (mover first), ``probabilities[i]`` the chance that the mover
     of state i plays his first turn policy (None: a pure policy), ``gain`` the most a pure
     deviation gains at the stored values, ``policies`` how many distinct turn policies
     each mover took while the Newton steps cycled."""
 
-    states: tuple[tuple[int, int, int], ...]
+    states: tuple[tuple[int, ...], ...]
     probabilities: tuple[float | None, ...]
     gain: float
     policies: tuple[int, ...]
@@ -84,12 +115,19 @@ class MixedClass:
                 "gain": self.gain, "policies": list(self.policies), "resolved": self.resolved}
 
 
-def _class_states(cls: Sequence[int]) -> list[tuple[int, int, int]]:
-    x, y, z = (int(v) for v in cls)
-    return [(x, y, z)] if x == y == z else [(x, y, z), (y, z, x), (z, x, y)]
+def _class_states(cls: Sequence[int]) -> list[tuple[int, ...]]:
+    """The distinct positions of the rotation class of ``cls``, ``cls`` first."""
+    s = tuple(int(v) for v in cls)
+    out = [s]
+    for r in range(1, len(s)):
+        nxt = s[r:] + s[:r]
+        if nxt == s:
+            break
+        out.append(nxt)
+    return out
 
 
-def class_gain(kernel: Any, win: np.ndarray, states: Sequence[tuple[int, int, int]]) -> float:
+def class_gain(kernel: Any, win: np.ndarray, states: Sequence[tuple[int, ...]]) -> float:
     """The most any mover of the class gains by his best pure turn policy over the stored
     values (0 at an equilibrium, up to rounding)."""
     n = len(states)
@@ -105,7 +143,7 @@ def resolve_class(kernel: Any, win: np.ndarray, cls: Sequence[int], max_iter: in
                   rounds: int = 8, mix: bool = True) -> MixedClass:
     """Settle a rotation class whose Newton steps cycled, writing its values into ``win``.
 
-    The movers' best responses chase each other round the three-cycle: a player nearly
+    The movers' best responses chase each other round the cycle: a player nearly
     indifferent between two turn policies moves another's bust value enough to flip that
     one's choice, which flips his back. This replays the steps and collects the turn
     policies each mover takes (as the affine values ``R + beta X`` they give). It then
@@ -132,15 +170,15 @@ def resolve_class(kernel: Any, win: np.ndarray, cls: Sequence[int], max_iter: in
 
     def respond(i: int, W_: Sequence[np.ndarray]) -> tuple[np.ndarray, float, float, float]:
         X = rotate(W_[(i + 1) % n])
-        v0, v1, v2, beta, lo, hi = kernel.evaluate(*states[i], *X)
-        return np.array([v0, v1, v2]) - beta * X, beta, lo, hi
+        *v, beta, lo, hi = kernel.evaluate(*states[i], *X)
+        return np.array(v) - beta * X, beta, lo, hi
 
     for _ in range(max_iter):
         evs = [respond(i, W) for i in range(n)]
         for i, (R, beta, _lo, _hi) in enumerate(evs):
             orbit[i].append(remember(i, R, beta))
         new = _cycle([e[0] for e in evs], [e[1] for e in evs])
-        inside = all(-evs[i][2] <= new[(i + 1) % n][2] - W[(i + 1) % n][2] <= evs[i][3] for i in range(n))
+        inside = all(-evs[i][2] <= new[(i + 1) % n][-1] - W[(i + 1) % n][-1] <= evs[i][3] for i in range(n))
         W = new
         if inside:
             for st, w in zip(states, W):
@@ -221,7 +259,7 @@ def _mix(options: Sequence[Sequence[tuple[np.ndarray, float]]], plays: Sequence[
         out = []
         for i in switching:
             (Ra, ba), (Rb, bb) = options[i][plays[i][0]], options[i][plays[i][1]]
-            X0 = Ws[(i + 1) % n][2]
+            X0 = Ws[(i + 1) % n][-1]
             out.append((Ra[0] + ba * X0) - (Rb[0] + bb * X0))
         return np.array(out)
 
@@ -259,9 +297,9 @@ def _newton(gaps: Callable[[np.ndarray], np.ndarray], p: np.ndarray) -> np.ndarr
 
 
 @dataclass(frozen=True)
-class ThreeSolution:
-    """``win[x, y, z, i]``: P(player i of the order wins) at banked units (x, y, z), x to
-    move, y next, z last (i = 0, 1, 2), every player maximising his own chance."""
+class PlayersSolution:
+    """``win[s_0, .., s_{n-1}, i]``: P(player i of the order wins) at banked units s, s_0
+    to move, s_1 next and so on (i = 0 .. n-1), every player maximising his own chance."""
 
     win: np.ndarray
     seconds: float
@@ -272,9 +310,9 @@ class ThreeSolution:
     mixed: tuple[MixedClass, ...]
 
     @property
-    def start(self) -> tuple[float, float, float]:
-        """P(seat 1 / 2 / 3 wins) from the start (seat 1 moves first)."""
-        return tuple(float(v) for v in self.win[0, 0, 0])
+    def start(self) -> tuple[float, ...]:
+        """P(seat 1 / 2 / .. wins) from the start (seat 1 moves first)."""
+        return tuple(float(v) for v in self.win[(0,) * (self.win.ndim - 1)])
 
     @property
     def unresolved(self) -> int:
@@ -285,11 +323,11 @@ class LocalClassRunner:
     """Solves the rotation classes of one total on this machine's OpenMP threads."""
 
     def __init__(self, model: KockaModel, win: np.ndarray, threads: int) -> None:
-        self.kernel = three_player_kernel(model, win)
+        self.kernel = players_kernel(model, win)
         self.threads = max(1, threads)
 
     def solve(self, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(status, rows, full)`` per class (see ``ThreePlayerKernel.solve_classes``)."""
+        """``(status, rows, full)`` per class (see ``ManyPlayerKernel.solve_classes``)."""
         status = np.empty(len(classes), dtype=np.int32)
         rows = np.empty(len(classes), dtype=np.int64)
         full = np.empty(len(classes), dtype=np.int64)
@@ -303,11 +341,11 @@ class LocalClassRunner:
         pass
 
 
-def solve_three(model: KockaModel, threads: int = 1, runner: Any = None,
-                progress: Callable[[int], None] | None = None, mix: bool = True) -> ThreeSolution:
-    """Solve the three-player game under ``kocka.end = immediate`` exactly.
+def solve_players(model: KockaModel, players: int, threads: int = 1, runner: Any = None,
+                  progress: Callable[[int], None] | None = None, mix: bool = True) -> PlayersSolution:
+    """Solve the game of ``players`` = 3 or 4 under ``kocka.end = immediate`` exactly.
 
-    Rotation classes are solved in decreasing total x + y + z (a bank raises one score;
+    Rotation classes are solved in decreasing total of the scores (a bank raises one score;
     only a bust stays in the class), those of one total in parallel by ``runner``
     (default: :class:`LocalClassRunner` on ``threads`` OpenMP threads; the dask backend
     passes one that spreads them over a cluster). Classes whose Newton steps cycle are
@@ -315,21 +353,23 @@ def solve_three(model: KockaModel, threads: int = 1, runner: Any = None,
     ``progress(n)`` is told each time n more classes are done."""
     rules = model.rules
     if rules.end != "immediate":
-        raise RulesError(f"the three-player table covers kocka.end='immediate' only, got {rules.end!r}")
+        raise RulesError(f"the {players}-player table covers kocka.end='immediate' only, got {rules.end!r}")
+    if players not in (3, 4):
+        raise RulesError(f"the many-player solver takes 3 or 4 players, got {players!r}")
     goal = model.goal
-    win = np.zeros((goal, goal, goal, 3))
+    win = np.zeros((goal,) * players + (players,))
     own_runner = runner is None
     if own_runner:
         runner = LocalClassRunner(model, win, threads)
     else:
         runner.attach(model, win)
-    kernel = three_player_kernel(model, win)
+    kernel = players_kernel(model, win)
     start = time.perf_counter()
     evals = rows = full = n_classes = 0
     mixed: list[MixedClass] = []
     try:
-        for total in range(3 * (goal - 1), -1, -1):
-            classes = classes_with_total(goal, total)
+        for total in range(players * (goal - 1), -1, -1):
+            classes = classes_with_total(goal, total, players)
             status, done, with_all = runner.solve(classes)
             n_classes += len(classes)
             evals += int(np.abs(status).sum())
@@ -340,36 +380,56 @@ def solve_three(model: KockaModel, threads: int = 1, runner: Any = None,
                 settled = [resolve_class(kernel, win, c, mix=mix) for c in failed]
                 mixed.extend(settled)
                 states = np.array([s for m in settled for s in m.states], dtype=np.int32)
-                runner.publish(states, win[states[:, 0], states[:, 1], states[:, 2]])
+                runner.publish(states, win[tuple(states.T)])
             if progress is not None:
                 progress(len(classes))
     finally:
         if not own_runner:
             runner.close()
-    return ThreeSolution(win, time.perf_counter() - start, n_classes, evals, rows, full, tuple(mixed))
+    return PlayersSolution(win, time.perf_counter() - start, n_classes, evals, rows, full, tuple(mixed))
 
+
+def solve_three(model: KockaModel, threads: int = 1, runner: Any = None,
+                progress: Callable[[int], None] | None = None, mix: bool = True) -> PlayersSolution:
+    """The three-player game (:func:`solve_players` with 3)."""
+    return solve_players(model, 3, threads, runner, progress, mix)
+
+
+def solve_four(model: KockaModel, threads: int = 1, runner: Any = None,
+               progress: Callable[[int], None] | None = None, mix: bool = True) -> PlayersSolution:
+    """The four-player game (:func:`solve_players` with 4)."""
+    return solve_players(model, 4, threads, runner, progress, mix)
+
+
+def players_turn_values(model: KockaModel, win: np.ndarray, scores: Sequence[int],
+                        kernel: Any = None) -> tuple[TurnValues, np.ndarray]:
+    """The turn of the mover at ``scores`` (units, in turn order from the mover), valued by
+    the table of ``len(scores)`` players: his P(win) as :class:`TurnValues`, and
+    ``others[j, t, slot]``, the P(win) of the player j + 1 seats after him under his
+    choices."""
+    goal = model.goal
+    s = tuple(scores)
+    if len(s) != win.ndim - 1 or not all(0 <= v < goal for v in s):
+        raise InvalidStateError(f"{win.ndim - 1} scores below the goal of {goal} units are needed, got {s!r}")
+    kernel = kernel if kernel is not None else players_kernel(model, win)
+    n = len(s)
+    arrays = tuple(np.zeros((kernel.rows, kernel.n_cols)) for _ in range(n + 1))
+    X = rotate(win[s[1:] + s[:1]])
+    *_, cap = kernel.evaluate(*s, *X, values=arrays)
+    tm = model.turn_full
+    phase = tm.phase_index(s[0])
+    tv = TurnValues(tm, tm.phases[phase], arrays[0], arrays[n], cap, "goal", float(X[0]), 1.0, model.win_kind)
+    return tv, np.stack(arrays[1:n])
 
 
 def three_turn_values(model: KockaModel, win: np.ndarray, x: int, y: int, z: int,
                       kernel: Any = None) -> tuple[TurnValues, np.ndarray]:
-    """The turn of the mover at (x, y, z) (units; y moves next, z last), valued by the
-    three-player table: his P(win) as :class:`TurnValues`, and ``others[j, t, slot]``,
-    the next (j = 0) and last (j = 1) player's P(win) under his choices."""
-    goal = model.goal
-    if not all(0 <= v < goal for v in (x, y, z)):
-        raise InvalidStateError(f"scores must be below the goal of {goal} units, got ({x!r}, {y!r}, {z!r})")
-    kernel = kernel if kernel is not None else three_player_kernel(model, win)
-    rows = kernel.rows
-    arrays = tuple(np.zeros((rows, kernel.n_cols)) for _ in range(4))
-    X = rotate(win[y, z, x])
-    *_, cap = kernel.evaluate(x, y, z, *X, values=arrays)
-    tm = model.turn_full
-    phase = tm.phase_index(x)
-    tv = TurnValues(tm, tm.phases[phase], arrays[0], arrays[3], cap, "goal", float(X[0]), 1.0, model.win_kind)
-    return tv, np.stack([arrays[1], arrays[2]])
+    """:func:`players_turn_values` of the three-player table at (x, y, z)."""
+    return players_turn_values(model, win, (x, y, z), kernel)
 
 
 __all__ = [
-    "MIX_GAIN_TOL", "THREE_MAX_ITER", "LocalClassRunner", "MixedClass", "ThreeSolution", "class_gain",
-    "classes_with_total", "resolve_class", "rotate", "solve_three", "three_player_kernel", "three_turn_values",
+    "MIX_GAIN_TOL", "THREE_MAX_ITER", "LocalClassRunner", "MixedClass", "PlayersSolution",
+    "class_count", "class_gain", "classes_with_total", "players_kernel", "players_turn_values", "resolve_class", "rotate", "solve_four", "solve_players",
+    "solve_three", "three_player_kernel", "three_turn_values",
 ]

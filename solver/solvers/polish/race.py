@@ -31,7 +31,10 @@ the other player, so each (seat 0 to move at (s0, s1, d), seat 1 to move at (s1,
 is solved together: the kernel :mod:`kocka.solver.kernels._polish_race` carries every value of a
 turn as a linear function of the pass value, with the margins within which no decision
 changes, and Newton on the two linear turn values lands on the exact fixed point
-(:func:`build_race_arrays`). The state count of the full card is in ``docs/SOLVER.md``.
+(:func:`build_race_arrays`). It evaluates four states' turns side by side (SIMD lanes),
+each lane walking the leads of its own pair of cards with its own Newton steps, so the
+values are those of one state at a time, bit for bit. The state count of the full card
+is in ``docs/SOLVER.md``.
 
 :func:`rank` values every action of a two-player position through the table and a numpy
 turn (:func:`.card_model.three_throw_turn`, independent of the kernel's lattice); it serves
@@ -56,7 +59,8 @@ from kocka.solver.base.errors import InvalidStateError, TableError
 from kocka.solver.base.progress import Progress
 from kocka.solver.solvers.polish.values import basic_rewards, basic_turn_decisions, basic_turn_stops
 from kocka.solver.rules.base import Game
-from kocka.solver.rules.polish import PolishBasicGame, PolishBasicRules, PolishBasicState
+from kocka.solver.rules.polish import PolishBasicGame, PolishBasicState
+from kocka.solver.rules.polish_scoring import PolishBasicRules
 from kocka.solver.base.table_file import Layout, Table, TableMeta
 from kocka.solver.models.table_solver import TableSolver
 
@@ -66,6 +70,9 @@ TOLERANCE = 1e-13
 """Newton stops when a step is below this (it usually stops earlier: exactly, within the margins)."""
 MAX_ITERATIONS = 20
 """Newton steps before the bracketed search takes over (it cycles between policies only rarely)."""
+LANE_CHUNK = 16
+"""Pairs of cards a thread takes at a time, for its lanes to share (a lane done with its
+pair takes the next one; at the end of a chunk some lanes idle)."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -153,14 +160,17 @@ def _record_points(rules: PolishBasicRules) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def build_race_arrays(game: PolishBasicGame, options: BuildOptions = BuildOptions(progress=False),
-                      newton_steps: int = MAX_ITERATIONS) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+                      newton_steps: int = MAX_ITERATIONS,
+                      chunk: int = LANE_CHUNK) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Solve the two-player race of ``game.rules`` (the table is the same for any seat
     count the game object has: it is the two-player game).
 
     Arrays: ``values0`` (seat 0 to move) and, with ``finish_round``, ``values1`` (seat 1 to
     move) and ``last`` (seat 1's last turn), laid out by :func:`race_model`; ``offsets``,
     ``last_offsets`` and ``gain`` repeat the layout for readers. ``newton_steps`` (tests: 0)
-    is how many Newton steps a state gets before the bracketed search takes over."""
+    is how many Newton steps a state gets before the bracketed search takes over;
+    ``chunk`` how many pairs of cards a thread's lanes share (tests: any gives the same
+    bits)."""
     rules = game.rules
     model = race_model(rules)
     rec_index, rec_points, n_points = _record_points(rules)
@@ -183,7 +193,7 @@ def build_race_arrays(game: PolishBasicGame, options: BuildOptions = BuildOption
         e, f, n, k = _polish_race.solve_pairs(
             model.gain, model.off, model.loff, rec_index, rec_points, n_points, dt.probs, child, model.pairs[lo:hi],
             int(model.finish_round), mandatory, v0, v1, last, int(model.symmetric), TOLERANCE, newton_steps,
-            threads)
+            threads, chunk)
         evals, failed, never_ending, fallbacks = evals + e, failed + f, never_ending + n, fallbacks + k
         progress.advance(int(work[hi] - work[lo]))
     progress.close()

@@ -53,8 +53,10 @@ from kocka.solver.base.decision import Decision
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import FACE_OF_BOX, bits_of
 from kocka.solver.rules.polish import (
-    BASE_THROWS, Declare, EndTurn, PolishBasicGame, PolishBasicRules, PolishBasicState,
-    PolishGame, PolishRules, PolishState, Record, Scratch, Write, basic_value, box_value, stage_total,
+    Declare, EndTurn, PolishBasicGame, PolishBasicState, PolishGame, PolishState, Record, Scratch, Write,
+)
+from kocka.solver.rules.polish_scoring import (
+    BASE_THROWS, PolishBasicRules, PolishRules, basic_value, box_value, stage_total,
 )
 from kocka.solver.base.table_file import Layout, Table, TableMeta
 from kocka.solver.models.table_solver import TableSolver

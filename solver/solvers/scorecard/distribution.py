@@ -22,7 +22,9 @@ Two ways, one answer (to the float32 rounding of the target table, about 1e-6):
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import threading
 from dataclasses import dataclass
 
@@ -51,6 +53,17 @@ FORWARD_PASSES_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)
 for seconds without the interpreter lock, and more of them at once would only slow each
 other and starve the threads that answer the cheap requests (a seat's ``hello``)."""
 _FORWARD_SLOTS = threading.BoundedSemaphore(FORWARD_PASSES_AT_ONCE)
+
+SPILL_STATES = 50_000
+"""A forward pass that may visit this many states or more (:func:`forward_states`: an
+early card of a full game, the build's pass from the empty card) keeps its turn entries
+and its finished layers of score histograms in four temporary files (deleted on close),
+so it holds one group of :data:`SPILL_GROUP_BYTES` of the next layer, per-state bounds and
+a few buffers (Yahtzee: about 5 MB, against 63 MB with two layers in memory); a smaller
+one keeps its layers in memory. The answer is the same bits either way."""
+
+SPILL_GROUP_BYTES = 256 << 10
+"""The histograms of a spilling pass filled at once (see :func:`_scorecard.forward_distribution`)."""
 
 FORWARD_STATES_PER_SECOND = 150_000.0
 """States the forward pass moves per second (the full kockapoker card: 958,464 states in
@@ -88,9 +101,14 @@ def _forward(model: ScorecardModel, W: np.ndarray, state: int, mask: int, score:
     :class:`WorkCancelledError`)."""
     stage, mass, group = root if root is not None else (0, np.zeros(N_OUT), -1)
     try:
-        first, probs = _scorecard.forward_distribution(
-            model.masks, model.layer_ptr, int(state), int(mask), int(score), int(stage),
-            np.ascontiguousarray(mass, dtype=np.float64), int(group), W, *model.kernel_args(), cancel=cancel)
+        with contextlib.ExitStack() as files:
+            spill = None
+            if forward_states(model, mask) >= SPILL_STATES:
+                spill = tuple(files.enter_context(tempfile.TemporaryFile()).fileno() for _ in range(4))
+            first, probs = _scorecard.forward_distribution(
+                model.masks, model.layer_ptr, int(state), int(mask), int(score), int(stage),
+                np.ascontiguousarray(mass, dtype=np.float64), int(group), W, *model.kernel_args(), cancel=cancel,
+                spill=spill, group_doubles=SPILL_GROUP_BYTES // 8)
     except _scorecard.ForwardCancelled as exc:
         raise WorkCancelledError(f"{model.game.NAME}: {exc}") from None
     return int(first), probs

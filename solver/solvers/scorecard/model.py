@@ -16,8 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from kocka.solver.models.card_model import (
-    N_OUT, TrackerRows, five_dice, layer_order, popcounts, reachable_groups, state_bases, tracker_classes,
-    tracker_rows,
+    N_OUT, TrackerRows, five_dice, layer_order, popcounts, reachable_groups, sorted_unique, state_bases,
+    tracker_classes, tracker_rows,
 )
 from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import TableError
@@ -166,7 +166,7 @@ def _special_outcomes(game: ScorecardGame, flag_box: int | None) -> list[int]:
 def _flag_entry(game: ScorecardGame, flag_box: int) -> dict[int, int]:
     """flag -> an entry of the Yahtzee box with that flag (1: bonus Yahtzees earn +100)."""
     five = (6,) * 5
-    entries = sorted({int(v) for v in np.unique(game.score_table()[flag_box])})
+    entries = sorted({int(v) for v in game.score_table()[flag_box].ravel()})
     return {int(game.yahtzee_bonus(five, 1 << flag_box, e) > 0): e for e in entries}
 
 
@@ -219,7 +219,7 @@ def _contexts(game: ScorecardGame, flag_box: int | None, n_ft: int, n_masks: int
     key_ctx: dict[int, int] = {}
     for flag in (0, 1):
         keys = ((m & upper_bits) * 2 + lower_open) * 2 + flag
-        for key in np.unique(keys[y_filled == 1]).tolist():
+        for key in sorted_unique(keys[y_filled == 1]).tolist():
             U, rest = divmod(key // 2, 2)
             rep = U | (1 << flag_box) | (0 if rest else other_lower)
             key_ctx[key] = len(tables)

@@ -21,7 +21,7 @@ from kocka.solver.kernels import _scorecard
 from kocka.solver.models.card_model import N_OUT, N_SMALL, five_dice
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import IllegalActionError, InvalidStateError, TableError
-from kocka.solver.base.i18n import current_language
+from kocka.solver.base.i18n import current_language, use_language
 from kocka.solver.rules.five_dice import bits_of
 from kocka.solver.rules.scorecard import (
     MAX_THROWS, Card, Declare, Fill, Keep, ScorecardGame, ScorecardState,
@@ -60,12 +60,17 @@ class _Ranker:
             a["row_next"], a["row_off"], a["entry_group"], a["fnext"], self.nu, dice.probs, dice.child,
             dice.keep_counts)
         self.arrays = a
+        # what card() reads of a card it has not met, as memoryviews over the same (mapped)
+        # memory: a Python int per read, without numpy's indexing and scalar objects
+        self._base, self._tclass, self._grp_ptr, self._toffset, self._grp_bits = (
+            _lookup(a[name]) for name in ("base", "tclass", "grp_ptr", "toffset", "grp_bits"))
         self.fills = [Fill(b) for b in game.boxes]
         self._keeps: dict[int, Keep] = {}
         self._labels: dict[Any, str] = {}
         self._templates: dict[tuple, tuple] = {}  # (language, action id) -> (action, label, kind)
         self._cards: dict[Card, tuple] = {}
         self.declares = bool(getattr(game, "declares", False))  # SK-3: a face box declared after throw 1
+        self._prepare_templates(current_language())
 
     @cached_property
     def model(self) -> ScorecardModel:
@@ -79,20 +84,19 @@ class _Ranker:
         got = self._cards.get(card)
         if got is not None:
             return got
-        game, a = self.game, self.arrays
+        game = self.game
         mask = card.filled_mask
         tracker = game.tracker_of(card)
         U = mask & ((1 << self.nu) - 1)
-        base = int(a["base"][mask])
-        cls = int(a["tclass"][U, tracker])
+        base = self._base[mask]
+        cls = self._tclass[U, tracker]
         if base < 0 or cls < 0:
             raise InvalidStateError(f"{game.NAME}: card with filled mask {mask:#x} and tracker {tracker!r} cannot occur under these rules")
         flag = 0
         if self.flag_box is not None and card.entries[self.flag_box] is not None:
             flag = int(game.yahtzee_bonus((6,) * 5, 1 << self.flag_box, card.entries[self.flag_box]) > 0)
-        g0, g1 = int(a["grp_ptr"][mask]), int(a["grp_ptr"][mask + 1])
-        got = (mask, cls, flag, game.entries_total(card) + int(a["toffset"][U, tracker]),
-               tuple(int(g) for g in a["grp_bits"][g0:g1]))
+        g0, g1 = self._grp_ptr[mask], self._grp_ptr[mask + 1]
+        got = (mask, cls, flag, game.entries_total(card) + self._toffset[U, tracker], tuple(self._grp_bits[g0:g1].tolist()))
         if len(self._cards) >= _CARD_CACHE_ENTRIES:
             self._cards.clear()
         self._cards[card] = got
@@ -118,15 +122,30 @@ class _Ranker:
             text = self._labels[key] = self.game.describe_action(action, state)
         return text
 
-    def decision(self, aid: int, value: float, state: ScorecardState, pos: tuple) -> Decision:
-        """The :class:`Decision` of action id ``aid`` with ``value`` at ``state`` (``pos``: its
-        ``(mask, class, flag, throw, outcome)``)."""
-        template = self._templates.get((current_language(), aid))
+    def template(self, aid: int, state: ScorecardState) -> tuple:
+        """``(action, label, kind)`` of action id ``aid`` in the language in force (kind 0 a
+        fill, 1 a keep, 2 a declaration; ``state``: one showing dice)."""
+        key = (current_language(), aid)
+        template = self._templates.get(key)
         if template is None:
             action = self.action(aid)
             kind = 0 if aid < self.n else 1 if aid < self.n + N_SMALL else 2
-            template = self._templates[(current_language(), aid)] = (action, self.label(action, state), kind)
-        action, label, kind = template
+            template = self._templates[key] = (action, self.label(action, state), kind)
+        return template
+
+    def _prepare_templates(self, lang: str) -> None:
+        """Every action's template in ``lang``, made with the table (a few milliseconds):
+        the first hint after loading then finds its words made."""
+        showing = ScorecardState(cards=(Card((None,) * self.n),) * self.game.num_players, throw=1, dice=(1, 2, 3, 4, 5))
+        count = self.n + N_SMALL + (self.n if self.declares else 0)
+        with use_language(lang):
+            for aid in range(count):
+                self.template(aid, showing)
+
+    def decision(self, aid: int, value: float, state: ScorecardState, pos: tuple) -> Decision:
+        """The :class:`Decision` of action id ``aid`` with ``value`` at ``state`` (``pos``: its
+        ``(mask, class, flag, throw, outcome)``)."""
+        action, label, kind = self._templates.get((current_language(), aid)) or self.template(aid, state)
         if kind == 0:
             points = int(self.turns.fill_points(pos[0], pos[2], aid, pos[3] == 1, pos[4]))
             detail = {"type": "fill", "box": action.box, "points": points}
@@ -135,6 +154,13 @@ class _Ranker:
         else:
             detail = {"type": "declare", "box": action.box}
         return Decision(action, value, label, detail)
+
+
+def _lookup(array: np.ndarray) -> memoryview:
+    """``array`` as a memoryview indexed like it (the array's own memory where it is
+    contiguous and in this machine's byte order, a copy otherwise)."""
+    native = array.dtype.newbyteorder("=")
+    return memoryview(np.ascontiguousarray(array, dtype=native))
 
 
 _RANKERS: dict[int, _Ranker] = {}

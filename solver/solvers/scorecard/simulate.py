@@ -12,7 +12,10 @@ operations. ``tests/test_simulate.py`` plays seeded games through the engine and
 this module and compares them game by game.
 
 A seat's card is played alone, so this is the policy of a player who looks at his own
-card only (``optimal`` at any table). Variants whose turn may be played in several box
+card only (``optimal`` at any table). :meth:`ScorecardSimulator.level_scores` plays a
+difficulty level instead (``kocka.agents.bots.levels``: a softmax over the same ranked
+values), each decision drawing one ``random()`` from the level's own ``random.Random``
+stream, seeded per game as the arena seeds the agent. Variants whose turn may be played in several box
 groups (the SK declaration, SK-3) are not played here: :func:`simulator` gives ``None``
 and the arena plays them through the engine.
 """
@@ -75,9 +78,24 @@ class ScorecardSimulator:
         as ``ChanceSampler(game_seeds[i])`` rolls them for that seat (``game_seeds``: int64,
         each in 0..2**63-1), the games split between ``jobs`` threads (the kernel runs
         without the GIL)."""
-        seeds = np.ascontiguousarray(game_seeds, dtype=np.int64)
-        if seeds.ndim != 1 or (seeds < 0).any():
-            raise ValueError("game seeds must be a 1-D array of non-negative 63-bit integers")
+        return self._play(_seed_array(game_seeds, "game"), seat, jobs, ())
+
+    def level_scores(self, game_seeds: np.ndarray, agent_seeds: np.ndarray, temperature: float | None,
+                     relative: bool = False, seat: int = 0, jobs: int = 1) -> np.ndarray:
+        """:meth:`scores` of a level (``LevelAgent.choose``): at each decision the softmax
+        over the ranked values at ``temperature`` (> 0; ``None``: uniform; ``relative``:
+        times the spread of the values there), one ``random.Random(agent_seeds[i]).random()``
+        per decision of game i. Temperature 0 is the expected-score policy: :meth:`scores`."""
+        seeds = _seed_array(game_seeds, "game")
+        agents = _seed_array(agent_seeds, "agent")
+        if agents.shape != seeds.shape:
+            raise ValueError(f"{len(agents)} agent seeds for {len(seeds)} games")
+        t = math.inf if temperature is None else float(temperature)
+        if not t > 0:
+            raise ValueError(f"a level's temperature must be > 0 or None (uniform), got {temperature!r}")
+        return self._play(seeds, seat, jobs, (agents, t, bool(relative)))
+
+    def _play(self, seeds: np.ndarray, seat: int, jobs: int, level: tuple) -> np.ndarray:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.game.num_players:
             raise ValueError(f"seat must be 0..{self.game.num_players - 1}, got {seat!r}")
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -89,7 +107,8 @@ class ScorecardSimulator:
 
         def play(span: tuple[int, int]) -> None:
             lo, hi = span
-            _simulate.play_games(seeds[lo:hi], int(seat), *self.start, out[lo:hi], *self._tables)
+            _simulate.play_games(seeds[lo:hi], int(seat), *self.start, out[lo:hi], *self._tables,
+                                 *((level[0][lo:hi],) + level[1:] if level else ()))
 
         if threads == 1:
             for span in spans:
@@ -100,6 +119,13 @@ class ScorecardSimulator:
         if np.isneginf(out).any():
             raise TableError(f"{self.game.NAME}: a game met dice that no open box could take (a damaged table?)")
         return out
+
+
+def _seed_array(seeds: np.ndarray, what: str) -> np.ndarray:
+    out = np.ascontiguousarray(seeds, dtype=np.int64)
+    if out.ndim != 1 or (out < 0).any():
+        raise ValueError(f"{what} seeds must be a 1-D array of non-negative 63-bit integers")
+    return out
 
 
 def supports(game: ScorecardGame, table: Table) -> bool:

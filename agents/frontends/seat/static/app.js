@@ -286,6 +286,9 @@ function failure(err) {
 // serving the page: the seat's message also names the table's file there (a path and a
 // hash), which means nothing to a player at the table.
 function reasonOf(err) {
+  if (err && err.code === "unauthorized") {
+    return t("this server needs its token: open the address kocka web printed (it ends in #token=…) or a link shared from a page that has it");
+  }
   const message = err && err.message ? err.message : String(err);
   const build = message.match(/kocka-solve build [^;'"\n]*/);
   if (!build) return message;
@@ -1284,13 +1287,20 @@ function renderCards(doc, totals) {
 // ---------------------------------------------------------------------------------------
 function renderShare(doc) {
   const link = $("share-link");
-  // the address the browser used (location.origin: its host, e.g. the one kocka web --lan printed)
-  const show = (url) => { link.href = url; link.textContent = location.origin + url; };
+  // the address the browser used (location.origin: its host, e.g. the one kocka web --lan printed);
+  // behind a token (kocka web --token, --lan) the link carries it, as the printed address does, in
+  // the fragment, which browsers never send (no log or Referer holds it): a player at the table
+  // opens it on his own phone, and without the token the seat refuses (401, said on the page)
+  const show = (url) => { link.href = withToken(url); link.textContent = location.origin + withToken(url); };
   const url = shareUrl(doc);
   show(url);
   if (!url.includes("state=")) return;
   // a whole position: the server packs it into a short link (POST /link); the long one stays if it cannot
   shortLink(doc).then((short) => { if (app.position && app.position.state === doc) show(short); }).catch(() => {});
+}
+
+function withToken(url) {
+  return seat.token ? `${url}#token=${encodeURIComponent(seat.token)}` : url;
 }
 
 // kocka web's own requests (POST /link, /link/open): the seat's checks, its token, its error shape

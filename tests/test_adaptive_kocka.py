@@ -1,0 +1,220 @@
+"""The adaptive Kocka agent (issue 27): the fitted opponent, the best reply table, the agent.
+
+Where the expected numbers come from:
+
+* the best reply table against a fixed threshold player is compared with a brute-force
+  solve over the engine's states (every roll outcome and every legal action of
+  :class:`KockaGame`, KOCKA-4..20, no turn model, no policy DP) on a two-player variant
+  with a 150-point target;
+* the fitted opponent: a threshold bot's own decisions, played through the engine, must
+  leave the posterior on that threshold and not on its neighbours;
+* the posterior update is checked against Bayes' rule by hand.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kocka.agents.bots.adaptive_kocka import (
+    ERROR_RATE, HYPOTHESES, OpponentFit, best_reply_table, threshold_player,
+)
+from kocka.agents.bots.base import ChanceSampler, Event
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.agents.frontends.games.arena import play_match
+from kocka.solver.rules import CHANCE
+from kocka.solver.rules.kocka import STAGE_ROLL, KockaGame, KockaState
+from kocka.solver.rules.kocka_scoring import KockaRules
+from kocka.solver.solvers.kocka.best_reply import solve_best_reply
+from kocka.solver.solvers.kocka.kocka_turn import kocka_model
+from kocka.solver.solvers.kocka.policy_turns import CAP_ABOVE_TARGET, policy_turn_outcomes
+
+TINY = KockaRules.from_options({"target": 150, "series_threshold": 10000, "min_bank_points": 100})
+"""Three scores per player (0, 50, 100), the 100-point minimum bank in play (KOCKA-13), no
+series (the 2500+ phase, here 10000, is never reached: KOCKA-2)."""
+
+
+def brute_force_race(rules: KockaRules, opponent_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(mine, theirs)``: P(seat 0 wins) at the start of seat 0's / seat 1's turn with
+    banked units (a, b), seat 0 maximising over every legal action of the engine and
+    seat 1 playing the threshold bot; score pairs in decreasing a + b, each pair's two
+    bust values (a bust leaves the scores, passing the turn) by Newton steps on the turn
+    values, which are piecewise linear in the bust value (value and slope carried)."""
+    game = KockaGame(rules, num_players=2)
+    opponent = threshold_player(opponent_points)(game, 0)
+    goal = rules.target // 50
+    cap = rules.target + CAP_ABOVE_TARGET  # the policy DP's cap: the opponent has reached the target
+    mine = np.zeros((goal, goal))
+    theirs = np.zeros((goal, goal))
+
+    def turn(state, start, bust, memo):
+        """(value, d value / d bust) of the rest of the turn of ``start``'s player."""
+        if state in memo:
+            return memo[state]
+        if game.is_terminal(state):
+            result = (game.returns(state)[0], 0.0)
+        elif state.player != start.player:  # the turn has passed
+            if state.scores == start.scores:
+                result = (bust, 1.0)
+            else:
+                a, b = (s // 50 for s in state.scores)
+                result = (float((theirs if state.player == 1 else mine)[a, b]), 0.0)
+        elif state.player == 1 and state.turn_total >= cap:
+            result = (0.0, 0.0)
+        elif state.player == 0 and game.current_player(state) == CHANCE and state.turn_total >= max(
+                game.points_to_target(state), rules.bank_minimum(game.phase(state))):  # a bank would win
+            result = beyond_the_target(state, bust)
+        elif game.current_player(state) == CHANCE:
+            value = slope = 0.0
+            for roll, p in game.chance_outcomes(state):
+                v, s = turn(game.apply(state, roll), start, bust, memo)
+                value, slope = value + p * v, slope + p * s
+            result = (value, slope)
+        elif state.player == 1:
+            result = turn(game.apply(state, opponent.choose(state)), start, bust, memo)
+        else:
+            result = max(turn(game.apply(state, a), start, bust, memo) for a in game.legal_actions(state))
+        memo[state] = result
+        return result
+
+    def beyond_the_target(state, bust):
+        """Seat 0 at a compulsory throw (KOCKA-11) with the target already in his turn
+        total: any set-aside that leaves dice lets him bank and win, a full one throws
+        again in the same situation (v = P(win now) + P(full only) v + P(bust) x)."""
+        win = full = bust_p = 0.0
+        for roll, p in game.chance_outcomes(state):
+            after = game.apply(state, roll)
+            if after.player != 0:
+                bust_p += p
+            elif game.is_terminal(after):
+                win += p
+            elif any(game.apply(after, a).stage != STAGE_ROLL for a in game.legal_actions(after)):
+                win += p
+            else:
+                full += p
+        return ((win + bust_p * bust) / (1.0 - full), bust_p / (1.0 - full))
+
+    for total in range(2 * goal - 2, -1, -1):
+        for a in range(max(0, total - goal + 1), min(goal - 1, total) + 1):
+            b = total - a
+            scores = (a * 50, b * 50)
+            my_start = KockaState(scores=scores, player=0)
+            their_start = KockaState(scores=scores, player=1)
+            # theirs = c + p * mine (a fixed policy: linear); mine = f(theirs)
+            c, p = turn(their_start, their_start, 0.0, {})
+            guess = 0.5
+            for _step in range(60):
+                x = c + p * guess
+                value, slope = turn(my_start, my_start, x, {})
+                new = (value + slope * (c - x)) / (1.0 - slope * p)
+                if abs(new - guess) < 1e-14:
+                    guess = new
+                    break
+                guess = new
+            mine[a, b], theirs[a, b] = guess, c + p * guess
+    return mine, theirs
+
+
+def test_the_best_reply_table_equals_a_brute_force_solve_over_the_engine():
+    # reference: brute_force_race above (engine states, every legal action; KOCKA-4..20)
+    model = kocka_model(TINY)
+    policy = threshold_player(150)
+    outcomes = [policy_turn_outcomes(TINY, lambda game: policy(game, 0).choose, high) for high in (False, True)]
+    table = solve_best_reply(model.turn, model.goal, outcomes)
+    mine, theirs = brute_force_race(TINY, 150)
+    assert np.max(np.abs(table.reply - mine)) < 1e-9
+    assert np.max(np.abs(table.waiting - theirs)) < 1e-9
+    # and the reply beats the fixed threshold player from the first seat (not a tie)
+    assert table.reply[0, 0] > 0.5
+
+
+def test_the_policy_turn_outcomes_add_up_and_the_transition_keeps_the_mass():
+    # reference: a turn ends in exactly one of bank / bust / instant win (KOCKA-9..19)
+    policy = threshold_player(500)
+    out = policy_turn_outcomes(TINY, lambda game: policy(game, 0).choose, True)
+    total = out.bank.sum() + out.bust_after.sum() + out.bust_unbankable + out.instant_win
+    assert total == pytest.approx(1.0, abs=1e-12)
+    move, stay, reach = out.transition(2, 4)  # two units to go: every bank of 2+ reaches
+    assert move.sum() + stay + reach == pytest.approx(1.0, abs=1e-12)
+    # need 2 units: reach = P(bank >= 2) + P(bust after a bankable total >= 2) + instant wins
+    expected = out.bank[2:].sum() + out.bust_after[2:].sum() + out.instant_win
+    assert reach == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_posterior_follows_bayes_rule():
+    # by hand: two hypotheses, three legal actions, the first agrees twice, the second once
+    fit = OpponentFit(2)
+    fit.update([True, False], 3)
+    fit.update([True, True], 3)
+    agree, miss = 1 - ERROR_RATE, ERROR_RATE / 2
+    expected = (agree * agree) / (agree * agree + miss * agree)
+    assert fit.posterior()[0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("points", [500, 1000, 1500])
+def test_the_posterior_settles_on_the_threshold_the_opponent_plays(points):
+    # reference: the threshold bot's own decisions (engine play, default rules): its own
+    # hypothesis must end with the mass, its neighbours (500 apart) with almost none
+    game = KockaGame(KockaRules(), num_players=2)
+    policies = [h.make(game, AgentOptions()) for h in HYPOTHESES if not h.equilibrium]  # no table needed
+    fits = OpponentFit(len(policies))
+    bots = [threshold_player(points)(game, 0), threshold_player(points)(game, 1)]
+    state, before = game.new_initial_state(), game.new_initial_state()
+    sampler = ChanceSampler(7)
+    rolls = 0
+    for _step in range(400):  # about a dozen turns of each seat
+        player = game.current_player(state)
+        if player < 0 and player != CHANCE:
+            break
+        if player == CHANCE:
+            action = sampler.sample(game, state, rolls)
+            rolls += 1
+        else:
+            action = bots[player].choose(state)
+            actions = game.legal_actions(state)
+            if player == 1 and len(actions) > 1:
+                fits.update([p.choose(state) == action for p in policies], len(actions))
+        state = game.apply(state, action)
+    names = [h.name for h in HYPOTHESES if not h.equilibrium]
+    post = fits.posterior()
+    assert names[int(np.argmax(post))] == f"bank-{points}"
+    assert post[names.index(f"bank-{points}")] > 0.95
+
+
+def test_the_agent_is_legal_fits_its_opponent_and_replies(tmp_path):
+    # reference: the engine's legal actions (KOCKA-5..13) at every decision of a match;
+    # the fit: the opponent is the cautious bot (banks every allowed total, KOCKA-12)
+    rules = KockaRules.from_options({"target": 1500, "series_threshold": 1000})
+    game = KockaGame(rules, num_players=2)
+    options = AgentOptions(cache_dir=tmp_path, build_missing=True)
+    agent = make_agent("adaptive", game, 3, options)
+    assert agent.has_memory
+    cautious = make_agent("cautious", game, 0, options)
+    checked = []
+    final = play_match(game, [_Legal(agent, game, checked), cautious], ChanceSampler(11))
+    assert game.is_terminal(final) and checked
+    assert agent.fitted(1) is not None and agent.fitted(1).name == "cautious"
+    # the table it replies with was built once and is kept (in memory and in the cache)
+    table = best_reply_table(rules, next(h for h in HYPOTHESES if h.name == "cautious"), options)
+    assert table is best_reply_table(rules, next(h for h in HYPOTHESES if h.name == "cautious"), options)
+    assert list(tmp_path.glob("kocka-adaptive-cautious-*.npz"))
+    agent.reset()
+    assert agent.fitted(1) is None
+
+
+class _Legal:
+    """Seat wrapper: plays ``agent``'s choice after checking it is legal, and passes
+    every event on (the agent has memory)."""
+
+    def __init__(self, agent, game, seen):
+        self.agent, self.game, self.seen = agent, game, seen
+        self.has_memory = True
+        self.name = agent.name
+
+    def choose(self, state):
+        action = self.agent.choose(state)
+        assert action in self.game.legal_actions(state)
+        self.seen.append(action)
+        return action
+
+    def observe(self, event: Event) -> None:
+        self.agent.observe(event)
