@@ -100,11 +100,20 @@ def test_with_the_three_player_table_there_is_no_fallback_line(tmp_path):
     assert "exact three-player table" in report.notes[0] and not report.notes[0].startswith("no exact")
     assert not any("race against the leader" in note for note in report.notes)
     assert make_agent("optimal", KockaGame(SMALL, num_players=3), options=AgentOptions(cache_dir=str(tmp_path))).stand_in is None
-    # four players with the three-player table: no exact table for four, the two leaders stand for all
+    # four players with the three-player table but not the four-player one (never built on demand):
+    # the two leaders stand for all, and the line names the four-player build
     params = KockaHintParams(dice=(1, 5, 2, 3, 4, 6), score=100, opponents=(250, 150, 450), cache_dir=str(tmp_path))
     with use_language("en"):
         report = hint(KockaGame(SMALL, num_players=4), params)
-    assert report.notes[0] == ("there is no exact table for 4 players: this hint plays the three-player table "
+    assert report.notes[0].startswith("the exact four-player table is not built here (at the usual target it is a "
+                                      "cluster's work: kocka-solve build kocka --kind winprob4")
+    assert report.notes[0].endswith("this hint plays the three-player table against the two leading opponents, "
+                                    "player 2 (250) and player 4 (450)")
+    # five players: no exact table exists for five at all
+    params = KockaHintParams(dice=(1, 5, 2, 3, 4, 6), score=100, opponents=(250, 150, 450, 50), cache_dir=str(tmp_path))
+    with use_language("en"):
+        report = hint(KockaGame(SMALL, num_players=5), params)
+    assert report.notes[0] == ("there is no exact table for 5 players: this hint plays the three-player table "
                                "against the two leading opponents, player 2 (250) and player 4 (450)")
 
 
@@ -113,7 +122,8 @@ def test_four_players_without_the_three_player_table(tmp_path):
     params = KockaHintParams(dice=(1, 5, 2, 3, 4, 6), score=100, opponents=(250, 150, 450), cache_dir=str(tmp_path))
     with use_language("en"):
         report = hint(KockaGame(SMALL, num_players=4), params)
-    assert report.notes[0].startswith("there is no exact table for 4 players: this hint plays the race against the "
+    assert report.notes[0].startswith("the exact four-player table and the three-player table are not built here: "
+                                      "this hint plays the race against the "
                                       "leader, player 4 (450); for a closer one (against the two leading opponents), "
                                       "build the three-player table once: kocka-solve build kocka --kind winprob3")
     with use_language("hu"):

@@ -168,6 +168,10 @@ def stand_in_line(game: KockaGame, state: KockaState, stand_in: StandIn | None,
     if stand_in.method == TWO_LEADERS:
         first, second = (_opponent(state, seat, names)
                          for seat in kocka_ranking.leading_opponent_seats(state.scores, state.player, 2))
+        if stand_in.exact_exists:
+            return _("the exact four-player table is not built here (at the usual target it is a cluster's work: "
+                     "{command}): this hint plays the three-player table against the two leading opponents, "
+                     "{first} and {second}", command=stand_in.build, first=first, second=second)
         return ngettext("there is no exact table for {n} player: this hint plays the three-player table against "
                         "the two leading opponents, {first} and {second}",
                         "there is no exact table for {n} players: this hint plays the three-player table against "
@@ -176,6 +180,10 @@ def stand_in_line(game: KockaGame, state: KockaState, stand_in: StandIn | None,
     if stand_in.exact_exists:
         return _("no exact three-player table here: this hint plays the race against the leader, {leader}; "
                  "for the exact hint, build it once: {command}", leader=leader, command=stand_in.build)
+    if stand_in.build is not None and n == 4:
+        return _("the exact four-player table and the three-player table are not built here: this hint plays the "
+                 "race against the leader, {leader}; for a closer one (against the two leading opponents), build "
+                 "the three-player table once: {command}", leader=leader, command=stand_in.build)
     if stand_in.build is not None:
         return ngettext("there is no exact table for {n} player: this hint plays the race against the leader, "
                         "{leader}; for a closer one (against the two leading opponents), build the three-player "
