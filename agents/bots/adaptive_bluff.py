@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from kocka.agents.bots.base import Agent, AgentUnavailable, Event
-from kocka.agents.bots.bluff_bots import EquilibriumBot, _RoundMemory
+from kocka.agents.bots.bluff_bots import EquilibriumBot, RoundMemory
 from kocka.agents.bots.catalogue import AgentOptions
 from kocka.solver.rules import Game
 from kocka.solver.rules.bluff import AbazsGame, actual_result
@@ -57,7 +57,7 @@ class AdaptiveAbazsBot(EquilibriumBot):
 
     def _forget(self) -> None:
         self.models = [bluff_adaptive.AbazsOpponentModel.equilibrium_prior(self.table) for _seat in range(2)]
-        self._memory = _RoundMemory(self.game)
+        self._memory = RoundMemory(self.game)
         self._planned: list[tuple[int, Any, float]] = [(0, None, 0.0), (0, None, 0.0)]  # per opponent seat
         self._round: tuple[int, int] | None = None
         self._reply: Any = None

@@ -271,7 +271,7 @@ class ClaimRecord:
     shown: tuple[int, ...]
 
 
-class _RoundMemory:
+class RoundMemory:
     """Follows match events: the latest claim (with the claim it beat), answers and
     reveals. Calls ``on_answer(record, responder, called)`` for unforced answers and
     ``on_reveal(record, dice)`` when a claimant shows his dice. Decisions never need it:
@@ -430,7 +430,7 @@ class BayesBot(_BluffAgent):
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         super().__init__(game, seed)
-        self.memory = _RoundMemory(game)
+        self.memory = RoundMemory(game)
         self.models: dict[int, OpponentModel] = {}
         self._matrix_cache: dict[tuple, np.ndarray] = {}
         self._start_values: dict[tuple[int, int], float] = {}
@@ -438,7 +438,7 @@ class BayesBot(_BluffAgent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.memory = _RoundMemory(self.game)
+        self.memory = RoundMemory(self.game)
         self.models = {}
         self._matrix_cache = {}
         self._start_values = {}
@@ -821,6 +821,6 @@ def equilibrium_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 __all__ = [
-    "BayesBot", "BettingEquilibriumBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "ThresholdBot", "TruthfulBot",
+    "BayesBot", "BettingEquilibriumBot", "ClaimRecord", "ClaimView", "EquilibriumBot", "OpponentModel", "RoundMemory", "ThresholdBot", "TruthfulBot",
     "round_policy", "truthful_claim",
 ]  # fmt: skip
