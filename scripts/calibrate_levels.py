@@ -53,11 +53,30 @@ import random
 
 
 def measure_game(game, spec_outcome: str) -> str:
+    """``points`` (scorecard games), ``chips`` (games whose returns are chip changes:
+    ``payoff = chips``), else ``win``: the bluff games' default matches return win shares
+    (0 or 1), so their loss is one in P(win) as for the races."""
     if spec_outcome == "score":
         return "points"
-    if spec_outcome in ("race", "win") and game.spec().agent("optimal") is not None:
-        return "win"
-    return "chips"
+    if getattr(game.rules, "payoff", None) == "chips" or spec_outcome == "chips":
+        return "chips"
+    return "win"
+
+
+REGRET_GAMES = {("kocka", 2)}
+"""(game, seats) whose table agent's values are the mover's exact P(win) with the table
+agent in the other seat: there a level's expected loss equals the expected sum of what it
+gives up by those values (:attr:`LevelAgent.regret`; the table's value is a martingale
+under the table's own moves and the dice, and drops by exactly that at each of the
+level's moves, and the two seats' starting values add up to 1), an estimator whose
+spread per game is a fraction of a win share's 0.5. Not the bluff games (their values
+price the equilibrium's mix, not its best action) nor the basic Polish race (its
+``optimal`` plays the solitaire table)."""
+
+
+def loss_estimator(game, measure: str) -> str:
+    """``regret`` where :data:`REGRET_GAMES` allows it, else ``outcome`` (the game's own result)."""
+    return "regret" if measure == "win" and (game.NAME, game.num_players) in REGRET_GAMES else "outcome"
 
 
 def fixed_temperatures(game, temperature: float | None) -> levels.LevelTemperatures:
@@ -65,16 +84,22 @@ def fixed_temperatures(game, temperature: float | None) -> levels.LevelTemperatu
     return levels.LevelTemperatures(game.NAME, {k: temperature for k in levels.LEVELS}, "absolute", calibrated=True)
 
 
-def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, start, stop, cache_dir, best_scores=None):
+def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, start, stop, cache_dir, best_scores=None,
+                  estimator="outcome"):
     """Per-game losses of the level at ``temperature`` over games start..stop-1
-    (``temperature`` "reference": the table agent's own scores, points measure)."""
+    (``temperature`` "reference": the table agent's own scores, points measure; a
+    ``level:N`` name: that level with the temperature file's temperatures, as the arena
+    plays it). ``estimator`` "regret": the value the level gave up (:data:`REGRET_GAMES`)."""
     game = get_game(game_name, rules, num_players=players)
     options = AgentOptions(cache_dir=cache_dir)
     reference = make_agent(base, game, 0, options)
     if temperature == "reference":
         return [final_scores(game, play_match(game, [reference], ChanceSampler(derive_seed("game", seed, i))))[0]
                 for i in range(start, stop)]
-    level = levels.make_level_agent("level:5", game, 0, options, fixed_temperatures(game, temperature))
+    if isinstance(temperature, str):
+        level = make_agent(temperature, game, 0, options)
+    else:
+        level = levels.make_level_agent("level:5", game, 0, options, fixed_temperatures(game, temperature))
     out = []
     for i in range(start, stop):
         reference.reset(derive_seed("agent", seed, i, 0))
@@ -86,7 +111,9 @@ def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, s
             seats = [level, reference] if i % 2 == 0 else [reference, level]
             state = play_match(game, seats, ChanceSampler(derive_seed("game", seed, i)))
             me = 0 if i % 2 == 0 else 1
-            if measure == "win":
+            if estimator == "regret":
+                out.append(level.regret)
+            elif measure == "win":
                 out.append(0.5 - float(win_shares(np.asarray(game.returns(state), dtype=float))[me]))
             else:
                 out.append(-float(game.returns(state)[me]))
@@ -109,6 +136,7 @@ class LossCurve:
     def __init__(self, game, measure, base, games, seed, jobs, cache_dir):
         self.game, self.measure, self.base, self.games, self.seed, self.jobs = game, measure, base, games, seed, jobs
         self.cache_dir = cache_dir
+        self.estimator = loss_estimator(game, measure)
         self.cache: dict = {}
         self.kernel = measure == "points" and kernel_level(game, base, cache_dir, 1.0) is not None
         if self.kernel:
@@ -120,6 +148,7 @@ class LossCurve:
             self.best = self._run("reference", [None] * games) if measure == "points" else [None] * games
 
     def _run(self, temperature, best):
+        """Per-game losses at ``temperature`` (or of a ``level:N`` name, see :func:`_losses_chunk`)."""
         if self.kernel:
             player = kernel_level(self.game, self.base, self.cache_dir, temperature)
             return self.best - player.scores(self.game_seeds, 0, self.jobs, agent_seeds=self.agent_seeds)
@@ -128,12 +157,12 @@ class LossCurve:
         args = (self.game.NAME, self.game.rules.options(), self.game.num_players, self.measure, self.base, temperature,
                 self.seed)
         if self.jobs == 1:
-            parts = [_losses_chunk(*args, lo, hi, self.cache_dir, best[lo:hi]) for lo, hi in bounds]
+            parts = [_losses_chunk(*args, lo, hi, self.cache_dir, best[lo:hi], self.estimator) for lo, hi in bounds]
         else:
             from joblib import Parallel, delayed
 
-            parts = Parallel(n_jobs=self.jobs)(delayed(_losses_chunk)(*args, lo, hi, self.cache_dir, best[lo:hi])
-                                               for lo, hi in bounds)
+            parts = Parallel(n_jobs=self.jobs)(delayed(_losses_chunk)(*args, lo, hi, self.cache_dir, best[lo:hi],
+                                                                      self.estimator) for lo, hi in bounds)
         return [x for p in parts for x in p]
 
     def __call__(self, temperature: float | None) -> float:
@@ -176,6 +205,11 @@ def verify(game, measure, base, temperatures_file_entry, games, seed, jobs, cach
     (mean loss, low, high) at 95 %."""
     options = AgentOptions(cache_dir=cache_dir)
     result = {}
+    if loss_estimator(game, measure) == "regret":  # the arena keeps no agent's regret: its engine loop, its seeds
+        curve = LossCurve(game, measure, base, games, seed, jobs, cache_dir)
+        for name in levels.level_names():
+            result[name.split(":")[1]] = list(mean_interval(np.asarray(curve._run(name, curve.best))))
+        return result
     if measure == "points":
         names = ["optimal"] + levels.level_names()
         arena = run_arena(get_game(game.NAME, game.rules.options(), num_players=1), names, games, seed, jobs, options)
@@ -302,7 +336,8 @@ def main(argv=None) -> int:
         "game": game.NAME, "rules": levels.rules_key(game), "players": None if outcome == "score" else players,
         "base": base, "loss": {"points": "points per game below optimal, same dice",
                                "win": "0.5 - win share against the table agent, seats rotating",
-                               "chips": "chips per game given up against the table agent, seats rotating"}[measure],
+                               "chips": "chips per game given up against the table agent, seats rotating"}[measure]
+        + {"outcome": "", "regret": " (estimated by the P(win) the level gives up at its moves)"}[loss_estimator(game, measure)],
         "ladder": {"ratio": args.ratio, "random_loss": random_loss, "targets": {str(k): v for k, v in targets.items()}},
         "temperatures": {str(k): temperatures[str(k)] for k in levels.LEVELS},
         "computed": {"script": "scripts/calibrate_levels.py", "seed": args.seed, "grid_games": args.grid_games,

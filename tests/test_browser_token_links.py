@@ -3,7 +3,8 @@
 A link shared from the page carries the seat's token in its fragment, as the address
 ``kocka web --lan`` prints does (``#token=...``: browsers never send a fragment, so no log
 or ``Referer`` holds it), so that a player at the table opens it on his own phone; the same
-link without the token gets the seat's refusal, said on the page. Served on 127.0.0.1 only.
+link without the token gets the seat's refusal, said on the page (a screenshot of it at
+360 x 800, docs/screenshots/token-refused.png). Served on 127.0.0.1 only.
 Needs the browser that tests/test_browser.py needs (skipped without it, as there).
 """
 from __future__ import annotations
@@ -13,7 +14,9 @@ from typing import Iterator
 
 import pytest
 
-from test_browser import THREE_BOXES, browser, build, fresh, hint_rows, link, text_of, visible, wait_for  # noqa: F401
+from test_browser import (  # noqa: F401  (browser: the module's fixture)
+    THREE_BOXES, browser, build, fresh, hint_rows, link, outside_the_screen, screenshot, text_of, visible, wait_for,
+)
 from conftest import serving_in_thread
 from kocka.agents.frontends.seat.protocol import Seat, SeatOptions
 from kocka.agents.frontends.seat.web import make_web_server
@@ -61,3 +64,6 @@ def test_the_link_without_its_token_is_refused_in_words(guarded_site, browser):
                "or a link shared from a page that has it"
     assert expected in text_of(browser, "error")
     assert not hint_rows(browser)
+    assert outside_the_screen(browser) == []
+    # docs/screenshots/token-refused.png: what the phone shows (look at it after a change of the page)
+    screenshot(browser, "token-refused.png")

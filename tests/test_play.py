@@ -257,6 +257,19 @@ def test_parse_kocka_bank_roll_joker_and_take_all():
     assert "a lone 3 does not score: set aside 1s, 5s or three of a kind" in parse_input("take 3", game, state).error
 
 
+def test_parse_kocka_take_after_a_complete_series_is_a_set_aside():
+    """KOCKA-15, KOCKA-17: dice are taken for a series only while it runs; the compulsory
+    re-roll after a complete series (3s: 3000 points) is set aside as usual, so a typed
+    "take" there is a set-aside and the engine's reason is the set-aside's, not that no
+    series runs."""
+    game, state = kocka_state((1, 2, 2, 3, 4, 6), score=3000, turn_total=3000, series=(3, 6))
+    assert type(parse_input("take 1", game, state).action).__name__ == "SetAside"
+    error = parse_input("take 2 3", game, state).error
+    assert "a lone 2 does not score" in error and "series" not in error, error
+    game, state = kocka_state(None, score=3000, stage="joker", dice_in_play=1, series=(4, 5), last_event="series")
+    assert type(game.keep_action(state, (4, 4))).__name__ == "TakeSeries"  # the series runs (KOCKA-15)
+
+
 def test_parse_bluff_claims():
     from kocka.solver.rules.bluff import BiddingBluffState, Claim, TwoDiceClaim
 
@@ -424,3 +437,19 @@ def test_a_whole_game_reads_as_sentences_in_every_language(game_name, lang):
         if game_name not in _ENGLISH_RUNS:
             _ENGLISH_RUNS[game_name] = _play_in(game_name, "en")[1].stdout
         assert out.stdout != _ENGLISH_RUNS[game_name]
+
+
+def test_the_cards_now_column_counts_the_yahtzee_joker_and_bonus():
+    """The "now" column (Game.box_scores_now) counts a Fill as writing it does. Yahtzee's
+    joker rule (official rules: a further Yahtzee, with the Yahtzee box at 50 and its face
+    box filled, scores full house 25, small straight 30, large straight 40 and the dice's
+    sum in the of-a-kind boxes and chance) plus the +100 bonus, by hand for 6 6 6 6 6."""
+    from kocka.solver.rules.scorecard_engine import ScorecardState
+
+    game = get_game("yahtzee")
+    card = game.card_from_entries({"yahtzee": 50, "sixes": 24})
+    state = ScorecardState(cards=(card,), dice=(6,) * 5, throw=2)
+    assert game.box_scores_now(state) == {
+        "ones": 100, "twos": 100, "threes": 100, "fours": 100, "fives": 100, "three_kind": 130, "four_kind": 130,
+        "full_house": 125, "small_straight": 130, "large_straight": 140, "chance": 130}
+    assert game.box_scores_now(ScorecardState(cards=(card,), throw=1, kept=(6, 6))) == {}  # a roll is due: none

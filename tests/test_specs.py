@@ -4,7 +4,8 @@ Issue 11's acceptance check is "grep for a game's name finds it only in its spec
 and the tests"; :func:`test_game_names_appear_only_in_their_engine_module` is that grep.
 Issue 23's is "no front end imports a rules family module or tests a game's class":
 :func:`test_front_ends_import_no_game_family_and_test_no_game_class` reads the import
-statements and the ``isinstance`` calls of every front-end module.
+statements, the ``isinstance`` calls, the ``getattr``/``hasattr`` probes of a game or a
+state and the reads of a state's fields of every front-end module.
 """
 from __future__ import annotations
 
@@ -104,6 +105,8 @@ def test_game_names_appear_only_in_their_engine_module():
 
 
 FRONT_ENDS = ROOT / "agents" / "frontends"
+VIEWS = "kocka.agents.frontends.games.views"
+"""The module of the views that the specs name (``GameSpec.view``)."""
 RULES_SHARED = {"__init__", "base", "spec", "words"}
 """The rules modules every game shares; the others are the game families' own."""
 
@@ -158,9 +161,44 @@ def _class_tests(source: str, classes: set[str]) -> list[tuple[int, str]]:
     return found
 
 
-def _not_generic(source: str, package: str) -> list[str]:
+def _looked_up(node: ast.expr) -> str | None:
+    """The name ``node`` stands for: ``game`` for ``game`` and ``self.game``, else None
+    for anything but a name or an attribute."""
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _a_state(name: str | None) -> bool:
+    return name is not None and (name == "state" or name.endswith("_state"))
+
+
+def _a_game_or_state(name: str | None) -> bool:
+    return _a_state(name) or name is not None and (name == "game" or name.endswith("_game"))
+
+
+def _probes(source: str) -> list[tuple[int, str]]:
+    """``(line, call)`` for every ``getattr``/``hasattr`` of ``source`` on a game or a state
+    (``game``, ``self.game``, ``card_game``, ``state``, ...): a front end asking whether a
+    game or its state has some family's attribute."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+                and node.args and _a_game_or_state(_looked_up(node.args[0]))):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def _state_reads(source: str) -> list[tuple[int, str]]:
+    """``(line, attribute)`` for every attribute of ``source`` read from a state
+    (``state.stake``, ``self.state.cards``): the fields of some family's state class."""
+    return [(node.lineno, ast.unparse(node)) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Attribute) and _a_state(_looked_up(node.value))]
+
+
+def _not_generic(source: str, package: str, draws_states: bool = False) -> list[str]:
     """What makes a front-end module of ``package`` with ``source`` not generic: each
-    import of a game family's rules module or of a solver, and each test of a game's class."""
+    import of a game family's rules module or of a solver, each test of a game's class,
+    each probe of a game or a state for an attribute, and (unless the module holds the
+    views the specs name, ``draws_states``) each read of a state's field."""
     families, classes = _family_modules(), _game_classes()
     found = []
     for line, module in _imports(source, package):
@@ -169,6 +207,9 @@ def _not_generic(source: str, package: str) -> list[str]:
         elif module == "kocka.solver.solvers" or module.startswith("kocka.solver.solvers."):
             found.append(f"{line}: imports the solver {module}")
     found += [f"{line}: tests a game's class ({name})" for line, name in _class_tests(source, classes)]
+    found += [f"{line}: probes a game or a state ({call})" for line, call in _probes(source)]
+    if not draws_states:
+        found += [f"{line}: reads a state's field ({read})" for line, read in _state_reads(source)]
     return found
 
 
@@ -176,13 +217,18 @@ def test_front_ends_import_no_game_family_and_test_no_game_class():
     """A front end (every module under agents/frontends/) is generic: it imports no game
     family's rules module (only the shared base, spec and words) and no solver, and never
     asks whether a game is of some family's class; what it needs of a game comes from the
-    base Game or from the game's spec (issue 23)."""
+    base Game or from the game's spec (issue 23). It neither probes a game or a state
+    with ``getattr``/``hasattr`` nor reads a state's fields: only the views that the specs
+    name (one module, :mod:`kocka.agents.frontends.games.views`) draw a family's state."""
     assert {spec.engine.__module__ for spec in SPECS} <= _family_modules() and "ScorecardGame" in _game_classes()
+    assert {spec.view.split(":")[0] for spec in SPECS if spec.view} == {VIEWS}
     offenders = []
     for path in sorted(FRONT_ENDS.rglob("*.py")):
         where = path.relative_to(ROOT)
         package = "kocka." + ".".join(where.with_suffix("").parts[:-1])
-        offenders += [f"{where}:{found}" for found in _not_generic(path.read_text(encoding="utf-8"), package)]
+        module = f"{package}.{path.stem}"
+        offenders += [f"{where}:{found}" for found in _not_generic(path.read_text(encoding="utf-8"), package,
+                                                                   draws_states=module == VIEWS)]
     assert not offenders, "front ends that are not generic:\n" + "\n".join(offenders)
 
 
@@ -194,8 +240,11 @@ def test_the_front_end_check_finds_what_it_forbids():
               "import kocka.solver.solvers.scorecard.values\n"
               "from ....solver.solvers.kocka import ranking\n"
               "from kocka.solver.rules.base import Game\n"
-              "ok = isinstance(game, (Game, rules.KockaGame))\n")
-    assert _not_generic(source, "kocka.agents.frontends.games") == [
+              "ok = isinstance(game, (Game, rules.KockaGame))\n"
+              "card = getattr(game, 'card_game', None) or hasattr(self.game, 'legal_choices')\n"
+              "series = getattr(state, 'series', None), getattr(agent, 'win_probability', None)\n"
+              "stake = self.state.stake + game.turn_total(state) + game.rules.target + card_state.card.player\n")
+    forbidden = [
         "1: imports the game family module kocka.solver.rules.scorecard",
         "1: imports the game family module kocka.solver.rules.scorecard.ScorecardGame",
         "2: imports the game family module kocka.solver.rules.kocka",
@@ -203,7 +252,13 @@ def test_the_front_end_check_finds_what_it_forbids():
         "4: imports the solver kocka.solver.solvers.kocka",
         "4: imports the solver kocka.solver.solvers.kocka.ranking",
         "6: tests a game's class (KockaGame)",
+        "7: probes a game or a state (getattr(game, 'card_game', None))",
+        "7: probes a game or a state (hasattr(self.game, 'legal_choices'))",
+        "8: probes a game or a state (getattr(state, 'series', None))",
     ]
+    reads = ["9: reads a state's field (self.state.stake)", "9: reads a state's field (card_state.card)"]
+    assert sorted(_not_generic(source, "kocka.agents.frontends.games")) == sorted(forbidden + reads)
+    assert sorted(_not_generic(source, "kocka.agents.frontends.games", draws_states=True)) == sorted(forbidden)
 
 
 def _in_docstring_or_example(line: str) -> bool:

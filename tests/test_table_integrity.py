@@ -579,10 +579,11 @@ SPOT_CHECKED = ["yahtzee/target", "kocka/turn_ev", "kocka/turn_reach", "abazs/eq
 
 
 @pytest.fixture
-def small_table(request, tmp_path, liars_match_table):
+def small_table(request, tmp_path):
     """(game, solver, path) of the kind named by the test's parameter, built small into
     ``tmp_path`` (the liar's poker match and Abázs, some ten seconds each to build: the
-    run's shared tables, tests/conftest.py, copied)."""
+    run's shared tables, tests/conftest.py, copied; each asked for only by its own kind,
+    so that a run of the other kinds builds neither)."""
     import shutil
 
     from kocka.solver.base.build_options import BuildOptions
@@ -590,7 +591,7 @@ def small_table(request, tmp_path, liars_match_table):
     label = request.param
     game, solver = _small_kind(label)
     if label == "liars-poker/match":
-        source = liars_match_table.path
+        source = request.getfixturevalue("liars_match_table").path
     elif label == "abazs/equilibrium":
         source = request.getfixturevalue("abazs_equilibrium_table").path
     else:

@@ -243,6 +243,12 @@ class LevelAgent(Agent):
         self.temperature = temperatures.temperatures[level]
         self.mixes_equilibrium = mixes_equilibrium
         self.fallback_reason = fallback_reason
+        self.regret = 0.0
+        """The base agent's value this level has given up since :meth:`reset`: the sum, over
+        its decisions, of the best ranked value minus the chosen one's. Where the values are
+        the mover's exact chance to win with the base agent in every other seat (two-player
+        Kocka), its mean is the level's expected loss in P(win) against the base agent
+        (scripts/calibrate_levels.py, the ``regret`` estimator)."""
         how = "mixes the equilibrium with a softmax" if mixes_equilibrium else "a softmax"
         ladder = "calibrated" if temperatures.calibrated else "uncalibrated (relative to the values' spread)"
         self.description = f"level {level} of 10 ({self.label}): {how} over {base.name!r}'s values, {ladder}"
@@ -254,6 +260,7 @@ class LevelAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.base.reset(seed)
+        self.regret = 0.0
 
     def effective_temperature(self, values: Sequence[float]) -> float | None:
         """The temperature at this decision: absolute, or the relative ladder's multiple of
@@ -289,16 +296,21 @@ class LevelAgent(Agent):
 
     def choose(self, state: Any) -> Any:
         if self.temperature == 0 and not self.mixes_equilibrium:
-            return self.base.choose(state)  # the table's own best action, no draw
+            return self.base.choose(state)  # the table's own best action, no draw, nothing given up
         decisions = self.base.rank(state)
         probabilities = self.probabilities(decisions)
         u = self.rng.random()
         cumulative = 0.0
+        chosen = None
         for decision, p in zip(decisions, probabilities):
             cumulative += p
             if u < cumulative:
-                return decision.action
-        return next(d.action for d, p in zip(reversed(decisions), reversed(probabilities)) if p > 0)
+                chosen = decision
+                break
+        if chosen is None:  # u beyond the rounded total: the last action with any chance
+            chosen = next(d for d, p in zip(reversed(decisions), reversed(probabilities)) if p > 0)
+        self.regret += decisions[0].value - chosen.value
+        return chosen.action
 
 
 class LevelSimulator:

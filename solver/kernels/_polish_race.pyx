@@ -59,7 +59,8 @@ cdef extern from *:
        of these (_margins, in the order of the comparisons); here only d, ds go to *dd,
        *dds and the lanes where they may shrink a margin as it stands (lo, hi) come back:
        a group of comparisons then reads the margins once. Lanes in ``mute`` take no
-       margin (a forced record). */
+       margin (a forced record). The test leaves out |ds| <= KOCKA_SLOPE_EPS: only a few
+       more lanes pass it, and kr_margins tests each comparison exactly. */
     static inline __attribute__((always_inline)) void kr_pick(const kr_v *cvp, const kr_v *csp, kr_v *mv, kr_v *ms,
                                                                const kr_v *lo, const kr_v *hi, const kr_m *mute,
                                                                kr_v *dd, kr_v *dds, kr_m *need) {
@@ -74,25 +75,32 @@ cdef extern from *:
         *ms = kr_sel(better, cs, *ms);
         *dd = kr_sel(*mute, kr_all(__builtin_inf()), d);
         *dds = ds;
-        *need |= (ads > kr_all(KOCKA_SLOPE_EPS)) & (d < m * ads) & ~*mute;
+        *need |= (d < m * ads) & ~*mute;
     }
 
     /* The margins shrunk by n comparisons in order (their d, ds from kr_pick), where
        ``need`` (the OR of kr_pick's answers) says that some may: a margin only shrinks, so
-       a comparison kr_pick found harmless against the margins before the group stays so. */
+       a comparison kr_pick found harmless against the margins before the group stays so.
+       Branch-free along the lanes (a lane's divisions count only where it shrinks a
+       margin, so its bits are those of a scalar loop): a branch per lane and comparison
+       mispredicted often enough to cost about a fifth of the turn. */
     static inline __attribute__((always_inline)) void kr_margins(const kr_m *needp, const kr_v *dd, const kr_v *dds, int n, kr_v *lo, kr_v *hi) {
-        kr_m need = *needp, any = need;
-        for (int l = 1; l < KOCKA_RACE_LANES; l++) any[0] |= need[l];
+        kr_m any = *needp;
+    #if KOCKA_RACE_LANES == 8
+        any |= __builtin_shufflevector(any, any, 4, 5, 6, 7, 0, 1, 2, 3);
+        any |= __builtin_shufflevector(any, any, 2, 3, 0, 1, 6, 7, 4, 5);
+        any |= __builtin_shufflevector(any, any, 1, 0, 3, 2, 5, 4, 7, 6);
+    #else
+        any |= __builtin_shufflevector(any, any, 2, 3, 0, 1);
+        any |= __builtin_shufflevector(any, any, 1, 0, 3, 2);
+    #endif
         if (__builtin_expect(any[0] == 0, 1)) return;
         for (int i = 0; i < n; i++) {
-            for (int l = 0; l < KOCKA_RACE_LANES; l++) {
-                double d = dd[i][l], ds = dds[i][l];
-                if (ds > KOCKA_SLOPE_EPS) {
-                    if (d < (*lo)[l] * ds) (*lo)[l] = d / ds;
-                } else if (ds < -KOCKA_SLOPE_EPS) {
-                    if (d < -(*hi)[l] * ds) (*hi)[l] = d / (-ds);
-                }
-            }
+            kr_v d = dd[i], ds = dds[i], ads = kr_abs(ds), q = d / ads;
+            kr_m up = (ds > kr_all(KOCKA_SLOPE_EPS)) & (d < *lo * ds);
+            kr_m down = (ds < kr_all(-KOCKA_SLOPE_EPS)) & (d < -*hi * ds);
+            *lo = kr_sel(up, q, *lo);
+            *hi = kr_sel(down, q, *hi);
         }
     }
 

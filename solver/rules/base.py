@@ -355,6 +355,34 @@ class Game(ABC):
         ``"bust"``, ``"bank"``, ``"six_ones"`` (its ``last_event``); None elsewhere."""
         return None
 
+    def dice_in_play(self, state: Any) -> int | None:
+        """In a turn that keeps a running total (:meth:`turn_total`), how many dice it has:
+        those to throw at a roll, those thrown while the roll is decided on, those left
+        after a set-aside (Kocka's ``dice_in_play``, KOCKA-10); None elsewhere."""
+        return None
+
+    def declared_box(self, state: Any) -> str | None:
+        """The box the player on turn has declared for this turn (Slovak SK-3, Polish stage 2
+        PL-15); None while none is declared and in games that declare none."""
+        return None
+
+    def box_scores_now(self, state: Any) -> dict[str, int]:
+        """What the dice in view would score in each box a legal move writes now, by box
+        id, with what the move earns beside the entry (Yahtzee's bonus +100): the card's
+        "now" column. Empty where no box may be written (and in games without boxes)."""
+        return {}
+
+    def keep_action(self, state: Any, dice: tuple[int, ...]) -> Any | None:
+        """The move that keeps (sets aside) ``dice`` in ``state``, legal or not, for a front
+        end that reads the dice a player typed (:meth:`apply` says why an illegal one is
+        not allowed); None in games that keep no dice."""
+        return None
+
+    def claim_history(self, state: Any) -> tuple:
+        """The claims made in the round in play, oldest first, so that the standing claim is
+        the last (the bluff games, BLUFF-3); () when none stands and in games without claims."""
+        return ()
+
     def roller(self, state: Any) -> int | None:
         """The seat that throws the roll due in ``state`` (a chance node): the state's
         ``player`` where it records one; None where the roll is nobody's own."""

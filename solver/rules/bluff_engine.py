@@ -345,6 +345,10 @@ class _BluffGame(Game):
         if not legal:
             raise IllegalActionError(self._why_illegal(state, action))
 
+    def claim_history(self, state: BluffState) -> tuple:
+        """The state's ``history`` (BLUFF-3)."""
+        return state.history
+
     # ----- hidden information -----
     def observation(self, state: BluffState, player: int) -> dict:
         """What ``player`` may see (docs/STATE.md): the state document with every die he

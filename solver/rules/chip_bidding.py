@@ -27,7 +27,7 @@ from typing import Any, Hashable, ClassVar, Iterable, Mapping, Sequence
 
 from kocka.solver.base.errors import IllegalActionError, InvalidStateError, RulesError, either, shown
 from kocka.solver.base.i18n import _
-from kocka.solver.rules.base import TERMINAL, Game, Rules
+from kocka.solver.rules.base import TERMINAL, Game, Rules, TurnProgress
 from kocka.solver.rules.spec import AgentEntry, GameSpec, register_game
 from kocka.solver.rules.words import seat_label
 from kocka.solver.rules.scorecard import HUNGARIAN_WORDS, Fill, HungarianGame, HungarianRules, Keep, ScorecardState
@@ -445,6 +445,20 @@ class ChipBiddingGame(Game):
         """The rolls are the scorecard game's: its player on turn throws them."""
         return state.card.player
 
+    # the turn in play is the card's (HU-2), through the betting around it too
+    def turn_progress(self, state: ChipBiddingState) -> TurnProgress:
+        return self.card_game.turn_progress(state.card)
+
+    def declared_box(self, state: ChipBiddingState) -> str | None:
+        return self.card_game.declared_box(state.card)
+
+    def box_scores_now(self, state: ChipBiddingState) -> dict[str, int]:
+        """The card's, while the card is played (no box is written while the betting goes on)."""
+        return self.card_game.box_scores_now(state.card) if state.phase == PLAY else {}
+
+    def keep_action(self, state: ChipBiddingState, dice: tuple[int, ...]) -> Keep:
+        return self.card_game.keep_action(state.card, dice)
+
     def describe_state(self, state: ChipBiddingState) -> str:
         """The position in words, in the language in force: the betting (who may raise or
         must answer), the stake, the bank, what each seat paid, who passed, then the card's
@@ -471,7 +485,7 @@ __all__ = ["ChipBiddingGame", "ChipBiddingRules", "ChipBiddingState", "Decline",
 register_game(GameSpec(
     name="kockapoker-bid", title="chip-bidding kockapóker", engine=ChipBiddingGame, players=(2, 6),
     default_players=2, outcome="chips", words=HUNGARIAN_WORDS,
-    view="kocka.agents.frontends.games.play:render_chip_bidding",
+    view="kocka.agents.frontends.games.views:render_chip_bidding",
     agents=(
         AgentEntry("bettor", "kocka.agents.bots.betting:bettor_factory",
                    "raises, holds or passes by P(finishing top) from the stored score distributions (target table)"),

@@ -685,6 +685,15 @@ class KockaGame(Game):
         """The state's ``last_event`` (:data:`EVENT_STAGES`)."""
         return state.last_event
 
+    def dice_in_play(self, state: KockaState) -> int:
+        """The state's ``dice_in_play`` (KOCKA-10)."""
+        return state.dice_in_play
+
+    def keep_action(self, state: KockaState, dice: tuple[int, ...]) -> SetAside | TakeSeries:
+        """A :class:`SetAside` of ``dice`` (KOCKA-10); while a series runs, a
+        :class:`TakeSeries` of as many dice (KOCKA-15)."""
+        return TakeSeries(len(dice)) if state.series_running else SetAside(dice)
+
     def describe_state(self, state: KockaState) -> str:
         """One line for people, in the language in force: who is to do what, the banked
         scores, the turn total, the dice in play, and the roll, series and joker when there
@@ -731,7 +740,7 @@ register_game(GameSpec(
         TableKind("winprob4", "kocka.solver.solvers.kocka.tables:KOCKA_WINPROB4"),
     ),
     hint="kocka.agents.advice.kocka:hint", hint_parameters="kocka.agents.advice.kocka:KockaHintParams",
-    view="kocka.agents.frontends.games.play:render_kocka",
+    view="kocka.agents.frontends.games.views:render_kocka",
     companion="kocka.agents.advice.table_talk:KOCKA_TALK",
     agents=(
         AgentEntry("optimal", "kocka.agents.bots.catalogue:kocka_optimal",

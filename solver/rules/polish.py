@@ -264,6 +264,22 @@ class PolishGame(Game):
         """The dice kept for the throw due (PL-2)."""
         return state.kept or ()
 
+    def declared_box(self, state: PolishState) -> str | None:
+        """The box declared after the first throw of a stage-2 turn (PL-15)."""
+        return state.declared
+
+    def box_scores_now(self, state: PolishState) -> dict[str, int]:
+        """Each box a :class:`Write` may fill now, with what the dice score there (PL-9,
+        PL-10, PL-13; a scratch writes 0 and is not listed)."""
+        if state.dice is None:
+            return {}
+        return {a.box: self.box_points(a.box, state.dice, state.throws == 1)
+                for a in self.legal_actions(state) if isinstance(a, Write)}
+
+    def keep_action(self, state: PolishState, dice: tuple[int, ...]) -> Keep:
+        """A :class:`Keep` of ``dice`` (PL-2)."""
+        return Keep(dice)
+
     def card(self, state: PolishState, seat: int, stage: int | None = None) -> dict[str, int | None]:
         """``seat``'s card of ``stage`` (default: the current one) as box -> entry."""
         entries = state.cards[(stage or state.stage) - 1][seat]
@@ -643,6 +659,18 @@ class PolishBasicGame(Game):
         """The dice kept for the throw due (PL-2)."""
         return state.kept or ()
 
+    def box_scores_now(self, state: PolishBasicState) -> dict[str, int]:
+        """Each combination a :class:`Record` may record now, with what the dice score as
+        it (PL-5, PL-6)."""
+        if state.dice is None:
+            return {}
+        return {a.combo: self.box_points(a.combo, state.dice, state.throws == 1)
+                for a in self.legal_actions(state) if isinstance(a, Record)}
+
+    def keep_action(self, state: PolishBasicState, dice: tuple[int, ...]) -> Keep:
+        """A :class:`Keep` of ``dice`` (PL-2)."""
+        return Keep(dice)
+
     def describe_state(self, state: PolishBasicState) -> str:
         """The position in one sentence, in the language in force: who is on turn, which
         throw, the dice and the dice kept."""
@@ -793,7 +821,7 @@ _POLISH_COMMON = dict(players=(1, 6), words=POLISH_WORDS, hint="kocka.agents.adv
 
 register_game(GameSpec(
     name="polish", title="Polish poker dice (full game)", engine=PolishGame,
-    tables=(TableKind("ev", "kocka.solver.solvers.polish.values:POLISH_EV"),), view="kocka.agents.frontends.games.play:render_polish",
+    tables=(TableKind("ev", "kocka.solver.solvers.polish.values:POLISH_EV"),), view="kocka.agents.frontends.games.views:render_polish",
     agents=(
         AgentEntry("optimal", "kocka.agents.bots.catalogue:polish_optimal",
                    "plays the best action from the exact three-stage table (expected game total)"),
@@ -806,7 +834,7 @@ register_game(GameSpec(
     name="polish-basic", title="Polish poker dice (basic game)", engine=PolishBasicGame,
     tables=(TableKind("ev", "kocka.solver.solvers.polish.values:POLISH_BASIC_EV"),
             TableKind("race", "kocka.solver.solvers.polish.race:POLISH_BASIC_RACE")),
-    view="kocka.agents.frontends.games.play:render_polish_basic", outcome="race",
+    view="kocka.agents.frontends.games.views:render_polish_basic", outcome="race",
     agents=(
         AgentEntry("optimal", "kocka.agents.bots.catalogue:polish_optimal",
                    "plays the best action from the exact solitaire table (expected total within solo_turns turns)"),

@@ -571,7 +571,7 @@ _SCORECARD_AGENTS = (
                "maximises P(finishing first) against the other players' cards (target table; 2+ players)"),
 )
 _SCORECARD_FRONT = dict(hint="kocka.agents.advice.cards:scorecard_hint",
-                        hint_parameters="kocka.agents.advice.cards:ScorecardHintParams", view="kocka.agents.frontends.games.play:render_scorecard",
+                        hint_parameters="kocka.agents.advice.cards:ScorecardHintParams", view="kocka.agents.frontends.games.views:render_scorecard",
                         tables=_SCORECARD_TABLES, agents=_SCORECARD_AGENTS, judges=("optimal",),
                         distribution="kocka.solver.solvers.scorecard.distribution:score_distribution",
                         companion="kocka.agents.advice.table_talk:SCORECARD_TALK")

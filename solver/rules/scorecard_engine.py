@@ -389,6 +389,24 @@ class ScorecardGame(Game):
         """The dice kept for the throw due (HU-2)."""
         return state.kept
 
+    def declared_box(self, state: ScorecardState) -> str | None:
+        """The face box declared after the first throw (SK-3); None elsewhere."""
+        return state.declared
+
+    def box_scores_now(self, state: ScorecardState) -> dict[str, int]:
+        """Each box a :class:`Fill` may write now: its entry plus the bonus it earns, as
+        writing it would count them (:meth:`_fill_score`)."""
+        out = {}
+        for action in self.legal_actions(state):
+            if isinstance(action, Fill):
+                score = self._fill_score(state, self.box_index(action.box))
+                out[action.box] = score.entry + score.bonus
+        return out
+
+    def keep_action(self, state: ScorecardState, dice: tuple[int, ...]) -> Keep:
+        """A :class:`Keep` of ``dice`` (HU-2)."""
+        return Keep(dice)
+
     def final_score_position(self, state: ScorecardState, seat: int) -> ScorecardState | Card:
         """Each seat plays its own card: the position of the turn in progress for the seat
         on turn, the seat's card (at the start of its next turn) for the others."""
@@ -469,10 +487,16 @@ class ScorecardGame(Game):
             return replace(state, declared=action.box)
         return self._apply_fill(state, self.box_index(action.box))
 
-    def _apply_fill(self, state: ScorecardState, box: int) -> ScorecardState:
+    def _fill_score(self, state: ScorecardState, box: int) -> FillScore:
+        """What writing the dice of ``state`` into ``box`` scores on the card of the player
+        on turn (first-throw rules, Yahtzee's joker and bonus included)."""
         assert state.dice is not None
         card = state.cards[state.player]
-        score = self.fill_score(box, state.dice, state.throw == 1, card.filled_mask, self._yahtzee_entry(card))
+        return self.fill_score(box, state.dice, state.throw == 1, card.filled_mask, self._yahtzee_entry(card))
+
+    def _apply_fill(self, state: ScorecardState, box: int) -> ScorecardState:
+        card = state.cards[state.player]
+        score = self._fill_score(state, box)
         entries = card.entries[:box] + (score.entry,) + card.entries[box + 1 :]
         bonuses = card.yahtzee_bonuses + (score.bonus // YAHTZEE_BONUS)
         cards = state.cards[: state.player] + (Card(entries, bonuses),) + state.cards[state.player + 1 :]

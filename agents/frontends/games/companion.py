@@ -370,8 +370,8 @@ class TableSession:
                 return answer
             digits = " ".join(map(str, dice))
             if self.game.card_boxes():  # "6" may be a box ("write 6-osok") or "keep 6": ask
-                keep = next((c for c in self.game.ACTIONS if c.__name__ == "Keep"), None)
-                move = self.game.describe_action(keep(tuple(sorted(dice))), self.state) if keep else f"keep {digits}"
+                keep = self.game.keep_action(self.state, tuple(sorted(dice)))
+                move = self.game.describe_action(keep, self.state) if keep is not None else f"keep {digits}"
                 return _("{typed} is not a roll here: type “{move}”, or the box to write", typed=text, move=move)
             return self.enter_move(f"take {digits}")
         return self.enter_move(text)

@@ -12,6 +12,9 @@ the way players say them (``keep 1 1 5``, ``box full`` / ``write full``, ``bank`
   again: rolls are keyed by position, see :class:`~kocka.agents.bots.base.ChanceSampler`);
 * ``help``, ``quit`` (also Ctrl-C or end of input: the game stops cleanly).
 
+The session asks of a game only what the base ``Game`` offers; how each family's
+position is drawn is the view its spec names (:mod:`kocka.agents.frontends.games.views`).
+
 Bad input is answered with the reason (the rules engine's own message for an illegal
 move) and the prompt comes back. At the end a summary says how much the humans'
 decisions cost versus optimal play: the sum over their decisions of the optimal agent's
@@ -32,7 +35,7 @@ from kocka.agents.advice.kocka import stand_in_line
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.solver.base.decision import Decision
 from kocka.solver.base.errors import KockaError, TableError
-from kocka.solver.base.i18n import N_, _, choose_language, current_language, ngettext, number, use_language
+from kocka.solver.base.i18n import N_, _, choose_language, ngettext, number, use_language
 from kocka.solver.rules import CHANCE, Game, resolve
 from kocka.solver.rules.words import claim_text, dice_text, normalize, seat_label, snake
 
@@ -156,12 +159,10 @@ def _construct(wanted: str, game: Game, state: Any) -> Any:
     if any(wanted in game.words.box_aliases(box) for box in game.card_boxes()):
         tokens, verb = ["box", *tokens], "box"  # a bare box name ("full") means writing it
     try:
-        if verb in ("keep", "hold", "k") and "Keep" in kinds and dice_ok:
-            return kinds["Keep"](tuple(digits))
-        if verb in ("take", "keep", "k", "aside") and "SetAside" in kinds and dice_ok:
-            if getattr(state, "series", None) is not None and "TakeSeries" in kinds:
-                return kinds["TakeSeries"](len(digits))
-            return kinds["SetAside"](tuple(digits))
+        # the verbs of the five-dice games' Keep and of Kocka's SetAside (TakeSeries in a series)
+        if dice_ok and (verb in ("keep", "hold", "k") and "Keep" in kinds
+                        or verb in ("take", "keep", "k", "aside") and "SetAside" in kinds):
+            return game.keep_action(state, tuple(digits))
         if verb == "series" and "StartSeries" in kinds and dice_ok:
             return kinds["StartSeries"](digits[0], len(digits))
         if verb == "joker" and "NameJoker" in kinds and len(digits) == 1:
@@ -213,22 +214,18 @@ def draw_dice(dice: Sequence[int]) -> str:
 def throw_text(game: Any, state: Any) -> str:
     """Which throw of the turn the player on turn is at, in words ("throw 1 of 3"; Kocka:
     the turn total and the dice left)."""
-    s = state
-    progress = game.turn_progress(s)
+    progress = game.turn_progress(state)
     if progress is not None:
         return progress.throw_text()
-    card_game = getattr(game, "card_game", None)
-    if card_game is not None:  # chip bidding: the card's turn
-        return throw_text(card_game, s.card)
-    if game.turn_total(s) is None:  # no throws to count (the bluff games)
+    total = game.turn_total(state)
+    if total is None:  # no throws to count (the bluff games)
         return ""
-    if s.stage == "set_aside":
-        return _("turn total {total}, rolled", total=s.turn_total)
-    if s.stage in ("bank_or_roll", "joker"):
-        return ngettext("turn total {total}, {n} die left", "turn total {total}, {n} dice left", s.dice_in_play,
-                        total=s.turn_total)
-    return ngettext("turn total {total}, {n} die to throw", "turn total {total}, {n} dice to throw", s.dice_in_play,
-                    total=s.turn_total)
+    dice = game.dice_in_play(state)
+    if game.dice_in_view(state) is not None:  # the roll to set dice aside from
+        return _("turn total {total}, rolled", total=total)
+    if game.current_player(state) >= 0:  # to bank or roll on, or to name a joker
+        return ngettext("turn total {total}, {n} die left", "turn total {total}, {n} dice left", dice, total=total)
+    return ngettext("turn total {total}, {n} die to throw", "turn total {total}, {n} dice to throw", dice, total=total)
 
 
 def position_text(game: Game, state: Any, seat_names: Sequence[str]) -> str:
@@ -250,185 +247,12 @@ def hides_information(game: Game) -> bool:
 
 
 def render_state(game: Game, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    """What ``viewer`` sees before a decision."""
+    """What ``viewer`` sees before a decision: the game's own view where its spec names
+    one (:mod:`kocka.agents.frontends.games.views`), else its observation."""
     reference = game.spec().view
     if reference is not None:
         return resolve(reference)(game, state, seat_names, viewer)
     return _render_observation(game, state, seat_names, viewer)
-
-
-def render_scorecard(game: Any, state: Any, seat_names: Sequence[str], viewer: int, show_turn: bool = True) -> str:
-    player = state.player
-    lines = []
-    if show_turn and not game.is_terminal(state):
-        lines.append(_to_play(game, state, seat_names[player]))
-    if state.dice is not None:
-        lines += ["", draw_dice(state.dice), ""]
-    previews: dict[str, int] = {}
-    if state.dice is not None and game.current_player(state) == player:
-        card = state.cards[player]
-        yahtzee_box = getattr(game, "yahtzee_box", None)
-        yahtzee_entry = None if yahtzee_box is None else card.entries[yahtzee_box]
-        for action in game.legal_actions(state):
-            if type(action).__name__ == "Fill":
-                b = game.box_index(action.box)
-                score = game.fill_score(b, state.dice, state.throw == 1, card.filled_mask, yahtzee_entry)
-                previews[action.box] = score.entry + score.bonus
-    upper, bonus_name, total = _("upper section"), _("yahtzee bonus"), _("total")
-    name_width = max(len(upper) + 2, len(bonus_name), len(total), *(len(_box_column(game, b)) for b in game.boxes))
-    col = max(8, *(len(n) for n in seat_names)) + 1
-    head = f"{_box_heading():<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{_now_heading():>{col}}" if previews else "")
-    lines.append(head)
-    for i, b in enumerate(game.boxes):
-        if i == len(game.upper_boxes) and game.upper_boxes:
-            lines.append(f"{'  ' + upper:<{name_width}}" + "".join(f"{_upper_summary(game, c):>{col}}" for c in state.cards))
-        row = f"{_box_column(game, b):<{name_width}}"
-        row += "".join(f"{'.' if c.entries[i] is None else c.entries[i]:>{col}}" for c in state.cards)
-        if b in previews:
-            row += f"{previews[b]:>{col}}"
-        lines.append(row)
-    bonus = [f"+{100 * c.yahtzee_bonuses}" if c.yahtzee_bonuses else "" for c in state.cards]
-    if any(bonus):
-        lines.append(f"{bonus_name:<{name_width}}" + "".join(f"{x:>{col}}" for x in bonus))
-    lines.append(f"{total:<{name_width}}" + "".join(f"{game.card_total(c):>{col}}" for c in state.cards))
-    return "\n".join(lines)
-
-
-def _to_play(game: Any, state: Any, name: str) -> str:
-    """The head line of a card: who is to play, which throw, the box declared."""
-    if getattr(state, "declared", None):
-        return _("{name} to play, {throw}, declared box: {box}", name=name, throw=throw_text(game, state),
-                 box=box_label(game, state.declared))
-    return _("{name} to play, {throw}", name=name, throw=throw_text(game, state))
-
-
-def _box_heading() -> str:
-    return _("box")
-
-
-def _now_heading() -> str:
-    """The heading of the column of what the dice would score now."""
-    return _("now")
-
-
-def _box_column(game: Any, box: str) -> str:
-    """A box as the card's first column names it: the game's own name, and the English
-    one beside it when the player reads English and it differs."""
-    own = box_label(game, box)
-    english = game.box_label(box, "en")
-    return f"{own} ({english})" if current_language() == "en" and english != own else own
-
-
-def render_chip_bidding(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    """The Hungarian card (HU-1..HU-8) and the betting (HU-10..HU-19)."""
-    lines = [render_scorecard(game.card_game, state.card, seat_names, viewer, show_turn=state.phase == "play"), ""]
-    paid = ", ".join(_("{name} {chips} (passed)", name=n, chips=p) if passed else f"{n} {p}"
-                     for n, p, passed in zip(seat_names, state.paid, state.passed))
-    lines.append(_("bank {bank}, stake {stake}; paid: {paid}", bank=state.bank, stake=state.stake, paid=paid))
-    moves = " / ".join(format_action(a, game, state) for a in game.legal_actions(state)) \
-        if not game.is_terminal(state) and game.current_player(state) != CHANCE else ""
-    if state.phase == "raise":
-        lines.append(_("{name} may raise the stake to {stake}: {moves}", name=seat_names[state.actor],
-                       stake=state.stake + 1, moves=moves))
-    elif state.phase == "respond":
-        lines.append(_("{name} raised the stake to {stake}; {other} answers: {moves}", name=seat_names[state.actor],
-                       stake=state.stake, other=seat_names[state.pending[0]], moves=moves))
-    return "\n".join(lines)
-
-
-def _upper_summary(game: Any, card: Any) -> str:
-    """Net upper score (HU, SK) or upper total (Yahtzee, Yatzy) so far."""
-    entries = [card.entries[i] or 0 for i in game.upper_boxes]
-    net = game.NET_UPPER
-    signed = format(sum(entries), "+d")
-    return _("net {points}", points=signed) if net else _("sum {points}", points=sum(entries))
-
-
-def render_polish(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    player = state.player
-    budget = game.budget(state)
-    fences = ", ".join(f"{n} {f}" for n, f in zip(seat_names, state.fences))
-    head = _("stage {stage}: {line}; fences: {fences}", stage=state.stage, line=_to_play(game, state, seat_names[player]),
-             fences=fences)
-    lines = [] if game.is_terminal(state) else [head]
-    if state.dice is not None:
-        lines += ["", draw_dice(state.dice), ""]
-    previews: dict[str, int] = {}
-    if state.dice is not None and game.current_player(state) == player:
-        for action in game.legal_actions(state):
-            if type(action).__name__ == "Write":
-                previews[action.box] = game.box_points(action.box, state.dice, state.throws == 1)
-    boxes = game.rules.boxes
-    stage_totals, game_total = _("stage totals"), _("game total")
-    name_width = max(len(stage_totals), len(game_total), *(len(_box_column(game, b)) for b in boxes))
-    col = max(8, *(len(n) for n in seat_names)) + 1
-    lines.append(f"{_box_heading():<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{_now_heading():>{col}}" if previews else ""))
-    for i, b in enumerate(boxes):
-        row = f"{_box_column(game, b):<{name_width}}"
-        row += "".join(f"{'.' if card[i] is None else card[i]:>{col}}" for card in state.cards[state.stage - 1])
-        if b in previews:
-            row += f"{previews[b]:>{col}}"
-        lines.append(row)
-    totals = game.stage_totals(state)
-    lines.append(f"{stage_totals:<{name_width}}" + "".join(f"{'/'.join(map(str, t)):>{col}}" for t in totals))
-    lines.append(f"{game_total:<{name_width}}" + "".join(f"{sum(t):>{col}}" for t in totals))
-    return "\n".join(lines)
-
-
-def render_polish_basic(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    player = state.player
-    lines = [] if game.is_terminal(state) else [_to_play(game, state, seat_names[player])]
-    if state.dice is not None:
-        lines += ["", draw_dice(state.dice), ""]
-    previews: dict[str, int] = {}
-    if state.dice is not None and game.current_player(state) == player:
-        for action in game.legal_actions(state):
-            if type(action).__name__ == "Record":
-                previews[action.combo] = game.box_points(action.combo, state.dice, state.throws == 1)
-    combination, total = _("combination"), _("total")
-    name_width = max(len(combination), len(total), *(len(_box_column(game, b)) for b in game.card_boxes()))
-    col = max(8, *(len(n) for n in seat_names)) + 1
-    lines.append(f"{combination:<{name_width}}" + "".join(f"{n:>{col}}" for n in seat_names) + (f"{_now_heading():>{col}}" if previews else ""))
-    for i, b in enumerate(game.card_boxes()):
-        row = f"{_box_column(game, b):<{name_width}}"
-        row += "".join(f"{'.' if rec[i] is None else rec[i]:>{col}}" for rec in state.records)
-        if b in previews:
-            row += f"{previews[b]:>{col}}"
-        lines.append(row)
-    lines.append(f"{total:<{name_width}}" + "".join(f"{t:>{col}}" for t in game.totals(state)))
-    return "\n".join(lines)
-
-
-def render_kocka(game: Any, state: Any, seat_names: Sequence[str], viewer: int) -> str:
-    threshold = game.rules.series_threshold
-    scores = ", ".join(
-        f"{n} {s}" + (f" ({threshold}+)" if s >= threshold else "") for n, s in zip(seat_names, state.scores)
-    )
-    lines = [_("banked: {scores} (target {target})", scores=scores, target=game.rules.target)]
-    if seat_names[state.player] == _("you"):  # the one human of kocka play
-        turn = [_("your turn: turn total {total}", total=state.turn_total)]
-    else:
-        turn = [_("{name} on turn: turn total {total}", name=seat_names[state.player], total=state.turn_total)]
-    if state.series is not None:
-        face, collected = state.series
-        turn.append(_("series of {face}s: {collected} of 6 aside", face=face, collected=collected))
-        if state.joker is not None:
-            turn.append(_("joker {face}", face=state.joker))
-    lines.append("; ".join(turn))
-    if state.roll is not None:
-        lines += ["", draw_dice(state.roll)]
-    elif state.stage == "bank_or_roll":
-        if game.may_bank(state):
-            lines.append(ngettext("{n} die left to roll; you may bank", "{n} dice left to roll; you may bank",
-                                  state.dice_in_play))
-        else:
-            lines.append(ngettext("{n} die left to roll; roll on (the least you may bank is {minimum})",
-                                  "{n} dice left to roll; roll on (the least you may bank is {minimum})",
-                                  state.dice_in_play, minimum=game.rules.min_bank_points))
-    elif state.stage == "joker":
-        moves = " / ".join(format_action(a, game, state) for a in game.legal_actions(state))
-        lines.append(_("five dice of the series aside: name a joker for the last die, or roll: {moves}", moves=moves))
-    return "\n".join(lines)
 
 
 def _render_observation(game: Game, state: Any, seat_names: Sequence[str], viewer: int) -> str:
@@ -443,13 +267,12 @@ def _render_observation(game: Game, state: Any, seat_names: Sequence[str], viewe
     if "chips" in doc:
         chips = ", ".join(f"{n} {c}" for n, c in zip(seat_names, doc["chips"]))
         lines.append(_("chips: {chips}; bank {bank}", chips=chips, bank=doc.get("bank", 0)))
-    if doc.get("standing") is not None:  # the state document mirrors the state's fields
-        claim = claim_text(state.standing)
-        stake = getattr(state, "stake", 0)
+    claims = game.claim_history(state)
+    if claims:  # the standing claim is the last
+        claim, stake = claim_text(claims[-1]), doc.get("stake", 0)
         lines.append(_("standing claim: {claim}, stake {stake}", claim=claim, stake=stake) if stake
                      else _("standing claim: {claim}", claim=claim))
-    if getattr(state, "history", ()):
-        lines.append(_("claims this round: {claims}", claims=" < ".join(claim_text(c) for c in state.history)))
+        lines.append(_("claims this round: {claims}", claims=" < ".join(claim_text(c) for c in claims)))
     if doc.get("bets"):
         lines.append(_("bets: {bets}", bets=", ".join(f"{seat_names[p]} {k}" for p, k in doc["bets"])))
     if doc.get("revealed"):

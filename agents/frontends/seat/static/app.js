@@ -221,6 +221,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // ---------------------------------------------------------------------------------------
 const app = {
   hello: null,
+  pace: 0,              // ms before each computer move (?pace=: pauseBeforeComputerMoves)
   games: new Map(),     // name -> hello's game description
   game: null,           // the game description being played
   rules: {},
@@ -1458,7 +1459,7 @@ async function aiStep(generation) {
   if (legal.node === "terminal") return;
   const actor = actorOf(app.position.state);
   if (actor !== null && !app.ai.has(actor)) return;  // null: a roll everybody sees, the page throws it
-  await sleep(300);  // a moment to see what the AI does
+  await sleep(app.pace);  // a moment to see what the AI does
   if (generation !== app.generation) return;
   try {
     if (legal.node === "chance") {
@@ -1587,6 +1588,14 @@ async function undo() {
   say(t("undone"));
 }
 
+// ?pace=MS: how long the page waits before each move of the computer, so that a player sees
+// it (default 300 ms; 0: at once, for a quick game or a test; at most 5 s).
+const DEFAULT_PACE = 300;
+function pauseBeforeComputerMoves(asked) {
+  const ms = asked === null || asked.trim() === "" ? NaN : Number(asked);
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, 5000) : DEFAULT_PACE;
+}
+
 async function main() {
   // installable, and the page's own files at hand when the server is away (sw.js; https or localhost only)
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
@@ -1601,6 +1610,7 @@ async function main() {
   // the server's --lang or the game's own
   const asked = params.get("lang");
   app.lang = known(asked) ? asked : (known(remembered()) ? remembered() : null);
+  app.pace = pauseBeforeComputerMoves(params.get("pace"));
   $("error-retry").addEventListener("click", () => { hideError(); refresh(); });
   $("setup-form").addEventListener("submit", startFromSetup);
   $("game-select").addEventListener("change", describeChoice);
