@@ -244,13 +244,15 @@ def ladder_tables(path: pathlib.Path) -> str:
         if measured:
             head += (f"; measured over {measured['games']} games, seed {measured['seed']}: "
                      f"monotone {measured['monotone']}, neighbours' intervals disjoint {measured['neighbours_disjoint']}")
+        # a loss in P(win) (below 1) needs four decimals for its interval to say anything
+        places = 4 if entry["ladder"]["random_loss"] < 1 else 2
         out += [head, "", "| level | label | temperature | target loss | measured loss | 95% interval |", "|---:|---|---:|---:|---:|---|"]
         for k in levels.LEVELS:
             t = entry["temperatures"][str(k)]
             target = entry["ladder"]["random_loss"] if k == 1 else entry["ladder"]["targets"].get(str(k), 0.0)
             mean, lo, hi = measured["loss"][str(k)] if measured else (float("nan"),) * 3
             shown_t = "uniform" if t is None else f"{t:.4g}"
-            out.append(f"| {k} | {levels.LEVEL_LABELS[k]} | {shown_t} | {target:.2f} | {mean:.2f} | [{lo:.2f}, {hi:.2f}] |")
+            out.append(f"| {k} | {levels.LEVEL_LABELS[k]} | {shown_t} | {target:.{places}f} | {mean:.{places}f} | [{lo:.{places}f}, {hi:.{places}f}] |")
         out.append("")
     return "\n".join(out)
 
