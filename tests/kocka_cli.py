@@ -1,6 +1,6 @@
 """What tests/test_kocka_three.py and tests/test_kocka_four.py share: the win-table build
 through ``kocka-solve`` at the small test variant (target 600, series from 300, 150
-minimum bank), and a solve on a two-worker ``distributed.LocalCluster``."""
+minimum bank), and solves on a two-worker ``distributed.LocalCluster``."""
 from __future__ import annotations
 
 import pathlib
@@ -27,10 +27,11 @@ def build_and_verify(players: int, cache_dir: pathlib.Path) -> str:
     return out.output
 
 
-def solve_on_local_cluster(solve: Callable[..., Any], model: Any) -> Any:
-    """``solve(model, runner=...)`` with the classes spread over a two-worker
-    ``distributed.LocalCluster`` (skips the test without ``distributed``)."""
+def solve_on_local_cluster(*solves: tuple[Callable[..., Any], Any]) -> list[Any]:
+    """``solve(model, runner=...)`` for each ``(solve, model)`` in turn, with the classes
+    spread over one two-worker ``distributed.LocalCluster`` (started once: its worker
+    processes cost more than the small solves; skips the test without ``distributed``)."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
-            return solve(model, runner=DaskClassRunner(client))
+            return [solve(model, runner=DaskClassRunner(client)) for solve, model in solves]

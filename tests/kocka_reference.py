@@ -117,6 +117,11 @@ class BatchTurn:
     (KOCKA-19, ``six_ones_win``), ``"opening"`` the first roll (KOCKA-8, KOCKA-14).
     Options: ``("free", points, dice left)``, ``("reroll", points)``, ``("series", points,
     q, context)``, ``("win",)``.
+
+    :meth:`evaluate` keeps the values it has computed in one array, ``values[slot, t]``
+    (slots: after a set-aside with n dice left, a roll in each context, the win), reads
+    each distinct option once per turn total, and with a single component (two players)
+    takes the best option of every outcome at once (a maximum, where ties cannot matter).
     """
 
     def __init__(self, rules: KockaRules, high: bool) -> None:
@@ -138,6 +143,7 @@ class BatchTurn:
                 merged[key] = merged.get(key, 0.0) + p
             self.groups[ctx] = [(p, list(opts)) for opts, p in merged.items()]
         self.bank_chance = self._bank_chance()
+        self._index_options()
 
     def _options(self, roll: tuple[int, ...], ctx) -> list[tuple]:
         if ctx == "six_ones":
@@ -150,6 +156,36 @@ class BatchTurn:
         the value of a roll beyond every cap (:func:`bank_chance`)."""
         return bank_chance({c: g for c, g in self.groups.items() if c != "opening"})
 
+    def _index_options(self) -> None:
+        """Each distinct option as a row (slot read, points added, chance q of getting
+        there: the rest is a bust), and the outcomes of the contexts rolled at every turn
+        total (a context whose outcomes are another's, as after a series and after a full
+        roll, is read from that one) and of the opening roll as :class:`_Outcomes`."""
+        self.rolls = [c for c in self.groups if c != "opening"]
+        same = {c: next(d for d in self.rolls if self.groups[d] == self.groups[c]) for c in self.rolls}
+        self.computed = [c for c in self.rolls if same[c] == c]
+        self.free_slot = {n: n - 1 for n in range(1, NUM_DICE)}
+        self.roll_slot = {c: NUM_DICE - 1 + self.computed.index(same[c]) for c in self.rolls}
+        self.win_slot = NUM_DICE - 1 + len(self.computed)
+        row_of: dict[tuple, int] = {}
+        for ctx in self.groups:
+            for _, opts in self.groups[ctx]:
+                for o in opts:
+                    row_of.setdefault(o, len(row_of))
+
+        def read(o: tuple) -> tuple[int, int, float]:
+            if o[0] == "free":
+                return self.free_slot[o[2]], o[1], 1.0
+            if o[0] == "reroll":
+                return self.roll_slot["reroll"], o[1], 1.0
+            if o[0] == "series":
+                return self.roll_slot[o[3]], o[1], o[2]
+            return self.win_slot, 0, 1.0
+
+        self.rows = [read(o) for o in row_of]  # (slot, points, q)
+        self.every_turn = _Outcomes([self.groups[c] for c in self.computed], row_of)
+        self.opening = _Outcomes([self.groups["opening"]], row_of)
+
     def evaluate(self, bank: Callable[[int], np.ndarray], bust: np.ndarray, cap: np.ndarray,
                  top: np.ndarray, win: np.ndarray) -> np.ndarray:
         """Opening values (C, N) of N positions: ``bank(t)`` (C, N) the value of banking t
@@ -157,58 +193,69 @@ class BatchTurn:
         ``top`` (C, N) and a roll its bank chance of ``top``, else the bust; ``win`` (C, N)
         the value of winning at once (KOCKA-19)."""
         T = int(cap.max())
-        free = {n: [None] * T for n in range(1, NUM_DICE)}
-        roll = {c: [None] * T for c in self.groups if c != "opening"}
-        beyond_roll = {c: self.bank_chance[c] * (win if c == "six_ones" else top) + (1 - self.bank_chance[c]) * bust
-                       for c in roll}
+        values = np.empty((self.win_slot + 1, T + 1) + bust.shape)  # [slot, turn total]; T: beyond the cap
+        values[:NUM_DICE - 1, T] = top
+        beyond_roll = np.array([self.bank_chance[c] * (win if c == "six_ones" else top)
+                                + (1 - self.bank_chance[c]) * bust for c in self.computed])
+        values[NUM_DICE - 1:self.win_slot, T] = beyond_roll
+        values[self.win_slot] = win
 
-        def read_free(r: int, n: int) -> np.ndarray:
-            return top if r >= T else free[n][r]
-
-        def read_roll(r: int, c) -> np.ndarray:
-            return beyond_roll[c] if r >= T else roll[c][r]
-
-        def option_value(t: int, o: tuple) -> np.ndarray:
-            if o[0] == "free":
-                return read_free(t + o[1], o[2])
-            if o[0] == "reroll":
-                return read_roll(t + o[1], "reroll")
-            if o[0] == "series":
-                return o[2] * read_roll(t + o[1], o[3]) + (1 - o[2]) * bust
-            return win
-
-        def roll_value(t: int, ctx) -> np.ndarray:
-            total = np.zeros_like(bust)
-            lost = 0.0
-            for p, opts in self.groups[ctx]:
-                if not opts:
-                    lost += p
-                    continue
-                best = option_value(t, opts[0])
-                for o in opts[1:]:
-                    v = option_value(t, o)
-                    best = np.where(v[0] > best[0], v, best)
-                total = total + p * best
-            missing = 1.0 - sum(p for p, _ in self.groups[ctx]) + lost
-            return total + missing * bust
+        def options_at(t: int) -> list[np.ndarray]:
+            """Each option row's value (C, N) at turn total t."""
+            return [values[slot, min(t + points, T)] if q == 1.0 else q * values[slot, min(t + points, T)] + (1 - q) * bust
+                    for slot, points, q in self.rows]
 
         opening = None
+        dice_left = [self.roll_slot[("on", n)] for n in range(1, NUM_DICE)]
         for t in range(T - 1, -1, -1):
+            options = options_at(t)
             beyond = t >= cap  # (N,)
-            for c in roll:
-                value = roll_value(t, c)
-                roll[c][t] = np.where(beyond, beyond_roll[c], value)
-            b = bank(t)
-            for n in range(1, NUM_DICE):
-                on = roll[("on", n)][t]
-                if t > 0 and t >= self.min_bank:
-                    value = np.where(b[0] >= on[0], b, on)
-                else:
-                    value = on
-                free[n][t] = np.where(beyond, top, value)
+            values[NUM_DICE - 1:self.win_slot, t] = np.where(beyond, beyond_roll, self.every_turn.values(options, bust))
+            on = values[dice_left, t]
+            if t > 0 and t >= self.min_bank:
+                b = bank(t)
+                on = np.where((b[0] >= on[:, 0])[:, None, :], b, on)
+            values[:NUM_DICE - 1, t] = np.where(beyond, top, on)
             if t == 0:
-                opening = roll_value(0, "opening")
+                opening = self.opening.values(options, bust)[0]
         return opening
+
+
+class _Outcomes:
+    """The scoring outcomes of some contexts' rolls, each as the rows of its options (in
+    the options' order), and P(a bust) in each context."""
+
+    def __init__(self, contexts: list[list], row_of: dict[tuple, int]) -> None:
+        self.scoring = [(i, p, [row_of[o] for o in opts]) for i, groups in enumerate(contexts) for p, opts in groups if opts]
+        # P(a bust): the outcomes without an option, and what the probabilities leave out
+        self.missing = np.array([1.0 - sum(p for p, opts in groups if opts) for groups in contexts])[:, None, None]
+        self.chance = np.zeros((len(contexts), len(self.scoring)))
+        for g, (i, p, _) in enumerate(self.scoring):
+            self.chance[i, g] = p
+        self.flat = np.array([r for _, _, opts in self.scoring for r in opts])
+        self.starts = np.cumsum([0] + [len(opts) for _, _, opts in self.scoring[:-1]])
+
+    def values(self, options: list[np.ndarray], bust: np.ndarray) -> np.ndarray:
+        """(contexts, C, N): each outcome played by its first best option for the mover
+        (component 0; ties to the first option), the rest a bust."""
+        if len(bust) == 1:  # one component: the best option is worth the maximum, ties cannot matter
+            best = np.maximum.reduceat(np.stack(options)[self.flat, 0], self.starts, axis=0)
+            return (self.chance @ best)[:, None, :] + self.missing * bust
+        total = self.missing * bust
+        for i, p, opts in self.scoring:  # outcome by outcome: small arrays, in cache
+            best = options[opts[0]]
+            for r in opts[1:]:
+                best = np.where(options[r][0] > best[0], options[r], best)
+            total[i] += p * best
+        return total
+
+
+@lru_cache(maxsize=None)
+def batch_turn(rules: KockaRules, high: bool) -> BatchTurn:
+    """The :class:`BatchTurn` of ``rules`` in one phase, built once per run (nothing of it
+    changes after it is built; reading every roll of every context is most of a small
+    variant's cost)."""
+    return BatchTurn(rules, high)
 
 
 def value_iteration(step: Callable[[np.ndarray], np.ndarray], start: np.ndarray, tol: float = 1e-14,
@@ -231,7 +278,7 @@ def reference_players(rules: KockaRules, players: int) -> np.ndarray:
     at (s_1, .., s_{n-1}, s_0) (KOCKA-9). Values at the next position are rotated into this
     one's order: (P u)_c = u_{c-1}."""
     goal, thr = rules.target // UNIT, rules.series_threshold // UNIT
-    turns = [BatchTurn(rules, False), BatchTurn(rules, True)]
+    turns = [batch_turn(rules, False), batch_turn(rules, True)]
     seats = [v.ravel() for v in np.meshgrid(*[np.arange(goal)] * players, indexing="ij")]
     back = [players - 1, *range(players - 1)]  # P: the next position's order -> this one's
 

@@ -12,7 +12,6 @@ Values are floats or numpy arrays; the best of two is their (elementwise) maximu
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
@@ -22,13 +21,6 @@ from kocka.solver.base.errors import InvalidStateError
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardState
 
 FIVE = outcome_distribution(5)
-
-
-def _larger(a: Any, b: Any) -> Any:
-    """The better of two values: floats stay floats, arrays compare elementwise."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.maximum(a, b)
-    return max(a, b)
 
 
 def filled_card(game, mask: int) -> Card:
@@ -66,24 +58,46 @@ def box_groups(game, mask: int) -> list[set[int]]:
     return [{b} for b in declared] + ([plain] if plain else [])
 
 
-def keep_or(next_throw: dict, stop: dict) -> dict:
-    """Value after a throw: stop (``stop[dice]``, fill now) or the best keep, re-rolling the
-    rest into the next throw (``next_throw``: the value after it, per sorted five dice)."""
-    memo: dict = {}
+_OUTCOME = {dice: o for o, (dice, _) in enumerate(FIVE)}
+_P_FIVE = np.array([p for _, p in FIVE])
 
-    def keep_value(kept):
-        if kept not in memo:
-            memo[kept] = sum(p * next_throw[tuple(sorted(kept + r))] for r, p in outcome_distribution(5 - len(kept)))
-        return memo[kept]
 
-    out = {}
-    for d in stop:
-        v = stop[d]
-        for k in sub_multisets(d):
-            if len(k) < 5:
-                v = _larger(v, keep_value(k))
-        out[d] = v
-    return out
+def _keep_rolls() -> tuple[list, np.ndarray, int]:
+    """The keeps between two throws in numpy, so that a turn is a few array operations
+    rather than a Python loop per keep and roll. Per number of dice kept (the keeps of one
+    size roll the same number of dice, so their rolls form a full array): the rows of those
+    keeps, the outcome each roll ends in and its chance (``outcome_distribution``); and
+    ``keeps[o]``, the keeps of outcome ``o`` (``sub_multisets`` without the whole throw),
+    padded with the row after the last keep, a keep worth -inf; the number of keeps."""
+    kept = sorted({k for dice, _ in FIVE for k in sub_multisets(dice) if len(k) < 5})
+    row = {k: i for i, k in enumerate(kept)}
+    by_size = []
+    for size in range(5):
+        keeps_of_size = [k for k in kept if len(k) == size]
+        rolls = outcome_distribution(5 - size)
+        lands = np.array([[_OUTCOME[tuple(sorted(k + r))] for r, _ in rolls] for k in keeps_of_size])
+        by_size.append((np.array([row[k] for k in keeps_of_size]), lands, np.array([p for _, p in rolls])))
+    per_outcome = [[row[k] for k in sub_multisets(dice) if len(k) < 5] for dice, _ in FIVE]
+    keeps = np.full((len(FIVE), max(map(len, per_outcome))), len(kept))
+    for o, ks in enumerate(per_outcome):
+        keeps[o, :len(ks)] = ks
+    return by_size, keeps, len(kept)
+
+
+_ROLLS_BY_SIZE, _KEEPS, _N_KEEPS = _keep_rolls()
+
+
+def keep_or(next_throw: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Value after a throw, per outcome (rows in ``FIVE``'s order): stop (``stop``, fill
+    now) or the best keep, re-rolling the rest into the next throw (``next_throw``: the
+    value after it). Rows are floats or arrays over targets, compared elementwise."""
+    by_keep = np.full((_N_KEEPS + 1, *next_throw.shape[1:]), -np.inf)
+    for rows, lands, chances in _ROLLS_BY_SIZE:
+        by_keep[rows] = np.einsum("j,kj...->k...", chances, next_throw[lands])
+    best = np.array(stop, dtype=float)
+    for column in _KEEPS.T:  # one keep per outcome at a time: no (outcomes, keeps, targets) array
+        np.maximum(best, by_keep[column], out=best)
+    return best
 
 
 def turn_value(game, mask: int, fill: Callable[[tuple, bool, set], Any]) -> Any:
@@ -91,11 +105,11 @@ def turn_value(game, mask: int, fill: Callable[[tuple, bool, set], Any]) -> Any:
     in every group of :func:`box_groups`: ``fill(dice, first, boxes)`` is what ending the
     turn with ``dice`` in the best box of ``boxes`` is worth (``first``: after the first
     throw)."""
-    best_first: dict = {d: -math.inf for d, _ in FIVE}
+    best_first = None
     for boxes in box_groups(game, mask):
-        after3 = {d: fill(d, False, boxes) for d, _ in FIVE}
-        after2 = keep_or(after3, dict(after3))
-        after1 = keep_or(after2, {d: fill(d, True, boxes) for d in after2})
-        for d in best_first:
-            best_first[d] = _larger(best_first[d], after1[d])
-    return sum(p * best_first[d] for d, p in FIVE)
+        after3 = np.array([fill(d, False, boxes) for d, _ in FIVE], dtype=float)
+        after2 = keep_or(after3, after3)
+        after1 = keep_or(after2, np.array([fill(d, True, boxes) for d, _ in FIVE], dtype=float))
+        best_first = after1 if best_first is None else np.maximum(best_first, after1)
+    value = _P_FIVE @ best_first
+    return float(value) if np.ndim(value) == 0 else value

@@ -12,6 +12,9 @@ Where the expected numbers come from:
 """
 from __future__ import annotations
 
+import dataclasses
+from functools import lru_cache
+
 import numpy as np
 import pytest
 
@@ -38,13 +41,52 @@ def brute_force_race(rules: KockaRules, opponent_points: int) -> tuple[np.ndarra
     banked units (a, b), seat 0 maximising over every legal action of the engine and
     seat 1 playing the threshold bot; score pairs in decreasing a + b, each pair's two
     bust values (a bust leaves the scores, passing the turn) by Newton steps on the turn
-    values, which are piecewise linear in the bust value (value and slope carried)."""
+    values, which are piecewise linear in the bust value (value and slope carried).
+
+    Every engine answer (chance outcomes, legal actions, transitions, the bot's choice)
+    is asked once per state and kept (:func:`functools.lru_cache`): the Newton steps walk
+    the same turn again with another bust value, and only the arithmetic is redone."""
     game = KockaGame(rules, num_players=2)
     opponent = threshold_player(opponent_points)(game, 0)
     goal = rules.target // 50
     cap = rules.target + CAP_ABOVE_TARGET  # the policy DP's cap: the opponent has reached the target
     mine = np.zeros((goal, goal))
     theirs = np.zeros((goal, goal))
+
+    @lru_cache(maxsize=None)
+    def rolled(state):
+        return tuple((game.apply(state, roll), p) for roll, p in game.chance_outcomes(state))
+
+    @lru_cache(maxsize=None)
+    def chosen(state):
+        return tuple(game.apply(state, a) for a in game.legal_actions(state))
+
+    @lru_cache(maxsize=None)
+    def opponent_chose(state):
+        return game.apply(state, opponent.choose(state))
+
+    throws_past_the_target: dict = {}
+
+    def ends_at_once(state):
+        """(P(win now), P(full only), P(bust)) of seat 0's compulsory throw (KOCKA-11)
+        with the target already in his turn total: any set-aside that leaves dice lets
+        him bank and win, a full one throws again in the same situation: with the target
+        in hand the turn total no longer matters, so the three are kept per the rest of
+        the state (every total a chain of full rolls reaches shares them)."""
+        key = tuple(getattr(state, f.name) for f in dataclasses.fields(state) if f.name != "turn_total")
+        if key not in throws_past_the_target:
+            win = full = bust_p = 0.0
+            for after, p in rolled(state):
+                if after.player != 0:
+                    bust_p += p
+                elif game.is_terminal(after):
+                    win += p
+                elif any(game.apply(after, a).stage != STAGE_ROLL for a in game.legal_actions(after)):
+                    win += p
+                else:
+                    full += p
+            throws_past_the_target[key] = win, full, bust_p
+        return throws_past_the_target[key]
 
     def turn(state, start, bust, memo):
         """(value, d value / d bust) of the rest of the turn of ``start``'s player."""
@@ -62,36 +104,21 @@ def brute_force_race(rules: KockaRules, opponent_points: int) -> tuple[np.ndarra
             result = (0.0, 0.0)
         elif state.player == 0 and game.current_player(state) == CHANCE and state.turn_total >= max(
                 game.points_to_target(state), rules.bank_minimum(game.phase(state))):  # a bank would win
-            result = beyond_the_target(state, bust)
+            # v = P(win now) + P(full only) v + P(bust) x
+            win, full, bust_p = ends_at_once(state)
+            result = ((win + bust_p * bust) / (1.0 - full), bust_p / (1.0 - full))
         elif game.current_player(state) == CHANCE:
             value = slope = 0.0
-            for roll, p in game.chance_outcomes(state):
-                v, s = turn(game.apply(state, roll), start, bust, memo)
+            for after, p in rolled(state):
+                v, s = turn(after, start, bust, memo)
                 value, slope = value + p * v, slope + p * s
             result = (value, slope)
         elif state.player == 1:
-            result = turn(game.apply(state, opponent.choose(state)), start, bust, memo)
+            result = turn(opponent_chose(state), start, bust, memo)
         else:
-            result = max(turn(game.apply(state, a), start, bust, memo) for a in game.legal_actions(state))
+            result = max(turn(after, start, bust, memo) for after in chosen(state))
         memo[state] = result
         return result
-
-    def beyond_the_target(state, bust):
-        """Seat 0 at a compulsory throw (KOCKA-11) with the target already in his turn
-        total: any set-aside that leaves dice lets him bank and win, a full one throws
-        again in the same situation (v = P(win now) + P(full only) v + P(bust) x)."""
-        win = full = bust_p = 0.0
-        for roll, p in game.chance_outcomes(state):
-            after = game.apply(state, roll)
-            if after.player != 0:
-                bust_p += p
-            elif game.is_terminal(after):
-                win += p
-            elif any(game.apply(after, a).stage != STAGE_ROLL for a in game.legal_actions(after)):
-                win += p
-            else:
-                full += p
-        return ((win + bust_p * bust) / (1.0 - full), bust_p / (1.0 - full))
 
     for total in range(2 * goal - 2, -1, -1):
         for a in range(max(0, total - goal + 1), min(goal - 1, total) + 1):
@@ -114,12 +141,17 @@ def brute_force_race(rules: KockaRules, opponent_points: int) -> tuple[np.ndarra
     return mine, theirs
 
 
-def test_the_best_reply_table_equals_a_brute_force_solve_over_the_engine():
+@pytest.fixture(scope="module")
+def threshold_150_turns():
+    """The turn outcomes of the 150-point threshold player on TINY, below and at 2500+."""
+    policy = threshold_player(150)
+    return [policy_turn_outcomes(TINY, lambda game: policy(game, 0).choose, high) for high in (False, True)]
+
+
+def test_the_best_reply_table_equals_a_brute_force_solve_over_the_engine(threshold_150_turns):
     # reference: brute_force_race above (engine states, every legal action; KOCKA-4..20)
     model = kocka_model(TINY)
-    policy = threshold_player(150)
-    outcomes = [policy_turn_outcomes(TINY, lambda game: policy(game, 0).choose, high) for high in (False, True)]
-    table = solve_best_reply(model.turn, model.goal, outcomes)
+    table = solve_best_reply(model.turn, model.goal, threshold_150_turns)
     mine, theirs = brute_force_race(TINY, 150)
     assert np.max(np.abs(table.reply - mine)) < 1e-9
     assert np.max(np.abs(table.waiting - theirs)) < 1e-9
@@ -127,10 +159,9 @@ def test_the_best_reply_table_equals_a_brute_force_solve_over_the_engine():
     assert table.reply[0, 0] > 0.5
 
 
-def test_the_policy_turn_outcomes_add_up_and_the_transition_keeps_the_mass():
+def test_the_policy_turn_outcomes_add_up_and_the_transition_keeps_the_mass(threshold_150_turns):
     # reference: a turn ends in exactly one of bank / bust / instant win (KOCKA-9..19)
-    policy = threshold_player(500)
-    out = policy_turn_outcomes(TINY, lambda game: policy(game, 0).choose, True)
+    out = threshold_150_turns[1]  # the 2500+ phase (series allowed)
     total = out.bank.sum() + out.bust_after.sum() + out.bust_unbankable + out.instant_win
     assert total == pytest.approx(1.0, abs=1e-12)
     move, stay, reach = out.transition(2, 4)  # two units to go: every bank of 2+ reaches

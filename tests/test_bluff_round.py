@@ -11,6 +11,7 @@ import math
 import random
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -505,12 +506,19 @@ def reach_above(game: LiarsPokerGame, public: tuple, standing) -> tuple[float, d
     return total, after
 
 
+@lru_cache(maxsize=None)
+def liars_two_each(public: tuple) -> tuple:
+    """:func:`~kocka.solver.solvers.bluff.match.solve_liars_match_class` of the class of
+    ``public`` with 2 chips each for the hand values :data:`LIARS_TWO_EACH` (rows, the
+    values solved, the values affine in W), solved once for the tests below."""
+    return match.solve_liars_match_class(LiarsPokerRules(start_chips=2), [public], 4, LIARS_TWO_EACH)
+
+
 def liars_match_plan(public: tuple) -> match.LiarsMatchPlan:
     """The match plan of the class of ``public`` with 2 chips each, solved for the hand
     values :data:`LIARS_TWO_EACH` (a stored match table holds every public roll)."""
-    rules = LiarsPokerRules(start_chips=2)
-    game = LiarsPokerGame(rules, 2)
-    rows, _, _ = match.solve_liars_match_class(rules, [public], 4, LIARS_TWO_EACH)
+    game = LiarsPokerGame(LiarsPokerRules(start_chips=2), 2)
+    rows, _, _ = liars_two_each(public)
     arrays = liars.liars_arrays(rows, len(game.claims()), 4)
     arrays["win"] = np.array([np.nan] + [float(LIARS_TWO_EACH[x]) for x in (1, 2, 3)])
     return match.LiarsMatchPlan(game, betting.unstored_table(arrays, {"total": 4}, two_player.MATCH_KIND))
@@ -521,7 +529,7 @@ def test_liars_match_values_for_two_chips_each_by_hand(public):
     # every stage solved for the hand values W = LIARS_TWO_EACH gives them back (the
     # round's first roller, the starter, wins with W(x)), and so does the policy
     # evaluation of the strategies found (affine in W, re-throws as outside options)
-    _, priced, affine = match.solve_liars_match_class(LiarsPokerRules(start_chips=2), [public], 4, LIARS_TWO_EACH, rows=False)
+    _, priced, affine = liars_two_each(public)
     w = np.array([1.0] + [float(LIARS_TWO_EACH[x]) for x in (1, 2, 3)])
     for x in (1, 2, 3):
         assert priced[x] == pytest.approx(float(LIARS_TWO_EACH[x]), abs=1e-12)

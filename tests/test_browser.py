@@ -32,6 +32,7 @@ import pathlib
 import re
 import shutil
 import tempfile
+import time
 import urllib.parse
 import urllib.request
 from typing import Any, Iterator
@@ -40,11 +41,12 @@ import pytest
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.common.exceptions import (
+        NoSuchElementException, StaleElementReferenceException, TimeoutException, WebDriverException,
+    )
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # pragma: no cover - the skip says what to install
     webdriver = None
 
@@ -62,7 +64,6 @@ if webdriver is None or CHROMIUM is None or DRIVER is None:
 THREE_BOXES = {"boxes": ["sixes", "chance", "pair"]}
 KOCKA_1000 = {"target": 1000}
 WAIT = 30  # seconds: the first request of a table loads it
-POLL = 0.05  # seconds between two readings of a condition the test waits for
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -80,14 +81,6 @@ def tables() -> None:
         build(name, rules)
 
 
-@pytest.fixture(scope="session")
-def full_card_table(shared_tables) -> None:
-    """The whole kockapóker table (about 10 s), for the one test that needs it: the run's
-    shared table (tests/test_scorecard_solver.py's too, tests/conftest.py), copied into the
-    session's cache where the seat looks."""
-    shared_tables.install(game_from_cli("kockapoker", (), num_players=2), solver_for("kockapoker"))
-
-
 @contextlib.contextmanager
 def serving(port: int = 0) -> Iterator[tuple[str, Any]]:
     server = make_web_server(Seat(SeatOptions()), f"127.0.0.1:{port}", request_timeout=30, shutdown_grace=0)
@@ -101,29 +94,79 @@ def site(tables) -> Iterator[str]:
         yield base
 
 
+_CHROMIUM: list[Any] = []
+"""The process's one headless Chromium, started by the first module that asks for it and
+shared by every browser module (test_browser_bluff_frequencies, test_browser_token_links,
+test_web_lan) until the run ends: a start costs about a second of CPU and more of wall.
+Each test opens its page with :func:`fresh`, so nothing of one test's page is left for the
+next (a module's own server is another origin, with storage of its own)."""
+
+
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    options = Options()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=360,900"):
-        options.add_argument(flag)
-    options.binary_location = CHROMIUM
+def browser(request) -> Iterator[Any]:
+    if not _CHROMIUM:
+        options = Options()
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=360,900"):
+            options.add_argument(flag)
+        options.binary_location = CHROMIUM
+        try:
+            driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+        except WebDriverException as exc:
+            pytest.skip(f"chromium did not start: {exc.msg.splitlines()[0] if exc.msg else exc}")
+        request.config.add_cleanup(driver.quit)
+        # a phone's screen: 360 CSS pixels wide (a desktop window cannot be made this narrow)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 800, "deviceScaleFactor": 2,
+                                                                      "mobile": True})
+        _CHROMIUM.append(driver)
+    yield _CHROMIUM[0]
+
+
+PAGE_CHANGE = """
+const [seen, fallbackMs, done] = arguments;
+let changes = window.kockaTestChanges;
+if (!changes) {  // a new document: count its changes from now on, and read the condition at once
+  changes = window.kockaTestChanges = {count: 0, wake: null};
+  new MutationObserver(() => { changes.count += 1; if (changes.wake) changes.wake(); })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  return done(changes.count);
+}
+if (changes.count !== seen) return done(changes.count);
+const timer = setTimeout(() => { changes.wake = null; done(changes.count); }, fallbackMs);
+changes.wake = () => { clearTimeout(timer); changes.wake = null; done(changes.count); };
+"""
+"""Resolves once the page's document has changed (a node, an attribute, a text) since it
+counted ``seen`` changes, at once on a document it has not counted yet, or after
+``fallbackMs`` anyway (for a state no node shows, such as the service worker's control)."""
+FALLBACK_MS = 250
+
+
+def page_changed(browser, seen: int | None) -> int | None:
+    """Blocks in the page until it changes after ``seen`` (:data:`PAGE_CHANGE`); the count to
+    wait past next time. None when the page went away meanwhile (a navigation)."""
     try:
-        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    except WebDriverException as exc:
-        pytest.skip(f"chromium did not start: {exc.msg.splitlines()[0] if exc.msg else exc}")
-    # a phone's screen: 360 CSS pixels wide (a desktop window cannot be made this narrow)
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 800, "deviceScaleFactor": 2,
-                                                                  "mobile": True})
-    yield driver
-    driver.quit()
+        return browser.execute_async_script(PAGE_CHANGE, -2 if seen is None else seen, FALLBACK_MS)
+    except WebDriverException:
+        return None
 
 
 def wait_for(browser, condition, timeout: float = WAIT):
-    """Until ``condition`` holds; an element redrawn while it was read is read again. The
-    condition is read every 50 ms (Selenium's default of 500 ms made each wait for the page
-    cost half a second, and the suite tens of seconds)."""
-    return WebDriverWait(browser, timeout, poll_frequency=POLL, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda d: condition(d))
+    """Until ``condition`` holds; an element redrawn or not there yet while it was read is read
+    again. The condition is read once at the start and then each time the page has changed
+    (a MutationObserver in the page, :data:`PAGE_CHANGE`): a poll every 50 ms cost a
+    WebDriver round trip of chromium's CPU each time (a condition reading two elements
+    about 15 ms of it), most of the browser tests' CPU, while most polls saw no change."""
+    deadline = time.monotonic() + timeout
+    seen = None
+    while True:
+        seen = page_changed(browser, seen)  # before the reading: a change during it is not missed
+        try:
+            result = condition(browser)
+        except (StaleElementReferenceException, NoSuchElementException):
+            result = None
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise TimeoutException(f"the page did not reach the state waited for in {timeout} s")
 
 
 def text_of(browser, element_id: str) -> str:
@@ -269,14 +312,24 @@ def test_a_whole_kockapoker_turn_by_clicks(site, browser):
     assert "Anna: write sixes" in text_of(browser, "message")
 
 
-def test_the_shared_link_opens_to_its_hint(site, browser, full_card_table):
-    fresh(browser, link(site, game="kockapoker", dice="11346", roll=1, lang="en"))
+def test_the_shared_link_opens_to_its_hint(site, browser):
+    # a one-box card (szemét, the sum of the dice, HU-6) with one rule at its default, spelt out
+    fresh(browser, link(site, game="kockapoker", rules={"boxes": ["chance"], "house_negative": "zero"}, dice="11346",
+                        roll=1, lang="en"))
     wait_for(browser, lambda d: hint_rows(d))
-    # the README's hint for 1 1 3 4 6 on the first throw of an empty card (kocka hint, the same table)
-    assert hint_rows(browser)[0][:2] == ["keep 6", "194.9346"]
+    # by hand: no face box, so net 0 and the house scores 63 (HU-7), and the total is 63 + the
+    # sum. The sum is each die's own, so a die is kept while it beats a new throw of it: one
+    # throw left is worth 3.5, two (4 + 5 + 6)/6 + 3/6 x 3.5 = 4.25. 1 1 3 4 6 on throw 1 of
+    # 3 (HU-2): keep 6, 63 + 6 + 4 x 4.25 = 86; keep 4 6, the 4 kept again for the last throw
+    # (4 > 3.5), 63 + 10 + 3 x 4.25 = 85.75; keep 1 6, the 1 thrown again then, 63 + 6 + 3.5
+    # + 3 x 4.25 = 85.25
+    rows = hint_rows(browser)
+    assert rows[:2] == [["keep 6", "86.0000", "0.0000"], ["keep 4 6", "85.7500", "0.2500"]]
+    assert ["keep 1 6", "85.2500", "0.7500"] in rows
     shared = browser.find_element(By.ID, "share-link").get_attribute("href")
+    # the position in the link, with the rules that differ from the defaults (house_negative does not)
     assert urllib.parse.parse_qs(urllib.parse.urlsplit(shared).query) == {
-        "game": ["kockapoker"], "dice": ["11346"], "roll": ["1"], "lang": ["en"]}
+        "game": ["kockapoker"], "rules": ['{"boxes":["chance"]}'], "dice": ["11346"], "roll": ["1"], "lang": ["en"]}
 
 
 def test_a_link_in_english_and_with_a_card(site, browser):
@@ -288,8 +341,7 @@ def test_a_link_in_english_and_with_a_card(site, browser):
 
 
 def test_a_kocka_turn_with_bank_or_roll_advice(site, browser):
-    fresh(browser, link(site, game="kocka", rules=KOCKA_1000, dice="111552", lang="en"))
-    wait_for(browser, lambda d: hint_rows(d))
+    open_the_kocka_hint(site, browser, "en")  # the hint in English, as in each other language, then the turn
     for i in (0, 1, 2):                              # the three 1s: 1000 points (KOCKA-5)
         browser.find_element(By.ID, f"die-{i}").click()
     keep = browser.find_element(By.ID, "keep")
@@ -359,14 +411,6 @@ def test_play_against_the_ai(site, browser):
     # the AI rolled and wrote its own box: two totals, each 63 (house of a card without face boxes) + a sum of 5..30
     totals = [int(part.rsplit(" ", 1)[1]) for part in text_of(browser, "turn").split(": ", 1)[1].split(";")[0].split(", ")]
     assert len(totals) == 2 and all(68 <= t <= 93 for t in totals)
-
-
-def test_the_page_fits_a_phone(site, browser):
-    fresh(browser, link(site, game="kockapoker", rules=THREE_BOXES, dice="11346", roll=1))
-    wait_for(browser, lambda d: hint_rows(d))
-    width = browser.execute_script("return document.documentElement.clientWidth")
-    scroll = browser.execute_script("return document.documentElement.scrollWidth")
-    assert width <= 360 and scroll <= width  # nothing sticks out sideways at 360 px
 
 
 def test_play_to_win_shows_the_chance_of_finishing_first(site, browser):
@@ -460,8 +504,13 @@ def seat_label(site: str, method: str, lang: str, doc: dict, action: dict) -> st
 
 @pytest.mark.parametrize("lang", ["hu", "pl", "sk", "en"])
 def test_a_kockapoker_hint_in_each_language(site, browser, lang):
+    """The hint's headings, values and labels in LANG; in hu, pl and sk no English word
+    left and the screenshot docs/screenshots/page-LANG.png of the page at 360 x 800 (the
+    docs show them; look at them after a change of the page)."""
     fresh(browser, link(site, game="kockapoker", rules=THREE_BOXES, dice="11346", roll=1, lang=lang))
-    wait_for(browser, lambda d: hint_rows(d) and page_language(d) == lang)
+    # the whole page drawn: the hint, its plain words and the card
+    wait_for(browser, lambda d: hint_rows(d) and page_language(d) == lang and text_of(d, "advice")
+             and drawn_for_the_position_shown(d, "card-table") is not None)
     words = WORDS[lang]
     assert headings(browser, "hint-table")[:3] == [words["move"], words["value"], words["loss"]]
     assert words["throw"] in text_of(browser, "turn")
@@ -478,10 +527,13 @@ def test_a_kockapoker_hint_in_each_language(site, browser, lang):
         body = browser.find_element(By.TAG_NAME, "body").text
         assert [w for w in ENGLISH_LEFTOVERS if re.search(r"\b" + re.escape(w) + r"\b", body)] == []
     assert outside_the_screen(browser) == []
+    if lang != "en":
+        screenshot(browser, f"page-{lang}.png")
 
 
-@pytest.mark.parametrize("lang", ["hu", "pl", "sk", "en"])
-def test_a_kocka_hint_in_each_language(site, browser, lang):
+def open_the_kocka_hint(site: str, browser, lang: str) -> None:
+    """The Kocka link of 1 1 1 5 5 2 in a race to 1000, opened in ``lang``, and its hint in
+    the language's words and numbers."""
     fresh(browser, link(site, game="kocka", rules=KOCKA_1000, dice="111552", lang=lang))
     wait_for(browser, lambda d: hint_rows(d) and page_language(d) == lang)
     # Kocka's values are chances of winning (P(win)): percentages in the language's way
@@ -495,10 +547,18 @@ def test_a_kocka_hint_in_each_language(site, browser, lang):
     assert outside_the_screen(browser) == []
 
 
+@pytest.mark.parametrize("lang", ["hu", "pl", "sk"])  # English: test_a_kocka_turn_with_bank_or_roll_advice
+def test_a_kocka_hint_in_each_language(site, browser, lang):
+    open_the_kocka_hint(site, browser, lang)
+
+
 def test_the_switch_changes_the_language_and_remembers_it(site, browser):
     # nothing picked: kockapóker's own language, Hungarian
     fresh(browser, link(site, game="kockapoker", rules=THREE_BOXES, dice="11346", roll=1))
     wait_for(browser, lambda d: hint_rows(d) and page_language(d) == "hu")
+    width = browser.execute_script("return document.documentElement.clientWidth")
+    scroll = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 360 and scroll <= width  # the page fits a phone: nothing sticks out sideways at 360 px
     options = browser.find_elements(By.CSS_SELECTOR, "#lang option")
     assert [o.text for o in options] == LANGUAGE_NAMES
     assert headings(browser, "hint-table")[2] == "veszteség"
@@ -525,16 +585,6 @@ def test_an_unknown_language_in_a_link_says_so_and_opens_the_link(site, browser)
     assert all(name in banner for name in LANGUAGE_NAMES)
     wait_for(browser, lambda d: hint_rows(d))
     assert page_language(browser) == "hu" and not visible(browser, "loading")
-
-
-@pytest.mark.parametrize("lang", ["hu", "pl", "sk"])
-def test_screenshot_of_the_page(site, browser, lang):
-    """docs/screenshots/page-LANG.png: the page at 360 x 800, a kockapóker hint in LANG
-    (the docs show them; look at them after a change of the page)."""
-    fresh(browser, link(site, game="kockapoker", rules=THREE_BOXES, dice="11346", roll=1, lang=lang))
-    wait_for(browser, lambda d: hint_rows(d) and page_language(d) == lang and text_of(d, "advice")
-             and drawn_for_the_position_shown(d, "card-table") is not None)
-    screenshot(browser, f"page-{lang}.png")
 
 
 # ----------------------------------------------------------------------------------------

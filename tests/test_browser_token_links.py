@@ -39,11 +39,17 @@ def shared_link(browser) -> str:
     return browser.find_element("id", "share-link").get_attribute("href")
 
 
-def test_a_shared_link_carries_the_token_and_opens_on_another_device(guarded_site, browser):
+@pytest.fixture(scope="module")
+def opened_with_the_token(guarded_site, browser) -> tuple[str, list[list[str]]]:
+    """The page opened by an address with the token (as ``kocka web --lan`` prints one): its
+    own link to the position on show, and the hint it shows there."""
     fresh(browser, link(guarded_site, game="kockapoker", rules=THREE_BOXES, dice="11346", roll=1, lang="en")
           + f"#token={TOKEN}")
-    shared = shared_link(browser)
-    first_hint = hint_rows(browser)
+    return shared_link(browser), hint_rows(browser)
+
+
+def test_a_shared_link_carries_the_token_and_opens_on_another_device(browser, opened_with_the_token):
+    shared, first_hint = opened_with_the_token
     parts = urllib.parse.urlsplit(shared)
     assert parts.fragment == f"token={TOKEN}"  # the token the page was opened with, and only it
     assert urllib.parse.parse_qs(parts.query)["dice"] == ["11346"]
@@ -53,11 +59,9 @@ def test_a_shared_link_carries_the_token_and_opens_on_another_device(guarded_sit
     assert hint_rows(browser) == first_hint  # the same position, the same hint
 
 
-def test_the_link_without_its_token_is_refused_in_words(guarded_site, browser):
-    fresh(browser, link(guarded_site, game="kockapoker", rules=THREE_BOXES, dice="11346", roll=1, lang="en")
-          + f"#token={TOKEN}")
-    bare = urllib.parse.urlsplit(shared_link(browser))._replace(fragment="").geturl()
-    fresh(browser, bare)
+def test_the_link_without_its_token_is_refused_in_words(browser, opened_with_the_token):
+    bare = urllib.parse.urlsplit(opened_with_the_token[0])._replace(fragment="").geturl()
+    fresh(browser, bare)  # the tab's storage cleared: the token the page kept is gone too
     wait_for(browser, lambda d: visible(d, "error") and text_of(d, "error"))
     # the page's own sentence for the seat's 401 (app.js reasonOf), in the link's language
     expected = "this server needs its token: open the address kocka web printed (it ends in #token=…) " \

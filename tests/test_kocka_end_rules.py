@@ -16,11 +16,12 @@ from __future__ import annotations
 import math
 import os
 import random
+from functools import lru_cache
 
 import numpy as np
 import pytest
 
-from kocka_reference import BatchTurn, value_iteration
+from kocka_reference import batch_turn, value_iteration
 from kocka.agents.bots.base import play_with_rng
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import TableError
@@ -51,7 +52,7 @@ def reference_final(rules: KockaRules, rows: int) -> np.ndarray:
     out = np.zeros((2, rows))
     d = np.arange(rows)
     for p in (0, 1):
-        turn = BatchTurn(rules, p == 1)
+        turn = batch_turn(rules, p == 1)
         bank = lambda t: ((t > d) + 0.5 * (t == d))[None, :]  # noqa: E731
         cap = np.maximum(d + 1, max(turn.min_bank, 1))
         out[p] = turn.evaluate(bank, np.zeros((1, rows)), cap, np.ones((1, rows)), np.ones((1, rows)))[0]
@@ -68,7 +69,7 @@ def reference_race(rules: KockaRules, lead: int) -> tuple[np.ndarray, np.ndarray
     thr = rules.series_threshold // UNIT
     top = goal + lead
     F = reference_final(rules, top + 1)
-    turns = [BatchTurn(rules, False), BatchTurn(rules, True)]
+    turns = [batch_turn(rules, False), batch_turn(rules, True)]
     a, b = (v.ravel() for v in np.meshgrid(np.arange(goal), np.arange(goal), indexing="ij"))
     leads = (True, rules.end == "last_turn")
 
@@ -247,15 +248,17 @@ def test_rank_plays_the_last_turn_to_beat_the_leader(near_top):
 def test_monte_carlo_of_the_exact_policies_through_the_engine():
     # both seats play the table's choices through the rules engine (every roll, bust, last
     # turn and tie as KockaGame applies it); seat 1's share of wins (ties count half) must
-    # lie within the 99.9 % interval of W(0, 0)
+    # lie within the 99.9 % interval of W(0, 0): +-0.05 over 1000 games at W = 0.58, so
+    # seats swapped (0.42) or a policy a tenth of a win off fail it
     rules = KockaRules.from_options({**SMALL, "end": "last_turn"})
     game = KockaGame(rules, num_players=2)
     table = _table(rules, solve_race_ends(kocka_model(rules)))
     rng = random.Random(17)
-    games = 1500
+    games = 1000
     share = 0.0
+    best_action = lru_cache(maxsize=None)(lambda s: rank(game, table, s)[0].action)  # positions recur across games
     for _ in range(games):
-        share += game.returns(play_with_rng(game, lambda s: rank(game, table, s)[0].action, rng))[0]
+        share += game.returns(play_with_rng(game, best_action, rng))[0]
     p = float(table["win"][0, 0])
     half_width = 3.29 * math.sqrt(p * (1 - p) / games)
     assert abs(share / games - p) < half_width, (share / games, p, half_width)

@@ -5,7 +5,8 @@ Where the expected numbers come from:
 
 * :class:`ReferenceTurn` below: a plain recursion over one turn written from RULES.md
   (KOCKA-8..19) on top of the engine's scoring functions, with every set-aside its own
-  option (no grouping beyond equal options, no pruning, no Cython); the options of a roll,
+  option (no grouping beyond equal options and rolls with equal options, no pruning, no
+  Cython); the options of a roll,
   the series odds (expectimax through the engine) and P(the turn ends in a bank) come
   from tests/kocka_reference.py (``options_of_roll``, ``series_completion``,
   ``bank_chance``), the references of the win tables, which use no solver code either;
@@ -119,9 +120,9 @@ class ReferenceTurn:
         key = (t, n, ctx)
         if key not in self.memo:
             total = 0.0
-            for roll, p in outcome_distribution(n):
+            for p, options in roll_groups(self.rules, self.high, n, ctx):
                 values = []
-                for opt in self._options(roll, ctx):
+                for opt in options:
                     if opt[0] == "free":
                         values.append(self.free(t + opt[1], opt[2]))
                     elif opt[0] == "reroll":
@@ -141,6 +142,17 @@ class ReferenceTurn:
 @lru_cache(maxsize=None)
 def roll_options(rules: KockaRules, high: bool, roll, ctx: str):
     return ReferenceTurn(rules, high, None, 0.0, 0, "ev").options_uncached(roll, ctx)
+
+
+@lru_cache(maxsize=None)
+def roll_groups(rules: KockaRules, high: bool, n: int, ctx: str) -> list[tuple[float, tuple]]:
+    """The rolls of n dice as (probability, options), rolls with the same options merged
+    (which changes no value)."""
+    merged: dict[tuple, float] = {}
+    for roll, p in outcome_distribution(n):
+        options = tuple(roll_options(rules, high, roll, ctx))
+        merged[options] = merged.get(options, 0.0) + p
+    return [(p, options) for options, p in merged.items()]
 
 
 @lru_cache(maxsize=None)
@@ -425,7 +437,7 @@ def test_keeping_the_most_points_is_exact_for_two_players_under_immediate():
 # ---------------------------------------------------------------------------------------
 # Monte-Carlo play through the engine with the EV table's choices
 # ---------------------------------------------------------------------------------------
-def play_one_turn(game, table, banked, rng) -> int:
+def play_one_turn(game, best_action, banked, rng) -> int:
     state = KockaState(scores=(banked,))
     while True:
         if game.is_chance_node(state):
@@ -438,7 +450,7 @@ def play_one_turn(game, table, banked, rng) -> int:
                 return state.turn_total
             state = nxt
         else:
-            action = rank(game, table, state)[0].action
+            action = best_action(state)
             if isinstance(action, Bank):
                 return state.turn_total
             state = game.apply(state, action)
@@ -448,7 +460,8 @@ def play_one_turn(game, table, banked, rng) -> int:
 def test_monte_carlo_turns_match_the_ev_table(ev_table, phase):
     game = KockaGame(DEFAULT, num_players=1)
     rng = random.Random(20240 + phase)
-    points = [play_one_turn(game, ev_table, 2500 * phase, rng) for _ in range(2500)]
+    best_action = lru_cache(maxsize=None)(lambda s: rank(game, ev_table, s)[0].action)  # positions recur across turns
+    points = [play_one_turn(game, best_action, 2500 * phase, rng) for _ in range(1500)]
     mean = sum(points) / len(points)
     se = math.sqrt(sum((x - mean) ** 2 for x in points) / (len(points) - 1) / len(points))
     expected = ev_table.meta.extra["expected_turn_points"]["2500+" if phase else "below_2500"]

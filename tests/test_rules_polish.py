@@ -823,7 +823,7 @@ def test_random_full_games(rules, players, seed):
         assert game.returns(state)[seat] == total
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)  # 300 steps each, every step checked
 @given(rules=basic_rules, players=st.integers(1, 3), seed=st.integers(0, 2**32))
 def test_random_basic_games(rules, players, seed):
     game = PolishBasicGame(rules, num_players=players)

@@ -51,14 +51,27 @@ def _start_value(game, model, W) -> float:
     return float(W[model.base[0] + model.tclass[0, t]] + model.toffset[0, t])
 
 
-@pytest.mark.parametrize("figure, name, options", PUBLISHED_VARIANTS, ids=[v[0] for v in PUBLISHED_VARIANTS])
+def _assert_published(figure, value):
+    fig = published(figure)
+    assert round(value, fig["decimals"]) == pytest.approx(fig["value"], abs=10 ** -fig["decimals"] / 2)
+
+
+@pytest.mark.parametrize("figure, name, options", PUBLISHED_VARIANTS[1:], ids=[v[0] for v in PUBLISHED_VARIANTS[1:]])
 def test_published_optimal_expected_score(figure, name, options):
     # expected: the published optimum (Verhoeff 1999, Glenn 2006, precisit/yatzy-solver)
-    fig = published(figure)
     game = get_game(name, options)
     model = build_model(game)
-    value = _start_value(game, model, solve_values(model))
-    assert round(value, fig["decimals"]) == pytest.approx(fig["value"], abs=10 ** -fig["decimals"] / 2)
+    _assert_published(figure, _start_value(game, model, solve_values(model)))
+
+
+def test_published_optimal_yahtzee_score_from_the_stored_table(yahtzee_table):
+    # expected: the published optimum of Yahtzee with the free joker (Verhoeff 1999, Glenn
+    # 2006), read back from the table on disk: the value of the empty card through the
+    # stored arrays, and the build's own record of it
+    game, table = yahtzee_table
+    figure = PUBLISHED_VARIANTS[0][0]
+    _assert_published(figure, value_of_card(game, table, Card(entries=(None,) * game.num_boxes)))
+    _assert_published(figure, table.meta.extra["expected_score"])
 
 
 def test_yahtzee_reachable_state_count():
@@ -161,11 +174,11 @@ def test_distribution_sums_to_one_with_the_table_mean(name, options):
     assert dist.mean() == pytest.approx(table.meta.extra["expected_score"], abs=1e-9)
 
 
-def test_distribution_from_a_position_has_the_rank_value_as_mean(kockapoker_table):
+def test_distribution_from_a_position_has_the_rank_value_as_mean(kockapoker_card_table):
     # expected: the mean of the distribution from a mid-turn position equals the best
     # action's value from rank (both are E[final score] under the optimal policy)
-    game, table = kockapoker_table
-    card = Card(entries=(None, -2, None, None, None, None, 20, 12, None, None, None, None, 0, None, None))
+    game, table = kockapoker_card_table
+    card = game.card_from_entries({"twos": -2, "pair": 12})
     for state in (
         ScorecardState(cards=(card,), throw=1, dice=(2, 2, 3, 5, 6)),
         ScorecardState(cards=(card,), throw=2, dice=(1, 1, 1, 4, 6)),
@@ -181,15 +194,17 @@ def test_distribution_from_a_position_has_the_rank_value_as_mean(kockapoker_tabl
             assert dist.mean() == pytest.approx(keep_value, abs=1e-9)
 
 
-def test_full_kockapoker_distribution(kockapoker_table):
-    # expected: sums to 1; mean = the table's expected score; support inside the HU card's
-    # score range (a full card scores at least 0 + lower minima, at most 63 + 42 + lower maxima)
-    game, table = kockapoker_table
+def test_full_yahtzee_distribution(yahtzee_table):
+    # expected: sums to 1; mean = the table's expected score (the values' kernel, checked
+    # against the published figure above); support inside the card's score range: at least
+    # 5 (chance), at most 105 (five of each face) + 35 + the lower boxes' maxima + 100 for a
+    # bonus Yahtzee on each of the other 12 turns
+    game, table = yahtzee_table
     dist = score_distribution(game, table)
     assert dist.probs.sum() == pytest.approx(1.0, abs=1e-12)
     assert dist.mean() == pytest.approx(table.meta.extra["expected_score"], abs=1e-9)
     lower_max = sum(int(game.score_table()[b].max()) for b in game.lower_boxes)
-    assert dist.first >= 0 and dist.first + len(dist.probs) - 1 <= 63 + 42 + lower_max
+    assert dist.first >= 5 and dist.first + len(dist.probs) - 1 <= 105 + 35 + lower_max + 12 * 100
 
 
 # ----------------------------------------------------------------------------------------
@@ -204,9 +219,9 @@ Z_999 = 3.2905  # two-sided 99.9 % normal quantile
 
 
 @pytest.mark.parametrize("name, options, games", [
-    ("kockapoker", {"boxes": ("twos", "chance", "two_pairs", "full_house")}, 1500),
-    ("yahtzee", {"boxes": ("fives", "full_house", "yahtzee")}, 1500),
-    ("slovak", {"boxes": ("ones", "sixes", "pair", "poker"), "part1_choice": "declare_after_first_throw"}, 1000),
+    ("kockapoker", {"boxes": ("twos", "chance", "two_pairs", "full_house")}, 800),
+    ("yahtzee", {"boxes": ("fives", "full_house", "yahtzee")}, 800),
+    ("slovak", {"boxes": ("ones", "sixes", "pair", "poker"), "part1_choice": "declare_after_first_throw"}, 500),
 ])
 def test_monte_carlo_play_agrees_with_the_table(name, options, games):
     # expected: the table's expected score, within the 99.9 % interval of the sample mean
@@ -218,14 +233,17 @@ def test_monte_carlo_play_agrees_with_the_table(name, options, games):
     assert abs(np.mean(scores) - dist.mean()) < Z_999 * dist.std() / math.sqrt(games)
 
 
-def test_monte_carlo_full_kockapoker_endgames(kockapoker_table):
-    # expected: value_of_card of late positions of the full card, within the 99.9 %
-    # interval (exact standard deviation from score_distribution of that card)
-    game, table = kockapoker_table
+def test_monte_carlo_full_yahtzee_endgames(yahtzee_table):
+    # expected: value_of_card of a late position of the full card, within the 99.9 %
+    # interval (exact standard deviation from score_distribution of that card): the upper
+    # bonus hangs on the fours (51 of 63 so far) and the Yahtzee box holds 50, so bonus
+    # Yahtzees and the joker count
+    game, table = yahtzee_table
     rng = random.Random(7)
-    card = Card(entries=(-1, 0, 3, None, -5, 6, 22, 10, 12, 14, 16, None, 15, 0, None))
+    card = game.card_from_entries({"ones": 3, "twos": 6, "threes": 9, "fives": 15, "sixes": 18, "three_kind": 22,
+                                   "four_kind": 0, "full_house": 25, "large_straight": 40, "yahtzee": 50})
     start = ScorecardState(cards=(card,))
-    games = 1500
+    games = 1000
     scores = [_play(game, table, start, rng) for _ in range(games)]
     dist = score_distribution(game, table, card)
     assert dist.mean() == pytest.approx(value_of_card(game, table, card), abs=1e-9)
@@ -235,25 +253,38 @@ def test_monte_carlo_full_kockapoker_endgames(kockapoker_table):
 # ----------------------------------------------------------------------------------------
 # Tables on disk, verify, hints
 # ----------------------------------------------------------------------------------------
+KOCKAPOKER_CARD = {"boxes": ("ones", "twos", "chance", "pair", "full_house")}
+"""A five-box kockapóker card (house, HU-7; szemét, pár, full) for the tables on disk and the
+hints: the whole card's table costs some 17 s to build (most of it the forward pass of its
+distribution), the full Yahtzee card's below a third of that."""
+
+
 @pytest.fixture(scope="module")
-def kockapoker_table(shared_tables):
-    # the whole card's table, built once per run for this module and tests/test_browser.py
-    # (tests/conftest.py); the parallel backends: test_parallel_backends_give_the_same_table
-    game = get_game("kockapoker")
+def yahtzee_table(shared_tables):
+    # the whole Yahtzee card's table, built once per run for this module and
+    # tests/test_simulate.py (tests/conftest.py)
+    game = get_game("yahtzee")
+    return game, shared_tables.table(game, solver_for("yahtzee"))
+
+
+@pytest.fixture(scope="module")
+def kockapoker_card_table(shared_tables):
+    # KOCKAPOKER_CARD's table on disk, built once per run (tests/test_simulate.py plays it)
+    game = get_game("kockapoker", KOCKAPOKER_CARD)
     return game, shared_tables.table(game, solver_for("kockapoker"))
 
 
-def test_full_kockapoker_spot_checks(kockapoker_table):
+def test_full_yahtzee_spot_checks(yahtzee_table):
     # expected: no problem from SCORECARD_EV.check (values recomputed through rank with the
     # engine's scores and the dense keep transitions, for sampled late cards)
-    game, table = kockapoker_table
+    game, table = yahtzee_table
     assert SCORECARD_EV.check(game, table, samples=4) == []
 
 
-def test_spot_checks_catch_wrong_values():
+def test_spot_checks_catch_wrong_values(kockapoker_card_table):
     # expected: SCORECARD_EV.check finds nothing on a correct table and reports values
     # changed by 0.01 % (recomputed through rank, independent of the kernel)
-    game, table = _tiny_table("kockapoker", _options_key({"boxes": ("ones", "twos", "chance", "pair", "full_house")}))
+    game, table = kockapoker_card_table
     assert SCORECARD_EV.check(game, table, samples=3) == []
     damaged = Table(arrays={**table.arrays, "values": table["values"] * 1.0001}, meta=table.meta)
     assert any("recomputed" in p or "expected score" in p for p in SCORECARD_EV.check(game, damaged, samples=3))
@@ -302,17 +333,17 @@ def test_corrupt_table_file_gives_table_error(tmp_path):
         get_table(game, cache_dir=tmp_path / ".." / tmp_path.name)
 
 
-def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
+def test_hint_cli_ranks_keeps_with_losses(kockapoker_card_table):
     # expected: the listed values are rank's values, best first, loss = best - value
-    game, table = kockapoker_table
-    args = ["hint", "kockapoker", "--dice", "1", "1", "3", "4", "6", "--roll", "1",
-            "--cache-dir", str(table.path.parent), "--top", "0", "--lang", "en"]
+    game, table = kockapoker_card_table
+    args = ["hint", "kockapoker", "-r", "boxes=" + ",".join(KOCKAPOKER_CARD["boxes"]), "--dice", "1", "1", "3", "4", "6",
+            "--roll", "1", "--cache-dir", str(table.path.parent), "--top", "0", "--lang", "en"]
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 0, text.output
     assert "reroll all" in text.output and "write szemét" in text.output
     out = CliRunner().invoke(main, args + ["--json"])
     doc = json.loads(out.output)
-    state = ScorecardState(cards=(Card((None,) * 15),), throw=1, dice=(1, 1, 3, 4, 6))
+    state = ScorecardState(cards=(Card((None,) * game.num_boxes),), throw=1, dice=(1, 1, 3, 4, 6))
     ranked = rank(game, table, state)
     assert [a["action"] for a in doc["actions"]] == [d.label for d in ranked]
     assert [a["value"] for a in doc["actions"]] == pytest.approx([d.value for d in ranked], abs=1e-12)
@@ -320,15 +351,16 @@ def test_hint_cli_ranks_keeps_with_losses(kockapoker_table):
     assert all(a["loss"] >= 0 for a in doc["actions"])
 
 
-def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
+def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_card_table):
     # expected: on the third throw only fills are legal; each value = points so far +
     # entry + value of the card after it (value_of_card of the next card)
-    game, table = kockapoker_table
-    card_doc = {"pair": 10, "sixes": 6, "full": 19}  # ids and labels both accepted
+    game, table = kockapoker_card_table
+    card_doc = {"pair": 10, "twos": 2, "full": 19}  # ids and labels both accepted
     report = hint(game, ScorecardHintParams(dice=(3, 3, 3, 5, 5), roll=3, card=card_doc, cache_dir=str(table.path.parent)))
+    assert {d.action.box for d in report.decisions} == {"ones", "chance"}
     assert all(d.label.startswith("write ") for d in report.decisions)
-    entries = [None] * 15
-    entries[game.box_index("pair")], entries[game.box_index("sixes")], entries[game.box_index("full_house")] = 10, 6, 19
+    entries = [None] * game.num_boxes
+    entries[game.box_index("pair")], entries[game.box_index("twos")], entries[game.box_index("full_house")] = 10, 2, 19
     for d in report.decisions:
         b = game.box_index(d.action.box)
         after = list(entries)
@@ -336,8 +368,8 @@ def test_hint_with_a_card_on_the_last_roll_lists_boxes(kockapoker_table):
         assert d.value == pytest.approx(value_of_card(game, table, Card(tuple(after))), abs=1e-9)
 
 
-def test_hint_rejects_bad_input(kockapoker_table):
-    game, table = kockapoker_table
+def test_hint_rejects_bad_input(kockapoker_card_table):
+    game, table = kockapoker_card_table
     with pytest.raises(DiceError, match=r"not 1 1 7 4 6"):
         hint(game, ScorecardHintParams(dice=(1, 1, 7, 4, 6), roll=1, cache_dir=str(table.path.parent)))
     with pytest.raises(InvalidStateError, match="--roll must be 1, 2 or 3"):

@@ -27,6 +27,7 @@ from kocka.solver.kernels import _simulate
 from kocka.solver.rules import get_game
 from kocka.solver.rules.scorecard import Card, ScorecardState
 from kocka.solver.solvers.scorecard import simulate
+from kocka.solver.store.table_store import solver_for
 
 BUILD = AgentOptions(build_missing=True)  # into the session's own table cache (conftest)
 
@@ -126,9 +127,18 @@ def test_small_cards_play_the_engines_games(name, options):
     assert got.tolist() == engine_scores(game, seeds).tolist()
 
 
-def test_full_yahtzee_plays_the_engines_games():
-    # expected: the engine loop's final score, game by game, on the full card (13 turns)
+@pytest.fixture(scope="module")
+def full_yahtzee(shared_tables):
+    """The full Yahtzee card with its table in the session's cache, where the agents look:
+    the run's shared table (tests/test_scorecard_solver.py's too, tests/conftest.py)."""
     game = get_game("yahtzee")
+    shared_tables.install(game, solver_for("yahtzee"))
+    return game
+
+
+def test_full_yahtzee_plays_the_engines_games(full_yahtzee):
+    # expected: the engine loop's final score, game by game, on the full card (13 turns)
+    game = full_yahtzee
     seeds = game_seeds(12, seed=3)
     assert kernel_of(game).scores(seeds).tolist() == engine_scores(game, seeds).tolist()
 
@@ -218,10 +228,10 @@ def test_small_cards_levels_play_the_engines_games(name, options):
         assert got.tolist() == engine_level_scores(game, agent, seeds, agent_seeds).tolist(), agent.description
 
 
-def test_full_yahtzee_levels_play_the_engines_games():
+def test_full_yahtzee_levels_play_the_engines_games(full_yahtzee):
     # expected: the engine loop's game by game on the full card, with the calibrated
     # temperatures of levels 2 and 6 (agents/bots/level_temperatures.json)
-    game = get_game("yahtzee")
+    game = full_yahtzee
     seeds, agent_seeds = game_seeds(6, seed=3), game_seeds(6, seed=30)
     for level in (2, 6):
         agent = level_agent(game, level)

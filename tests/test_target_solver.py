@@ -74,13 +74,10 @@ class NaiveThreshold:
 
     def _shift(self, arr: np.ndarray, points: int) -> np.ndarray:
         """P(points + X >= t) from P(X >= t) on the range (1 below it, 0 above)."""
-        out = np.empty_like(arr)
-        i = np.arange(len(arr)) - points
-        inside = (i >= 0) & (i < len(arr))
-        out[inside] = arr[i[inside]]
-        out[i < 0] = 1.0
-        out[i >= len(arr)] = 0.0
-        return out
+        n = len(arr)
+        if points >= 0:
+            return np.concatenate([np.ones(min(points, n)), arr[:max(n - points, 0)]])
+        return np.concatenate([arr[-points:], np.zeros(min(-points, n))])
 
     def _fill(self, mask, tracker, y_entry, so_far, dice, first, boxes):
         g = self.g
@@ -276,13 +273,16 @@ def test_expected_score_column_is_the_expected_score_tables_value(small_tables):
 
 def test_monte_carlo_target_policy_reaches_its_target_as_often_as_the_table_says(small_tables):
     # expected: R(empty card, T), within the 99.9 % binomial interval of the share of games
-    # in which the target agent, played through the rules engine with true chance, reaches T
+    # in which the target agent, played through the rules engine with true chance, reaches T.
+    # At T = 50 (R about 0.89, so some 45 misses expected: the normal interval holds) playing
+    # for T gains about 0.1 over the expected-score player's share, some 7 standard errors
+    # of 400 games, so the sample also tells the target player from that one
     game, table, _, cache = small_tables
-    T = 80
+    T = 50
     p = scorecard_target.view_of(game, table).reach_card(Card(entries=(None,) * game.num_boxes), T)
     agent = TargetAgent(game, 0, AgentOptions(cache_dir=cache), target=T)
     rng = random.Random(2025)
-    games = 1200
+    games = 400
     hits = sum(game.returns(play_with_rng(game, agent.choose, rng))[0] >= T for _ in range(games))
     assert abs(hits / games - p) < Z_999 * math.sqrt(p * (1 - p) / games)
 

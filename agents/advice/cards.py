@@ -428,7 +428,10 @@ def turn_targets(game: Any, state: Any, action: Any, rank: Callable[[Any], Seque
     the best action of ``rank`` taken there (a keep is followed further; a Polish basic
     turn may end without a record, which counts for no box, so the shares may sum to less
     than 1). ``memo`` (a dict, shared between calls for the same turn) keeps the targets
-    of every position reached, so ranking all keeps of a throw costs one walk of the turn.
+    of every position reached and of every throw about to be made (the dice kept), so
+    ranking all keeps of a throw costs one walk of the turn: the many rolls whose best
+    keep is the same (6 6 kept from any roll with two 6s and nothing better) throw the
+    same dice from the same position, followed once.
     """
     memo = {} if memo is None else memo
     box = _box_of(action)
@@ -441,11 +444,19 @@ def turn_targets(game: Any, state: Any, action: Any, rank: Callable[[Any], Seque
     after = game.apply(state, action)
     if kind == "Declare":
         return _best_targets(game, after, player, rank, memo)
+    throw = (_THROW, after, player)  # the chance node after the keep: not a state, so no state's key
+    if throw in memo:
+        return memo[throw]
     shares: dict[str, float] = {}
     for outcome, p in game.chance_outcomes(after):
         for name, q in _best_targets(game, game.apply(after, outcome), player, rank, memo).items():
             shares[name] = shares.get(name, 0.0) + p * q
+    memo[throw] = shares
     return shares
+
+
+_THROW = object()
+"""Marks a key of :func:`turn_targets`'s memo that holds a throw's shares (the others are states)."""
 
 
 def _best_targets(game: Any, state: Any, player: int, rank: Callable[[Any], Sequence[Decision]],

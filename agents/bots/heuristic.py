@@ -319,6 +319,11 @@ class _KockaRuleAgent(Agent):
         decisions = [Decision(a, 1.0 if a == choice else 0.0, self.game.describe_action(a, state)) for a in actions]
         return ranked(decisions)
 
+    def choose(self, state: Any) -> Any:
+        """The rule's pick, as ``rank(state)[0].action`` but without labelling every
+        action (policy DPs and brute-force checks ask it at every state of a turn)."""
+        return self._choose(state, self.decision_actions(state))
+
     def _choose(self, state: Any, actions: list) -> Any:
         jokers = self.by_kind(actions, NameJoker)
         if jokers:

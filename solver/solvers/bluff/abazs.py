@@ -57,6 +57,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -71,7 +72,9 @@ from kocka.solver.rules.bluff import (
     ANSWER, CLAIM, AbazsGame, AbazsRules, Accept, BluffState, Challenge, Claim, TwoDiceClaim, actual_result, all_claims,
     claim_probabilities, is_true, single_round_game,
 )
-from kocka.solver.solvers.bluff.best_response import BestResponseWalk, Exploitability, TurnPolicy, exploitability
+from kocka.solver.solvers.bluff.best_response import (
+    BestResponseWalk, Exploitability, RememberingGame, TurnPolicy, exploitability,
+)
 from kocka.solver.solvers.bluff.lp import LPError, solve_signalling
 from kocka.solver.solvers.bluff.two_player import (
     EQUILIBRIUM_KIND, VALUE_TIE_DIGITS, check_two_player_round, result_dice, standing_index,
@@ -236,10 +239,12 @@ def challenge_payoffs(rules: AbazsRules, start_value: Fraction) -> tuple[Fractio
     return (1 - half, -1 + half)
 
 
+@lru_cache(maxsize=32)
 def solve_abazs(rules: AbazsRules, start_value: Fraction | int = 0) -> AbazsEquilibrium:
     """The exact equilibrium of the two-player Abázs round whose challenges also carry the
     start value x (:func:`challenge_payoffs`; 0: the +-1 round), stage by stage from the
-    highest standing claim down."""
+    highest standing claim down. Remembered (frozen, exact): a build solves the round and
+    then the match from the same x = 0."""
     if rules.escalation != "strict":
         raise RulesError(f"the Abázs equilibrium needs bluff.escalation 'strict' (BLUFF-3), got {rules.escalation!r}")
     x = Fraction(start_value)
@@ -315,11 +320,24 @@ def table_policy(table: Table, ranking: str, plan: str = "match") -> RoundPolicy
 # ----------------------------------------------------------------------------------------
 # Exploitability and policy values (the independent best response of best_response.py)
 # ----------------------------------------------------------------------------------------
+class _AbazsWalkGame(RememberingGame, AbazsGame):
+    """The Abázs engine remembering its answers: every measurement walks the same round."""
+
+
 def walk_game(rules: AbazsRules) -> AbazsGame:
     """Two rounds of Abázs with chip payoffs from 10 chips each: the walks stop where the
-    second round starts, where the engine's state names its starter (BLUFF-10)."""
+    second round starts, where the engine's state names its starter (BLUFF-10). One game
+    per ranking, truth and next starter, shared by every walk (a build's, an adaptive
+    agent's at each move), which remembers its answers
+    (:class:`~kocka.solver.solvers.bluff.best_response.RememberingGame`: a round's few
+    thousand positions)."""
+    return _walk_game(rules.ranking, rules.truth, rules.next_starter)
+
+
+@lru_cache(maxsize=16)
+def _walk_game(ranking: str, truth: str, next_starter: str) -> AbazsGame:
     return single_round_game(  # type: ignore[return-value]
-        AbazsGame, 2, ranking=rules.ranking, truth=rules.truth, next_starter=rules.next_starter, max_rounds=2,
+        _AbazsWalkGame, 2, ranking=ranking, truth=truth, next_starter=next_starter, max_rounds=2,
     )
 
 

@@ -38,6 +38,57 @@ TurnPolicy = Callable[[BluffState], Mapping[Any, Any]]
 its stake), a re-throw, an answer (pass or bet; challenge or accept)."""
 
 
+class RememberingGame:
+    """A game class mixin (before the engine's class) that remembers its answers to
+    ``apply``, ``legal_actions`` and ``chance_outcomes`` and what a player observes
+    (:func:`observation_key`), for a game walked again and again: a measurement in the
+    Abázs match walks one round some fifty times (the root search of
+    ``abazs_match_exploitability``), and the engine's state checks, copies and JSON, not
+    the walk's arithmetic, were most of its time. The answers are functions of the state
+    and action alone (frozen states), so a walk gets the same values; keep it to games
+    whose positions are few (an Abázs round has a few thousand), since every answer stays
+    for the game's life."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._answers: dict[tuple, Any] = {}
+
+    def _remembered(self, key: tuple, answer: Callable[[], Any]) -> Any:
+        try:
+            return self._answers[key]
+        except KeyError:
+            value = self._answers[key] = answer()
+            return value
+        except TypeError:  # unhashable (a roll given as a list): asked afresh
+            return answer()
+
+    def apply(self, state: Any, action: Any) -> Any:
+        return self._remembered(("apply", state, action), lambda: super(RememberingGame, self).apply(state, action))
+
+    def legal_actions(self, state: Any) -> list:
+        legal = self._remembered(("legal", state), lambda: tuple(super(RememberingGame, self).legal_actions(state)))
+        return list(legal)  # a list of the caller's own, as the engine gives
+
+    def chance_outcomes(self, state: Any) -> list[tuple[Any, float]]:
+        outcomes = self._remembered(("chance", state),
+                                    lambda: tuple(super(RememberingGame, self).chance_outcomes(state)))
+        return list(outcomes)
+
+    def observation_key(self, state: Any, player: int) -> str:
+        """:func:`observation_key`, remembered."""
+        return self._remembered(("seen", state, player), lambda: _observed(self, state, player))
+
+
+def observation_key(game: Any, state: BluffState, player: int) -> str:
+    """What ``player`` sees of ``state`` (the engine's observation) as one string: a best
+    answerer's information set."""
+    return game.observation_key(state, player) if isinstance(game, RememberingGame) else _observed(game, state, player)
+
+
+def _observed(game: Any, state: BluffState, player: int) -> str:
+    return json.dumps(game.observation(state, player), sort_keys=True)
+
+
 def exact_chances(game: Any, state: BluffState) -> list[tuple[Any, Fraction]]:
     """The engine's chance outcomes with their chances as exact fractions (dice chances
     are k/36 or k/216, which 1296 divides)."""
@@ -111,7 +162,7 @@ class BestResponseWalk:
         if state.phase != "answer":
             return sum(self.follow(game.apply(state, a), reach * q, buckets) for a, q in self.policies[mover](state).items() if q)
         if self.policies[mover] is None:
-            earned = buckets.setdefault(json.dumps(game.observation(state, mover), sort_keys=True), {})
+            earned = buckets.setdefault(observation_key(game, state, mover), {})
             for a in game.legal_actions(state):
                 earned[a] = earned.get(a, self.zero) + reach * self.after(game.apply(state, a))
             return self.zero
@@ -176,6 +227,6 @@ def round_exploitability(game: Any, chips: Sequence[int], policy: TurnPolicy,
 
 
 __all__ = [
-    "BestResponseWalk", "Exploitability", "TurnPolicy", "exact_chances", "exploitability", "round_exploitability",
-    "round_game", "round_start", "round_value",
+    "BestResponseWalk", "Exploitability", "RememberingGame", "TurnPolicy", "exact_chances", "exploitability",
+    "observation_key", "round_exploitability", "round_game", "round_start", "round_value",
 ]  # fmt: skip

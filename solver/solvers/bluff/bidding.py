@@ -107,6 +107,7 @@ def stages_policy(game: Any, stages: Sequence[SolvedStage]) -> TurnPolicy:
     """Solved two-dice stages (a round or a match plan, in memory) as a turn policy."""
     index = {(st.standing, st.chips): st for st in stages}
     ranking = game.rules.ranking
+    bets: dict[tuple, float] = {}  # an answer reads no dice: one per claim, stake and chips
 
     def policy(state: BluffState) -> dict[Any, float]:
         a, o = state.active, 1 - state.active
@@ -115,9 +116,12 @@ def stages_policy(game: Any, stages: Sequence[SolvedStage]) -> TurnPolicy:
             result = actual_result(state.dice, ranking)
             t = next(i for i, results in enumerate(st.types) if result in results)
             return {Claim(st.claims[m.claim], m.stake): float(p) for m, p in st.solution.sender[t].items()}
-        st = index[(state.previous, (state.chips[a], state.chips[o]))]
-        c = st.claims.index(state.standing)
-        beta = float(message_payoffs(st.game, st.solution.lie_value, c, state.stake)[0])
+        key = (state.previous, state.chips[a], state.chips[o], state.standing, state.stake)
+        if key not in bets:
+            st = index[(state.previous, (state.chips[a], state.chips[o]))]
+            c = st.claims.index(state.standing)
+            bets[key] = float(message_payoffs(st.game, st.solution.lie_value, c, state.stake)[0])
+        beta = bets[key]
         return {act: p for act, p in ((Bet(), beta), (Pass(), 1.0 - beta)) if p > 0}
 
     return policy

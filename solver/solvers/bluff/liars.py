@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -94,6 +95,14 @@ class _LiarsTurn:
     stage: StageGame
     types: tuple  # main-stage type -> its key (truth pattern, re-throws available)
     sub: Mapping[Any, tuple[StageGame, tuple, tuple]]  # signature or BOTH -> (stage, claims, type patterns)
+
+
+_remembered_stage = lru_cache(maxsize=4096)(solve_stage)
+""":func:`~kocka.solver.solvers.bluff.stage.solve_stage`, remembered: public-roll classes
+meet the same stages (equal chances, truth patterns and payoffs), and a match's
+policy-iteration steps meet them again (the match table from 1 chip each solves 4472
+stages, 432 of them different). A stage is frozen and its solution exact, so a
+remembered solution is the one a new solve would give."""
 
 
 def _liars_turn(game: LiarsPokerGame, public: tuple, standing: Any, x: int, y: int, claims_of: ClaimsOf,
@@ -176,7 +185,7 @@ def liars_turns(game: LiarsPokerGame, public: tuple, total: int, win: Mapping[in
     pairs = [pair for group in orbits(total) for pair in group if sum(pair) == total]
     for standing in standings:
         for x, y in pairs:
-            turn, solutions = _liars_turn(game, public, standing, x, y, claims_of, solve_stage)
+            turn, solutions = _liars_turn(game, public, standing, x, y, claims_of, _remembered_stage)
             values[(standing, x, y)] = rounded_value(solutions[None].value, exact)
             turns.append((standing, x, y, turn, solutions))
     return turns

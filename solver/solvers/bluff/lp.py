@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import gcd, lcm
 from typing import Any, Sequence
 
 
@@ -35,9 +36,14 @@ def solve_lp(
     b_eq: Sequence[Any] = (),
 ) -> LPSolution:
     """Maximise ``objective . x`` subject to ``a_ub x <= b_ub``, ``a_eq x = b_eq``,
-    ``x >= 0``, exactly (two-phase tableau simplex over Fractions, Bland's rule, so it
+    ``x >= 0``, exactly (two-phase tableau simplex over the rationals, Bland's rule, so it
     cannot cycle). The duals are read off the final reduced costs of the slack columns
     (a slack's reduced cost is minus its row's price, whatever the row's sign).
+
+    Each tableau row (and the cost row) is held as integers over one positive
+    denominator of its own, in lowest terms: the same rationals as a tableau of
+    :class:`~fractions.Fraction`, so the same pivots and the same solution, without a gcd
+    per entry and operation (several times faster on the Abázs stages).
 
     >>> sol = solve_lp([1, 1], [[1, 2], [3, 1]], [4, 6])
     >>> sol.value, sol.x, sol.duals
@@ -51,40 +57,44 @@ def solve_lp(
     needs_artificial = [not upper or b < 0 for _, b, upper in rows]
     first_art = n + n_slack
     width = first_art + sum(needs_artificial)
-    tableau: list[list[Fraction]] = []
+    tableau: list[list[int]] = []  # row i is tableau[i] / dens[i]
+    dens: list[int] = []
     basis: list[int] = []
     slack_col, art_col = n, first_art
     for (a, b, upper), artificial in zip(rows, needs_artificial):
-        row = [Fraction(v) for v in a] + [Fraction(0)] * (width - n) + [b]
+        row = _rationals(a) + [0] * (width - n) + [b]
         if upper:
-            row[slack_col] = Fraction(1)
+            row[slack_col] = 1
         if b < 0:
             row = [-v for v in row]
         if artificial:
-            row[art_col] = Fraction(1)
+            row[art_col] = 1
             basis.append(art_col)
             art_col += 1
         else:
             basis.append(slack_col)
         slack_col += upper
-        tableau.append(row)
-    cost: list[Fraction] = []
+        ints, den = _integer_row(row)
+        tableau.append(ints)
+        dens.append(den)
+    cost: list[int] = []  # the cost row is cost / cost_den
+    cost_den = 1
 
     def pivot(r: int, c: int) -> None:
-        prow = tableau[r]
-        if prow[c] != 1:
-            inv = 1 / prow[c]
-            tableau[r] = prow = [v * inv for v in prow]
-        nonzero = [j for j, v in enumerate(prow) if v]
+        nonlocal cost, cost_den
+        prow, p = tableau[r], tableau[r][c]
+        if p != dens[r]:  # divide the row by its entry in column c: that entry becomes 1 (p / p)
+            if p < 0:
+                prow, p = [-v for v in prow], -p
+            prow, p = _lowest(prow, p)
+            tableau[r], dens[r] = prow, p
         for i, row in enumerate(tableau):
             f = row[c]
-            if i != r and f:
-                for j in nonzero:
-                    row[j] -= f * prow[j]
+            if i != r and f:  # row / d - (f / d) (prow / p)
+                tableau[i], dens[i] = _lowest([v * p - f * w for v, w in zip(row, prow)], dens[i] * p)
         f = cost[c]
         if f:
-            for j in nonzero:
-                cost[j] -= f * prow[j]
+            cost, cost_den = _lowest([v * p - f * w for v, w in zip(cost, prow)], cost_den * p)
         basis[r] = c
 
     def optimise() -> None:
@@ -92,23 +102,30 @@ def solve_lp(
             enter = next((j for j in range(first_art) if cost[j] > 0), None)
             if enter is None:
                 return
-            best: tuple[Fraction, int] | None = None
+            best: tuple[int, int, int] | None = None  # the least ratio's (numerator, denominator, row)
             for i, row in enumerate(tableau):
-                if row[enter] > 0:
-                    ratio = row[-1] / row[enter]
-                    if best is None or ratio < best[0] or (ratio == best[0] and basis[i] < basis[best[1]]):
-                        best = (ratio, i)
+                a = row[enter]
+                if a > 0:  # the ratio row[-1] / a, its row's denominator cancelling
+                    if best is None:
+                        best = (row[-1], a, i)
+                        continue
+                    lhs, rhs = row[-1] * best[1], best[0] * a
+                    if lhs < rhs or (lhs == rhs and basis[i] < basis[best[2]]):
+                        best = (row[-1], a, i)
             if best is None:
                 raise LPError("the linear program is unbounded")
-            pivot(best[1], enter)
+            pivot(best[2], enter)
 
     # phase 1: drive the artificial variables to 0 (maximise minus their sum)
-    cost = [Fraction(0)] * (width + 1)
-    for i, b in enumerate(basis):
-        if b >= first_art:
-            cost = [c + v for c, v in zip(cost, tableau[i])]
+    artificial_rows = [i for i, b in enumerate(basis) if b >= first_art]
+    cost_den = lcm(*(dens[i] for i in artificial_rows))
+    cost = [0] * (width + 1)
+    for i in artificial_rows:
+        scale = cost_den // dens[i]
+        cost = [c + scale * v for c, v in zip(cost, tableau[i])]
     for j in range(first_art, width):
-        cost[j] = Fraction(0)
+        cost[j] = 0
+    cost, cost_den = _lowest(cost, cost_den)
     optimise()
     if cost[-1] != 0:
         raise LPError("the linear program is infeasible")
@@ -118,17 +135,35 @@ def solve_lp(
             if j is not None:
                 pivot(i, j)
     # phase 2: the objective, in reduced-cost form over the current basis
-    cost = [Fraction(v) for v in objective] + [Fraction(0)] * (width + 1 - n)
+    cost, cost_den = _integer_row(_rationals(objective) + [0] * (width + 1 - n))
     for i, b in enumerate(basis):
         f = cost[b]
-        if f:
-            cost = [c - f * v for c, v in zip(cost, tableau[i])]
+        if f:  # cost / cd - (f / cd) (row / d)
+            cost, cost_den = _lowest([c * dens[i] - f * v for c, v in zip(cost, tableau[i])], cost_den * dens[i])
     optimise()
     x = [Fraction(0)] * n
     for i, b in enumerate(basis):
         if b < n:
-            x[b] = tableau[i][-1]
-    return LPSolution(-cost[-1], x, [-cost[n + i] for i in range(n_slack)])
+            x[b] = Fraction(tableau[i][-1], dens[i])
+    return LPSolution(-Fraction(cost[-1], cost_den), x, [-Fraction(cost[n + i], cost_den) for i in range(n_slack)])
+
+
+def _rationals(values: Sequence[Any]) -> list[int | Fraction]:
+    """The values as exact rationals: ints and Fractions as they are, anything else (a
+    float, exactly) through Fraction."""
+    return [v if type(v) is int or type(v) is Fraction else Fraction(v) for v in values]
+
+
+def _integer_row(values: Sequence[int | Fraction]) -> tuple[list[int], int]:
+    """Rationals as (integers, a positive denominator) in lowest terms."""
+    den = lcm(*(v.denominator for v in values))
+    return _lowest([v.numerator * (den // v.denominator) for v in values], den)
+
+
+def _lowest(ints: list[int], den: int) -> tuple[list[int], int]:
+    """``ints / den`` (den > 0) with the common factor divided out."""
+    g = gcd(den, *ints)
+    return ([v // g for v in ints], den // g) if g > 1 else (ints, den)
 
 
 @dataclass(frozen=True)
