@@ -13,6 +13,7 @@ import os
 import random
 import sys
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -232,12 +233,18 @@ def test_stage_two_declarations_and_chaining_match_expectimax():
 # ----------------------------------------------------------------------------------------
 # The basic game (8 turns: one record or nothing per turn)
 # ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("options", [{}, {"basic_hand_mult": 3}], ids=["mult2", "mult3"])
-def test_basic_last_turn_matches_expectimax(options):
+@lru_cache(maxsize=None)
+def _basic(hand_mult: int):
+    """The basic game and its table (the default rules' shared by two tests)."""
+    game = PolishBasicGame(PolishBasicRules(basic_hand_mult=hand_mult))
+    return game, _table(game, POLISH_BASIC_EV)
+
+
+@pytest.mark.parametrize("hand_mult", [2, 3], ids=["mult2", "mult3"])
+def test_basic_last_turn_matches_expectimax(hand_mult):
     # expected: with one combination left, the table's value is the best single turn
     # (PL-5, PL-6), recomputed by expectimax over the engine's turn
-    game = PolishBasicGame(PolishBasicRules(**options))
-    table = _table(game, POLISH_BASIC_EV)
+    game, table = _basic(hand_mult)
     records = (4, 14, 9, 15, 20, 17, 24, None)  # poker still open
     state = PolishBasicState(player=0, records=(records,))
     want, _ = expectimax(game, state, stop_after_turn=True)
@@ -247,8 +254,8 @@ def test_basic_last_turn_matches_expectimax(options):
 def test_basic_start_value_recomputed_by_rank():
     # expected: the start value through rank (numpy widget over the engine's values) equals
     # the kernel's table value
-    game = PolishBasicGame()
-    table = _table(game, POLISH_BASIC_EV)
+    game, table = _basic(PolishBasicRules().basic_hand_mult)
+    assert game.rules == PolishBasicRules()
     assert POLISH_BASIC_EV.check(game, table) == []
     assert table.meta.extra["states"] == table.meta.extra["horizon_turns"] * (2 ** len(COMBINATIONS) - 1)
 
