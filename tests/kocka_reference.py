@@ -202,8 +202,8 @@ class BatchTurn:
 
         def options_at(t: int) -> list[np.ndarray]:
             """Each option row's value (C, N) at turn total t."""
-            return [values[slot, min(t + points, T)] if q == 1.0 else q * values[slot, min(t + points, T)] + (1 - q) * bust
-                    for slot, points, q in self.rows]
+            read = [(values[slot, min(t + points, T)], q) for slot, points, q in self.rows]
+            return [value if q == 1.0 else q * value + (1 - q) * bust for value, q in read]
 
         opening = None
         dice_left = [self.roll_slot[("on", n)] for n in range(1, NUM_DICE)]
@@ -226,7 +226,8 @@ class _Outcomes:
     the options' order), and P(a bust) in each context."""
 
     def __init__(self, contexts: list[list], row_of: dict[tuple, int]) -> None:
-        self.scoring = [(i, p, [row_of[o] for o in opts]) for i, groups in enumerate(contexts) for p, opts in groups if opts]
+        self.scoring = [(i, p, [row_of[o] for o in opts])
+                        for i, groups in enumerate(contexts) for p, opts in groups if opts]
         # P(a bust): the outcomes without an option, and what the probabilities leave out
         self.missing = np.array([1.0 - sum(p for p, opts in groups if opts) for groups in contexts])[:, None, None]
         self.chance = np.zeros((len(contexts), len(self.scoring)))

@@ -214,7 +214,7 @@ def test_the_posterior_settles_on_the_threshold_the_opponent_plays(points):
 def test_the_agent_is_legal_fits_its_opponent_and_replies(tmp_path):
     # reference: the engine's legal actions (KOCKA-5..13) at every decision of a match;
     # the fit: the opponent is the cautious bot (banks every allowed total, KOCKA-12)
-    rules = KockaRules.from_options({"target": 1500, "series_threshold": 1000})
+    rules = KockaRules.from_options({"target": 800, "series_threshold": 400, "min_bank_points": 100})
     game = KockaGame(rules, num_players=2)
     options = AgentOptions(cache_dir=tmp_path, build_missing=True)
     agent = make_agent("adaptive", game, 3, options)

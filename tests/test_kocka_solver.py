@@ -300,22 +300,31 @@ def roll_states(rules, phase, totals):
         yield NUM_DICE, KockaState(scores=(banked,), stage="roll", turn_total=t * UNIT, last_event="full")
 
 
-@pytest.mark.parametrize("options", OPTION_VARIANTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
-def test_ev_table_satisfies_bellman_through_the_engine(options):
+# Below 2500 only the straight option changes a turn: series and their options, min_bank =
+# always and ones_series are rules of the 2500+ phase (KOCKA-13, 14, 19), and the end rule
+# does not change one turn. The other variants' turns below 2500 are the default's, checked
+# once (and against the reference recursion for every variant above).
+BELLMAN_CASES = [(options, phase) for options in OPTION_VARIANTS for phase in (0, 1)
+                 if phase == 1 or set(options) <= {"straight"}]
+
+
+@pytest.mark.parametrize("options, phase", BELLMAN_CASES,
+                         ids=[(",".join(f"{k}={v}" for k, v in o.items()) or "default") + f"-phase{p}"
+                              for o, p in BELLMAN_CASES])
+def test_ev_table_satisfies_bellman_through_the_engine(options, phase):
     rules = rules_with(**options)
     game = KockaGame(rules, num_players=1)
     model = kocka_model(rules)
-    for phase in (0, 1):
-        tv = turn_ev_values(model, phase)
-        s = model.series_on_reroll(phase)
-        for n, state in roll_states(rules, phase, (6, 24)):  # below the 350 minimum bank, and above
-            slot = model_slot(model, phase, n, "on" if n < NUM_DICE else "reroll")
-            expect = engine_roll_value(game, model, phase, state, tv.value, lambda t: t * UNIT, 0.0)
-            assert tv.value(state.turn_total // UNIT, slot) == pytest.approx(expect, rel=1e-12), (phase, n, s)
-        # the opening roll, series starts included
-        opening = KockaState(scores=(rules.series_threshold if phase else 0,))
-        expect = engine_roll_value(game, model, phase, opening, tv.value, lambda t: t * UNIT, 0.0)
-        assert tv.opening == pytest.approx(expect, rel=1e-12)
+    tv = turn_ev_values(model, phase)
+    s = model.series_on_reroll(phase)
+    for n, state in roll_states(rules, phase, (6, 24)):  # below the 350 minimum bank, and above
+        slot = model_slot(model, phase, n, "on" if n < NUM_DICE else "reroll")
+        expect = engine_roll_value(game, model, phase, state, tv.value, lambda t: t * UNIT, 0.0)
+        assert tv.value(state.turn_total // UNIT, slot) == pytest.approx(expect, rel=1e-12), (phase, n, s)
+    # the opening roll, series starts included
+    opening = KockaState(scores=(rules.series_threshold if phase else 0,))
+    expect = engine_roll_value(game, model, phase, opening, tv.value, lambda t: t * UNIT, 0.0)
+    assert tv.opening == pytest.approx(expect, rel=1e-12)
 
 
 def test_reach_table_satisfies_bellman_through_the_engine():
@@ -374,19 +383,26 @@ def test_race_equals_brute_force_value_iteration(options):
     np.testing.assert_allclose(solution.win, brute_force_race(rules), atol=1e-10)
 
 
-def test_race_threads_give_the_same_table():
+@pytest.fixture(scope="module")
+def race_2000():
+    """A two-player race to 2000 with series from 500 (the model, and its table solved on
+    one thread), for the checks below that solve it another way."""
     model = kocka_model(rules_with(target=2000, series_threshold=500))
-    one = solve_race(model.turn, model.goal, threads=1).win
+    return model, solve_race(model.turn, model.goal, threads=1).win
+
+
+def test_race_threads_give_the_same_table(race_2000):
+    model, one = race_2000
     two = solve_race(model.turn, model.goal, threads=2).win
     np.testing.assert_allclose(one, two, atol=1e-13)
 
 
 @pytest.fixture(scope="module")
-def winprob_table():
+def winprob_table(shared_tables):
     # the default rules, not a small variant: the tests below read positions of the full
-    # race (RULES.md 1.6 example 3 at 3000-3000, 8650 points, W[199, 0]); one thread, as
-    # each xdist worker already has a core of its own
-    return build_table(KockaGame(DEFAULT, num_players=2), KOCKA_WINPROB, BuildOptions(jobs=1, progress=False), save=False)
+    # race (RULES.md 1.6 example 3 at 3000-3000, 8650 points, W[199, 0]); built once per
+    # run (about 8 s) however the xdist workers share these tests out
+    return shared_tables.table(KockaGame(DEFAULT, num_players=2), KOCKA_WINPROB)
 
 
 @pytest.fixture(scope="module")
@@ -422,12 +438,11 @@ def test_winprob_table_facts(winprob_table):
     assert KOCKA_WINPROB.check(KockaGame(DEFAULT, num_players=2), winprob_table) == []
 
 
-def test_keeping_the_most_points_is_exact_for_two_players_under_immediate():
+def test_keeping_the_most_points_is_exact_for_two_players_under_immediate(race_2000):
     # the pruned model keeps, for each number of dice left, only the set-aside with the
     # most points; for two players under kocka.end = immediate more points never hurt, so
     # the race with every set-aside a choice (kocka_model(...).turn_full) is the same
-    model = kocka_model(rules_with(target=2000, series_threshold=500))
-    pruned = solve_race(model.turn, model.goal).win
+    model, pruned = race_2000
     full = solve_race(model.turn_full, model.goal).win
     np.testing.assert_allclose(full, pruned, atol=1e-13, rtol=0)
     assert model.turn_full.entries_per_row["below 2500"] > model.turn.entries_per_row["below 2500"]

@@ -5,7 +5,7 @@ Where the expected numbers come from:
 
 * :mod:`kocka_reference` (tests/kocka_reference.py): plain value iteration over every
   score triple, each turn evaluated by a recursion written from RULES.md on the engine's
-  scoring functions with every set-aside its own option; small targets (450, and 1000
+  scoring functions with every set-aside its own option; small targets (400, and 1000
   with ``KOCKA_SLOW=1``) to 1e-10;
 * RULES.md facts: the three win probabilities of a position sum to 1 (somebody wins, no
   ties under ``immediate``); a bust passes the turn with the scores unchanged (KOCKA-9);
@@ -47,7 +47,7 @@ from kocka.solver.rules.kocka import Bank, KockaGame, KockaState
 from kocka.solver.rules.kocka_scoring import KockaRules
 
 SMALL = KockaRules(target=600, series_threshold=300, min_bank_points=150)
-TINY = KockaRules(target=450, series_threshold=250, min_bank_points=150)
+TINY = KockaRules(target=400, series_threshold=250, min_bank_points=150)  # as tests/test_kocka_four.py's
 MIXED = KockaRules(target=1500)  # default rules, a target where best responses already cycle (in one class)
 
 
@@ -73,7 +73,7 @@ def mixed():
 
 
 def test_equals_plain_value_iteration():
-    # target 450 (9 units, 729 triples; both phases, series from 250, the 150 minimum bank)
+    # target 400 (8 units, 512 triples; both phases, series from 250 to 350, the 150 minimum bank)
     sol = solve_three(kocka_model(TINY), threads=1)
     assert not sol.mixed  # value iteration settles only where no best responses cycle
     np.testing.assert_allclose(sol.win, reference_three(TINY), atol=1e-10)
@@ -207,9 +207,10 @@ def test_monte_carlo_of_the_exact_policies_through_the_engine(small):
 
 
 def test_dask_cluster_gives_the_same_tables_bitwise(mixed):
-    # the three-player table with its mixed classes and the four-player one at the small
-    # variant (tests/test_kocka_four.py), on one cluster: starting it costs more than both
-    four_players = kocka_model(SMALL)
+    # the three-player table with its mixed classes and the four-player one of the
+    # reference variant (tests/test_kocka_four.py), on one cluster: starting it costs more
+    # than both
+    four_players = kocka_model(TINY)
     three, four = solve_on_local_cluster((solve_three, kocka_model(MIXED)), (solve_four, four_players))
     assert np.array_equal(three.win, mixed.win)
     assert [m.states for m in three.mixed] == [m.states for m in mixed.mixed]

@@ -32,6 +32,7 @@ on (:func:`build_arrays`).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -435,6 +436,29 @@ class _Turn:
         return rows
 
 
+_TURNS = threading.local()
+TURNS_KEPT = 8
+"""Turn widgets kept per thread (:func:`_turn_of`)."""
+
+
+def _turn_of(game: PolishGame, table: Table, pos: _Position) -> _Turn:
+    """The widget of the turn ``pos`` starts, kept for the other positions of the same turn
+    (stage, card, upper net and fences: all the widget reads of ``pos``): a hint's walk of
+    a turn ranks hundreds of its positions, each of which built the same widget again. Kept
+    per thread, since a widget fills itself in as it is asked; it holds its game and table,
+    so their ids in the key stay theirs."""
+    if not hasattr(_TURNS, "turns"):
+        _TURNS.turns = {}
+    kept = _TURNS.turns
+    key = (id(game), id(table), pos.stage, pos.mask, pos.tracker, pos.fences)
+    turn = kept.get(key)
+    if turn is None:
+        if len(kept) >= TURNS_KEPT:
+            del kept[next(iter(kept))]  # the oldest
+        turn = kept[key] = _Turn(game, table, pos)
+    return turn
+
+
 def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[Decision]:
     """Every legal action of the player to move, best first, valued as his expected final
     total under optimal solitaire play (empty at chance and terminal nodes)."""
@@ -444,7 +468,7 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
     if not actions or game.current_player(state) < 0:
         return []
     pos = _position(game, state)
-    turn = _Turn(game, table, pos)
+    turn = _turn_of(game, table, pos)
     rules = game.rules
     boxes = rules.boxes
     budget = BASE_THROWS + pos.fences
@@ -455,6 +479,7 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
     dt = dice_tables(5)
     o = dt.outcome_index(state.dice) if state.dice is not None else None
     cap = int(table.meta.extra["fence_cap"])
+    after_this_throw = None  # the values of every keep of the dice shown: one array for all the keeps
     decisions = []
     for action in actions:
         detail: dict[str, Any] = {"type": type(action).__name__.lower()}
@@ -484,9 +509,9 @@ def rank(game: PolishGame | PolishBasicGame, table: Table, state: Any) -> list[D
                     best = np.maximum(best, turn.widget(g, r - 1)[r - 1][1])
                 value = float(dt.probs @ best)
             else:
-                rows = turn.widget(group_of_turn, r - 1)
-                K = keep_values(rows[r - 1][0])
-                value = K[dt.keep_index(action.dice)]
+                if after_this_throw is None:
+                    after_this_throw = keep_values(turn.widget(group_of_turn, r - 1)[r - 1][0])
+                value = after_this_throw[dt.keep_index(action.dice)]
             detail.update(dice=list(action.dice), spends_fence=state.throws >= BASE_THROWS, throw=state.throws + 1)
         decisions.append(Decision(action, float(pos.so_far + value), game.describe_action(action, state), detail))
     return sorted(decisions, key=lambda d: -d.value)
