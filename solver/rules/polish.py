@@ -218,7 +218,33 @@ class PolishState:
     declared: str | None = None
 
 
-class PolishGame(Game):
+class _PolishTurnHooks:
+    """The front ends' hooks of a Polish turn (rules/base.py ``Game``), shared by the full
+    and the basic game: five dice thrown up to the turn's budget, some kept (PL-2), and an
+    action that scores the dice in a box (:meth:`scored_box`, per game)."""
+
+    def dice_in_view(self, state: Any) -> Dice | None:
+        """The five dice of the last throw (None before the turn's first, PL-2)."""
+        return state.dice
+
+    def dice_kept(self, state: Any) -> Dice:
+        """The dice kept for the throw due (PL-2)."""
+        return state.kept or ()
+
+    def box_scores_now(self, state: Any) -> dict[str, int]:
+        """Each box an action may score now, with what the dice score there."""
+        if state.dice is None:
+            return {}
+        scored = ((self.scored_box(a), a) for a in self.legal_actions(state))  # type: ignore[attr-defined]
+        return {box: self.box_points(box, state.dice, state.throws == 1)  # type: ignore[attr-defined]
+                for box, _action in scored if box is not None}
+
+    def keep_action(self, state: Any, dice: tuple[int, ...]) -> Keep:
+        """A :class:`Keep` of ``dice`` (PL-2)."""
+        return Keep(dice)
+
+
+class PolishGame(_PolishTurnHooks, Game):
     """The full game: three stages of a 15-box card with fences (PL-8..PL-17).
 
     Decisions: :class:`Keep` (throw; legal while t < 3 + F), :class:`Write` (after a throw),
@@ -256,29 +282,15 @@ class PolishGame(Game):
         """Throw ``throws`` of :meth:`budget`, on the stage's card, with the fences left."""
         return TurnProgress(state.throws, self.budget(state), state.stage, state.fences[state.player])
 
-    def dice_in_view(self, state: PolishState) -> Dice | None:
-        """The five dice of the last throw (None before the turn's first, PL-2)."""
-        return state.dice
-
-    def dice_kept(self, state: PolishState) -> Dice:
-        """The dice kept for the throw due (PL-2)."""
-        return state.kept or ()
-
     def declared_box(self, state: PolishState) -> str | None:
         """The box declared after the first throw of a stage-2 turn (PL-15)."""
         return state.declared
 
-    def box_scores_now(self, state: PolishState) -> dict[str, int]:
-        """Each box a :class:`Write` may fill now, with what the dice score there (PL-9,
-        PL-10, PL-13; a scratch writes 0 and is not listed)."""
-        if state.dice is None:
-            return {}
-        return {a.box: self.box_points(a.box, state.dice, state.throws == 1)
-                for a in self.legal_actions(state) if isinstance(a, Write)}
-
-    def keep_action(self, state: PolishState, dice: tuple[int, ...]) -> Keep:
-        """A :class:`Keep` of ``dice`` (PL-2)."""
-        return Keep(dice)
+    @staticmethod
+    def scored_box(action: Any) -> str | None:
+        """The box a :class:`Write` fills (a scratch writes 0 and is not listed: PL-9, PL-10,
+        PL-13)."""
+        return action.box if isinstance(action, Write) else None
 
     def card(self, state: PolishState, seat: int, stage: int | None = None) -> dict[str, int | None]:
         """``seat``'s card of ``stage`` (default: the current one) as box -> entry."""
@@ -610,7 +622,7 @@ class PolishBasicState:
     kept: Dice | None = None
 
 
-class PolishBasicGame(Game):
+class PolishBasicGame(_PolishTurnHooks, Game):
     """The basic game: record the eight combinations (PL-4..PL-7).
 
     ``rules.boxes`` may name fewer (a validation variant); the solitaire readings
@@ -651,25 +663,10 @@ class PolishBasicGame(Game):
         """Throw ``throws`` of the turn's three (PL-5)."""
         return TurnProgress(state.throws, BASE_THROWS)
 
-    def dice_in_view(self, state: PolishBasicState) -> Dice | None:
-        """The five dice of the last throw (None before the turn's first, PL-2)."""
-        return state.dice
-
-    def dice_kept(self, state: PolishBasicState) -> Dice:
-        """The dice kept for the throw due (PL-2)."""
-        return state.kept or ()
-
-    def box_scores_now(self, state: PolishBasicState) -> dict[str, int]:
-        """Each combination a :class:`Record` may record now, with what the dice score as
-        it (PL-5, PL-6)."""
-        if state.dice is None:
-            return {}
-        return {a.combo: self.box_points(a.combo, state.dice, state.throws == 1)
-                for a in self.legal_actions(state) if isinstance(a, Record)}
-
-    def keep_action(self, state: PolishBasicState, dice: tuple[int, ...]) -> Keep:
-        """A :class:`Keep` of ``dice`` (PL-2)."""
-        return Keep(dice)
+    @staticmethod
+    def scored_box(action: Any) -> str | None:
+        """The combination a :class:`Record` records (PL-5, PL-6)."""
+        return action.combo if isinstance(action, Record) else None
 
     def describe_state(self, state: PolishBasicState) -> str:
         """The position in one sentence, in the language in force: who is on turn, which
