@@ -9,10 +9,10 @@ per game (geometric; ``--ratio``, default 0.7), where the loss is
 
 * scorecard games (spec outcome ``score``): points per game below ``optimal`` on the same
   dice (each on its own card, the arena's solitaire mode: common random numbers);
-* every other game: two seats, the level against the table agent (``optimal`` or
-  ``equilibrium``), seats rotating: for races and Kocka (outcome ``race``/``win`` with an
-  ``optimal``) 0.5 - the level's win share; for the bluff games and chip games the chips
-  per game the level gives up (minus its mean return).
+* every other game: two seats, the level against the table agent (``optimal``), seats
+  rotating: for races and Kocka (outcome ``race``/``win``) 0.5 - the level's win share;
+  for chip games the chips per game the level gives up (minus its mean return);
+* the bluff games (the level around ``equilibrium``): chips per round, exact (below).
 
 The scorecard games play their games in compiled code where the simulation kernel plays
 the variant (:meth:`kocka.agents.bots.levels.LevelAgent.simulator`: the same games, game
@@ -28,6 +28,23 @@ replaced), and ``--verify-games`` fresh games (seed + 1000) are played through
 :func:`kocka.agents.frontends.games.arena.run_arena` with the ``level:N`` names, as
 ``kocka arena`` plays them: their losses with 95 % intervals are stored with the entry and
 printed, with whether the ladder is monotone and neighbours' intervals are disjoint.
+
+**The bluff games** (levels around ``equilibrium``: Abázs, the bidding bluff, liar's poker,
+two players) are calibrated on an *exact* loss instead: the chips per round a level gives
+up against the equilibrium, walked on the engine's game with every chance and action
+weighted (:class:`kocka.agents.bots.level_loss.BluffLevelLoss`: Abázs's match average per
+round, the betting games' round from the starting chips with the level in either seat;
+liar's poker over every public roll, or after the one of ``--public``). The same log grid
+and bisection run on these exact values (``--steps``, default 6 here; no games, no noise;
+liar's poker over every public roll, where each loss walks 56 rounds: one pass over a
+half-octave grid and log-log interpolation, :func:`fit_ladder_in_one_pass`), and the
+written temperatures' own losses are computed again and stored as exact (``"exact"``),
+with whether they fall from level to level; for liar's poker calibrated after one public
+roll, ``--verify-public all`` adds the exact losses over every public roll (the whole
+round). The entry names the values it was fitted to (``"values"``: the round plan's, in
+chips; :func:`kocka.agents.bots.levels.calibrated_for`).
+
+    python scripts/calibrate_levels.py abazs    (bidding-bluff, liars-poker; --public 6,6,6)
 """
 from __future__ import annotations
 
@@ -46,8 +63,10 @@ import numpy as np
 from kocka.agents.bots.base import ChanceSampler, derive_seed, positions_with_rng
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.bots import levels
+from kocka.agents.bots.level_loss import BluffLevelLoss
 from kocka.agents.frontends.games.arena import final_scores, mean_interval, play_match, run_arena, win_shares
 from kocka.solver.rules import get_game
+from kocka.solver.rules.bluff import LiarsPokerGame
 
 import random
 
@@ -193,11 +212,203 @@ def bisect_level(curve: LossCurve, target: float, lo: float, hi: float, steps: i
             lo = mid
         else:
             hi = mid
-    a, b = curve(lo), curve(hi)
+    return log_log_interpolate(lo, hi, curve(lo), curve(hi), target)
+
+
+def log_log_interpolate(lo: float, hi: float, a: float, b: float, target: float) -> float:
+    """T in [lo, hi] where the line through (log lo, log a) and (log hi, log b) reaches
+    log target (the geometric mean where the losses do not rise)."""
     if a <= 0 or b <= a:
         return math.sqrt(lo * hi)
     x = (math.log(target) - math.log(a)) / (math.log(b) - math.log(a))
     return math.exp(math.log(lo) + min(1.0, max(0.0, x)) * (math.log(hi) - math.log(lo)))
+
+
+class ExactLossCurve:
+    """Exact loss per round of the level at a temperature (bluff games; module docstring),
+    remembered per temperature."""
+
+    def __init__(self, game, cache_dir, publics=None):
+        self.game, self.cache_dir = game, cache_dir
+        self.measure = BluffLevelLoss(game, AgentOptions(cache_dir=cache_dir), publics)
+        self.cache: dict = {}
+
+    def level(self, temperature: float | None):
+        return levels.make_level_agent("level:5", self.game, 0, AgentOptions(cache_dir=self.cache_dir),
+                                       fixed_temperatures(self.game, temperature))
+
+    def many(self, temperatures) -> list[float]:
+        """The losses of several temperatures in one pass (liar's poker: one public roll in
+        memory at a time)."""
+        todo = [t for t in dict.fromkeys(temperatures) if t not in self.cache]
+        for t, loss in zip(todo, self.measure.losses([self.level(t) for t in todo])):
+            self.cache[t] = loss
+            print(f"  T={t!s:>12}  exact loss {loss:.6f}", file=sys.stderr, flush=True)
+        return [self.cache[t] for t in temperatures]
+
+    def __call__(self, temperature: float | None) -> float:
+        return self.many([temperature])[0]
+
+
+def parse_publics(game, text: str | None):
+    """``--public``: None (every public roll with its chance) for ``all`` or a game without
+    a public roll, else one roll (weight 1), e.g. ``6,6,6``."""
+    if text is None or text == "all" or not isinstance(game, LiarsPokerGame):
+        return None
+    return [(tuple(sorted(int(d) for d in text.split(","))), 1.0)]
+
+
+def describe_publics(publics) -> str:
+    if publics is None:
+        return "every public roll, weighted by its chance"
+    return "after the public roll " + " and ".join(str(list(roll)) for roll, _ in publics)
+
+
+def exact_over(game, publics) -> str:
+    """What an exact loss of ``game`` averages over, in a few words."""
+    if game.NAME == "abazs":
+        return "the match, per round"
+    rounds = f"one round from {game.rules.start_chips} chips each, either seat"
+    return f"{rounds}, {describe_publics(publics)}" if isinstance(game, LiarsPokerGame) else rounds
+
+
+def exact_round_text(game, publics) -> str:
+    """What the exact loss of ``game`` is, for the entry's ``loss`` text."""
+    if game.NAME == "abazs":
+        return ("chips per round given up against the equilibrium, exact: the level's average chips per round "
+                "in the match against it, who starts each round by BLUFF-10 (abazs.match_value, walked exactly)")
+    chips = game.rules.start_chips
+    where = f"; {describe_publics(publics)}" if isinstance(game, LiarsPokerGame) else ""
+    return (f"chips per round given up against the equilibrium, exact: one round from {chips} chips each, "
+            f"the level as starter and as the other seat, averaged (best_response walks{where})")
+
+
+def exact_ladder(curve: ExactLossCurve, temperatures: dict) -> dict:
+    """The exact loss of each written temperature, and whether they fall from level to level."""
+    loss = dict(zip([str(k) for k in levels.LEVELS], curve.many([temperatures[str(k)] for k in levels.LEVELS])))
+    means = [loss[str(k)] for k in levels.LEVELS]
+    return {"loss": loss, "monotone": all(a > b for a, b in zip(means, means[1:]))}
+
+
+def calibrate_exact(game, base, args) -> int:
+    """The bluff games' ladder on exact losses (module docstring)."""
+    started, cpu = time.time(), time.process_time()
+    publics = parse_publics(game, args.public)
+    curve = ExactLossCurve(game, args.cache_dir, publics)
+    steps = 6 if args.steps is None else args.steps
+    spread = value_spread(game, base, args.cache_dir, args.seed)
+    print(f"{game.NAME}: levels around {base!r}, exact loss in chips per round, median value spread {spread:.4g}",
+          file=sys.stderr)
+    if isinstance(game, LiarsPokerGame) and publics is None:  # every public roll: one pass, no bisection
+        random_loss, targets, temperatures = fit_ladder_in_one_pass(curve, spread, args.ratio)
+        method = "exact; the losses of a half-octave grid in one pass over the public rolls, log-log interpolation"
+    else:
+        random_loss, targets, temperatures = fit_ladder(curve, curve, spread, args.ratio, steps)
+        method = f"exact; log grid, then {steps} bisection halvings in log T and log-log interpolation"
+    entry = {
+        "game": game.NAME, "rules": levels.rules_key(game), "players": game.num_players, "base": base,
+        "values": curve.measure.agent.value_name, "loss": exact_round_text(game, publics),
+        "ladder": {"ratio": args.ratio, "random_loss": random_loss, "targets": {str(k): v for k, v in targets.items()}},
+        "temperatures": temperatures,
+        "computed": {"script": "scripts/calibrate_levels.py", "method": method, "value_spread": spread,
+                     "seed": args.seed, "date": datetime.date.today().isoformat()},
+        "exact": {**exact_ladder(curve, temperatures), "over": exact_over(game, publics)},
+    }
+    if publics is not None:
+        entry["computed"]["public"] = list(publics[0][0])
+    whole_round(entry, game, publics, args)
+    entry["computed"]["cpu_seconds"] = round(time.process_time() - cpu, 1)
+    write_entry(args.out, entry)
+    print_exact(entry)
+    print(f"temperatures written to {args.out} ({time.time() - started:.0f} s wall, "
+          f"{entry['computed']['cpu_seconds']} s CPU)", file=sys.stderr, flush=True)
+    return 0
+
+
+def whole_round(entry: dict, game, publics, args) -> None:
+    """Liar's poker calibrated after one public roll: the written temperatures' exact losses
+    over every public roll too (``--verify-public all``)."""
+    if publics is not None and args.verify_public == "all":
+        whole = ExactLossCurve(game, args.cache_dir, None)
+        entry["exact_whole_round"] = {**exact_ladder(whole, entry["temperatures"]), "over": describe_publics(None)}
+
+
+def verify_exact(game, entry: dict, args) -> int:
+    """``--verify-only`` for a bluff game: the stored temperatures' exact losses, computed
+    again (after the entry's own public roll), stored and printed."""
+    public = entry["computed"].get("public")
+    publics = None if public is None else [(tuple(public), 1.0)]
+    entry["exact"] = {**exact_ladder(ExactLossCurve(game, args.cache_dir, publics), entry["temperatures"]),
+                      "over": exact_over(game, publics)}
+    whole_round(entry, game, publics, args)
+    write_entry(args.out, entry)
+    print_exact(entry)
+    return 0
+
+
+def fixed(value: float, places: int) -> str:
+    """``value`` to ``places`` decimals, a rounding error around 0 (level 10's exact loss,
+    -5.6e-17 in Abázs) shown as 0, not -0."""
+    return f"{round(value, places) + 0.0:.{places}f}"
+
+
+def print_exact(entry: dict) -> None:
+    whole = entry.get("exact_whole_round")
+    print(f"{'level':>5}  {'target':>9}  {'temperature':>11}  {'exact loss':>10}" + ("  whole round" if whole else ""),
+          flush=True)
+    for k in levels.LEVELS:
+        t = entry["temperatures"][str(k)]
+        target = entry["ladder"]["random_loss"] if k == 1 else entry["ladder"]["targets"].get(str(k), 0.0)
+        line = f"{k:>5}  {target:>9.4f}  {'uniform' if t is None else f'{t:.5g}':>11}  {fixed(entry['exact']['loss'][str(k)], 6):>10}"
+        print(line + (f"  {fixed(whole['loss'][str(k)], 6):>11}" if whole else ""), flush=True)
+    print(json.dumps({"monotone": entry["exact"]["monotone"],
+                      **({"whole round monotone": whole["monotone"]} if whole else {})}), flush=True)
+
+
+def fit_ladder(grid_curve, curve, spread: float, ratio: float, steps: int):
+    """(random loss, targets, temperatures per level): the loss of uniform play, the
+    geometric targets below it, and each level's temperature, bracketed on the log grid of
+    ``grid_curve`` (from the value spread, up until the weakest target is passed) and
+    bisected on ``curve`` (:func:`bisect_level`)."""
+    random_loss = grid_curve(None)
+    targets = {k: random_loss * ratio ** (k - 1) for k in levels.LEVELS[1:-1]}
+    grid = [spread * 2.0 ** j for j in range(-8, 7)]
+    grid_losses = []
+    for t in grid:  # up the grid until the weakest target is passed
+        grid_losses.append(grid_curve(t))
+        if grid_losses[-1] >= targets[2]:
+            break
+    temperatures: dict[str, float | None] = {"1": None, str(levels.LEVELS[-1]): 0.0}
+    for k, target in targets.items():
+        above = next((i for i, loss in enumerate(grid_losses) if loss >= target), None)
+        if above is None:
+            temperatures[str(k)] = grid[len(grid_losses) - 1]
+            continue
+        lo = grid[above - 1] if above > 0 else grid[0] / 2
+        temperatures[str(k)] = bisect_level(curve, target, lo, grid[above], steps)
+        print(f"level {k}: target {target:.4f} -> T {temperatures[str(k)]:.5g}", file=sys.stderr, flush=True)
+    return random_loss, targets, {str(k): temperatures[str(k)] for k in levels.LEVELS}
+
+
+def fit_ladder_in_one_pass(curve: ExactLossCurve, spread: float, ratio: float):
+    """:func:`fit_ladder` for a curve whose every call walks many rounds (liar's poker over
+    its 56 public rolls, each walked alone to bound the memory): uniform play and a
+    half-octave grid (spread x 2^-4.5 ... spread x 2^3.5) in one pass, then each level's
+    temperature by log-log interpolation in its bracket (no bisection: each would be
+    another pass)."""
+    grid = [spread * 2.0 ** (j / 2) for j in range(-9, 8)]
+    random_loss, *grid_losses = curve.many([None] + grid)
+    targets = {k: random_loss * ratio ** (k - 1) for k in levels.LEVELS[1:-1]}
+    temperatures: dict[str, float | None] = {"1": None, str(levels.LEVELS[-1]): 0.0}
+    for k, target in targets.items():
+        above = next((i for i, loss in enumerate(grid_losses) if loss >= target), None)
+        if above is None or above == 0:
+            temperatures[str(k)] = grid[-1] if above is None else grid[0]
+        else:
+            temperatures[str(k)] = log_log_interpolate(grid[above - 1], grid[above], grid_losses[above - 1],
+                                                       grid_losses[above], target)
+        print(f"level {k}: target {target:.4f} -> T {temperatures[str(k)]:.5g}", file=sys.stderr, flush=True)
+    return random_loss, targets, {str(k): temperatures[str(k)] for k in levels.LEVELS}
 
 
 def verify(game, measure, base, temperatures_file_entry, games, seed, jobs, cache_dir):
@@ -234,24 +445,38 @@ def ladder_checks(measured: dict) -> dict:
 
 def ladder_tables(path: pathlib.Path) -> str:
     """The stored ladders as Markdown: per calibrated game its target, temperature and the
-    measured loss with its interval per level."""
+    measured loss with its interval per level (the bluff games: the exact loss)."""
     doc = json.loads(path.read_text(encoding="utf-8"))
     out = []
     for entry in doc["games"]:
-        measured = entry.get("measured")
+        measured, exact = entry.get("measured"), entry.get("exact")
+        whole = entry.get("exact_whole_round")
         rules = ", ".join(f"{k}={v}" for k, v in entry["rules"].items() if not isinstance(v, list)) or "defaults"
         head = f"**{entry['game']}** ({rules}; loss: {entry['loss']}; ratio {entry['ladder']['ratio']})"
         if measured:
             head += (f"; measured over {measured['games']} games, seed {measured['seed']}: "
                      f"monotone {measured['monotone']}, neighbours' intervals disjoint {measured['neighbours_disjoint']}")
+        if exact:
+            head += f"; exact, no intervals: monotone {exact['monotone']}"
+            if whole:
+                head += f"; over every public roll (whole round): monotone {whole['monotone']}"
         # a loss in P(win) (below 1) needs four decimals for its interval to say anything
         places = 4 if entry["ladder"]["random_loss"] < 1 else 2
-        out += [head, "", "| level | label | temperature | target loss | measured loss | 95% interval |", "|---:|---|---:|---:|---:|---|"]
+        if exact:
+            places = 4
+            columns = "| level | label | temperature | target loss | exact loss |" + (" exact loss, whole round |" if whole else "")
+            out += [head, "", columns, "|---:|---|---:|---:|---:|" + ("---:|" if whole else "")]
+        else:
+            out += [head, "", "| level | label | temperature | target loss | measured loss | 95% interval |", "|---:|---|---:|---:|---:|---|"]
         for k in levels.LEVELS:
             t = entry["temperatures"][str(k)]
             target = entry["ladder"]["random_loss"] if k == 1 else entry["ladder"]["targets"].get(str(k), 0.0)
-            mean, lo, hi = measured["loss"][str(k)] if measured else (float("nan"),) * 3
             shown_t = "uniform" if t is None else f"{t:.4g}"
+            if exact:
+                row = f"| {k} | {levels.LEVEL_LABELS[k]} | {shown_t} | {target:.{places}f} | {fixed(exact['loss'][str(k)], places)} |"
+                out.append(row + (f" {fixed(whole['loss'][str(k)], places)} |" if whole else ""))
+                continue
+            mean, lo, hi = measured["loss"][str(k)] if measured else (float("nan"),) * 3
             out.append(f"| {k} | {levels.LEVEL_LABELS[k]} | {shown_t} | {target:.{places}f} | {mean:.{places}f} | [{lo:.{places}f}, {hi:.{places}f}] |")
         out.append("")
     return "\n".join(out)
@@ -282,7 +507,13 @@ def main(argv=None) -> int:
     parser.add_argument("--ratio", type=float, default=0.7)
     parser.add_argument("--grid-games", type=int, default=300)
     parser.add_argument("--bisect-games", type=int, default=300)
-    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=None,
+                        help="bisection halvings per level (default 3; 6 for the bluff games' exact losses)")
+    parser.add_argument("--public", default="all",
+                        help="liar's poker: the public roll the exact losses are taken after (e.g. 6,6,6), or all")
+    parser.add_argument("--verify-public", default="all", choices=("all", "same"),
+                        help="liar's poker calibrated after one roll: also the exact losses over every public roll "
+                             "(all, default) or not (same)")
     parser.add_argument("--verify-games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
@@ -305,6 +536,15 @@ def main(argv=None) -> int:
     if base not in levels.VALUE_AGENTS:
         print(f"{game.NAME}: no table agent, its levels stay uncalibrated", file=sys.stderr)
         return 2
+    if base == "equilibrium":  # the bluff games: exact losses
+        if args.verify_only:
+            entry = levels.calibration_entry(game, args.out)
+            if entry is None:
+                parser.error(f"{args.out} has no entry for {game.NAME} with these rules: calibrate it first")
+            return verify_exact(game, dict(entry), args)
+        return calibrate_exact(game, base, args)
+    if args.steps is None:
+        args.steps = 3
     measure = measure_game(game, outcome)
     started = time.time()
     if args.verify_only:
@@ -315,25 +555,9 @@ def main(argv=None) -> int:
     spread = value_spread(game, base, args.cache_dir, args.seed)
     print(f"{game.NAME}: levels around {base!r}, loss in {measure}, median value spread {spread:.4g}", file=sys.stderr)
     grid_curve = LossCurve(game, measure, base, args.grid_games, args.seed, args.jobs, args.cache_dir)
-    random_loss = grid_curve(None)
-    targets = {k: random_loss * args.ratio ** (k - 1) for k in levels.LEVELS[1:-1]}
-    grid = [spread * 2.0 ** j for j in range(-8, 7)]
-    grid_losses = []
-    for t in grid:  # up the grid until the weakest target is passed
-        grid_losses.append(grid_curve(t))
-        if grid_losses[-1] >= targets[2]:
-            break
     curve = grid_curve if args.bisect_games == args.grid_games else LossCurve(
         game, measure, base, args.bisect_games, args.seed + 500, args.jobs, args.cache_dir)
-    temperatures: dict[str, float | None] = {"1": None, str(levels.LEVELS[-1]): 0.0}
-    for k, target in targets.items():
-        above = next((i for i, loss in enumerate(grid_losses) if loss >= target), None)
-        if above is None:
-            temperatures[str(k)] = grid[len(grid_losses) - 1]
-            continue
-        lo = grid[above - 1] if above > 0 else grid[0] / 2
-        temperatures[str(k)] = bisect_level(curve, target, lo, grid[above], args.steps)
-        print(f"level {k}: target {target:.4f} -> T {temperatures[str(k)]:.5g}", file=sys.stderr, flush=True)
+    random_loss, targets, temperatures = fit_ladder(grid_curve, curve, spread, args.ratio, args.steps)
     entry = {
         "game": game.NAME, "rules": levels.rules_key(game), "players": None if outcome == "score" else players,
         "base": base, "loss": {"points": "points per game below optimal, same dice",

@@ -195,9 +195,17 @@ def test_the_calibration_file_names_every_level_and_cools_with_the_level():
 def test_the_stored_ladders_are_monotone_with_disjoint_neighbours():
     # expected: issue 27's "done when", recomputed from each entry's stored 95% intervals:
     # the mean loss falls from level to level, and level k's interval lies wholly above
-    # level k + 1's
+    # level k + 1's; the bluff games' losses are exact (no interval): they fall from level
+    # to level, level 1 is the ladder's random loss and level 10 loses nothing
     doc = json.loads(levels.TEMPERATURES_FILE.read_text(encoding="utf-8"))
     for entry in doc["games"]:
+        if "exact" in entry:
+            for ladder in [entry["exact"]] + ([entry["exact_whole_round"]] if "exact_whole_round" in entry else []):
+                loss = [ladder["loss"][str(k)] for k in levels.LEVELS]
+                assert all(a > b for a, b in zip(loss, loss[1:])), entry["game"]
+            exact = entry["exact"]["loss"]
+            assert exact["1"] == entry["ladder"]["random_loss"] and abs(exact["10"]) < 1e-12, entry["game"]
+            continue
         loss = [entry["measured"]["loss"][str(k)] for k in levels.LEVELS]
         assert all(a[0] > b[0] for a, b in zip(loss, loss[1:])), entry["game"]
         assert all(a[1] > b[2] for a, b in zip(loss, loss[1:])), entry["game"]

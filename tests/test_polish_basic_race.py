@@ -27,6 +27,7 @@ from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.bots.base import AgentUnavailable
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.base.errors import InvalidStateError
+from kocka.solver.kernels import _polish_race
 from kocka.solver.solvers.polish.race import (
     POLISH_BASIC_RACE, build_race_arrays, last_turn_value, mover_value, race_model, rank,
 )
@@ -258,9 +259,9 @@ def test_threads_change_nothing():
 
 
 def test_lanes_change_nothing():
-    # expected: the kernel solves four states side by side, each lane with its own pair of
+    # expected: the kernel solves eight states side by side, each lane with its own pair of
     # cards, leads and Newton steps; how the pairs are dealt to the lanes (one pair per
-    # chunk: three lanes idle; seven: lanes take the next pair as they finish) must give
+    # chunk: seven lanes idle; seven: some lanes take the next pair as they finish) must give
     # bit-identical values, and the same count of turn evaluations (each lane's own steps)
     game = PolishBasicGame(PolishBasicRules(boxes=("pair", "small_straight", "large_straight")), num_players=2)
     one, one_extra = build_race_arrays(game, chunk=1)
@@ -268,6 +269,27 @@ def test_lanes_change_nothing():
     for name in ("values0", "values1", "last"):
         assert np.array_equal(one[name], seven[name]), name
     assert one_extra["turn_evaluations"] == seven_extra["turn_evaluations"]
+
+
+@pytest.mark.parametrize("record", ["optional", "mandatory"])
+def test_portable_turn_gives_the_avx512_bits(record):
+    # expected: the kernel's two versions of a turn (AVX-512, eight lanes at once, where the
+    # CPU has it; the portable vector one, four lanes at a time, twice) do each lane's
+    # arithmetic in the same order, so the tables are bit-identical (a forced record,
+    # pl.basic_record = mandatory, takes the masked path of both)
+    if not _polish_race.wide_turns():
+        pytest.skip("this CPU has no AVX-512: only the portable turn runs")
+    game = PolishBasicGame(PolishBasicRules(boxes=("pair", "small_straight", "large_straight"), basic_record=record),
+                           num_players=2)
+    wide, wide_extra = build_race_arrays(game)
+    try:
+        assert not _polish_race.wide_turns(False)
+        portable, portable_extra = build_race_arrays(game)
+    finally:
+        _polish_race.wide_turns(True)
+    for name in ("values0", "values1", "last"):
+        assert np.array_equal(wide[name], portable[name]), name
+    assert wide_extra["turn_evaluations"] == portable_extra["turn_evaluations"]
 
 
 def test_decided_leads_are_not_stored():

@@ -24,7 +24,9 @@ How a level chooses (one rule per kind of game, one parameter, its *temperature*
 
 The temperatures of a game come from :data:`TEMPERATURES_FILE`, written by
 ``scripts/calibrate_levels.py`` so that each level's mean loss follows a geometric ladder
-(docs/AGENTS.md). A game, rules variant or player count with no calibrated entry uses
+(docs/AGENTS.md); an entry that names the values it was fitted to (the bluff games' round
+plan, in chips) serves only a base agent with those values (:func:`calibrated_for`). A
+game, rules variant or player count with no calibrated entry uses
 :data:`RELATIVE_LADDER`: T = c_level x (max - min of the values at the decision), an
 uncalibrated ladder of the same shape (``calibrated`` False). A game whose table agent
 cannot play here (its table is not built, or no table covers this player count) raises
@@ -346,6 +348,16 @@ def base_agent_name(game: Game) -> str:
                            f"and no {FALLBACK_AGENT!r} to err around")
 
 
+def calibrated_for(temperatures: LevelTemperatures, base: Agent) -> bool:
+    """Whether calibrated temperatures were fitted to the values ``base`` ranks by: an entry
+    that names its values (``"values"``, the base agent's ``value_name``) serves only a base
+    with those values. The bluff games' betting equilibrium plays the match plan, valued in
+    P(win), where its match table is built, and the round plan, valued in chips, otherwise:
+    temperatures in chips mean nothing for P(win)."""
+    values = (temperatures.entry or {}).get("values")
+    return values is None or values == base.value_name
+
+
 def make_level_agent(name: str, game: Game, seed: int, options: Any, temperatures: LevelTemperatures | None = None) -> LevelAgent:
     """Build ``level:N`` for ``game`` (what :func:`kocka.agents.bots.catalogue.make_agent`
     calls for a level name). ``temperatures`` overrides the file's (calibration runs)."""
@@ -359,7 +371,8 @@ def make_level_agent(name: str, game: Game, seed: int, options: Any, temperature
         raise AgentUnavailable(f"{name!r} errs around {base_name!r}, which cannot play here: {exc}") from None
     if temperatures is None:
         temperatures = level_temperatures(game)
-        if base_name == FALLBACK_AGENT:  # priorities, not values: only the relative ladder means anything
+        # priorities, or values the entry was not fitted to: only the relative ladder means anything
+        if base_name == FALLBACK_AGENT or not calibrated_for(temperatures, base):
             temperatures = LevelTemperatures(game.NAME, RELATIVE_LADDER, "relative", calibrated=False)
     return LevelAgent(game, seed, base, level, temperatures, mixes_equilibrium=base_name == "equilibrium",
                       fallback_reason="" if base_name in VALUE_AGENTS else f"{game.NAME} has no value table")

@@ -17,6 +17,9 @@ from kocka.solver.base.i18n import N_, _, ngettext
 
 Dice = tuple[int, ...]
 FACES = (1, 2, 3, 4, 5, 6)
+_SORTED_DICE = frozenset(d for n in range(7) for d in combinations_with_replacement(FACES, n))
+"""Every sorted tuple of up to six dice, the most any game rolls."""
+_INTS_ONLY = frozenset({int})
 
 
 def _dice_name(what: str | None) -> str:
@@ -34,6 +37,11 @@ def validate_dice(dice: Iterable[int], count: int | None = None, *, what: str | 
     >>> validate_dice([5, 1, 3])
     (1, 3, 5)
     """
+    # the engines' own dice: already a sorted tuple of ints (a bool or a float equals an
+    # int and hashes alike, hence the type test before the lookup)
+    if type(dice) is tuple and _INTS_ONLY.issuperset(map(type, dice)) and dice in _SORTED_DICE:
+        if count is None or len(dice) == count:
+            return dice
     try:
         values = list(dice)
     except TypeError:

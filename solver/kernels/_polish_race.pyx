@@ -30,19 +30,31 @@ ctypedef long long i64
 
 cdef extern from *:
     """
-    /* The turn of RACE_LANES states side by side (one lane each), in GCC's vector types:
-       every operation runs along the lanes, the arithmetic of each lane the scalar turn's in
-       the same order (no multiply-add is fused: setup.py compiles with -ffp-contract=off),
-       so a lane gives the same bits whatever the others hold. x86-64 Linux GCC also builds
-       an AVX2 version, which the loader picks where the CPU has it. */
+    /* The turn of KOCKA_RACE_LANES states side by side (one lane each): every operation
+       runs along the lanes, the arithmetic of each lane the scalar turn's in the same order
+       (no multiply-add is fused: setup.py compiles with -ffp-contract=off), so a lane gives
+       the same bits whatever the others hold. Two versions of the same turn: the portable
+       one in GCC's vector types, four lanes at a time (run twice, once per half of the
+       lanes; x86-64 Linux GCC also builds an AVX2 version, which the loader picks where the
+       CPU has it), and where the CPU has AVX-512 one of all eight lanes at once in its
+       intrinsics, with mask registers for the comparisons (GCC 12 turns a comparison of
+       eight-double generic vectors into scalar code). kocka_race_turn_lanes picks. */
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
     #define KOCKA_RACE_CLONES __attribute__((target_clones("avx2", "default")))
     #else
     #define KOCKA_RACE_CLONES
     #endif
-    #define KOCKA_RACE_LANES 4
-    typedef double kr_v __attribute__((vector_size(8 * KOCKA_RACE_LANES)));
-    typedef long long kr_m __attribute__((vector_size(8 * KOCKA_RACE_LANES)));
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #define KOCKA_RACE_WIDE 1
+    #include <immintrin.h>
+    #else
+    #define KOCKA_RACE_WIDE 0
+    #endif
+    #define KOCKA_RACE_LANES 8   /* states side by side: the rows of every lane array */
+    #define KOCKA_VEC_LANES 4    /* lanes of the portable vector type */
+    #define KOCKA_VEC_STRIDE (KOCKA_RACE_LANES / KOCKA_VEC_LANES)
+    typedef double kr_v __attribute__((vector_size(8 * KOCKA_VEC_LANES)));
+    typedef long long kr_m __attribute__((vector_size(8 * KOCKA_VEC_LANES)));
 
     /* a slope difference below this is rounding noise: no margin is drawn from it */
     static const double KOCKA_SLOPE_EPS = 1e-15;
@@ -86,14 +98,8 @@ cdef extern from *:
        mispredicted often enough to cost about a fifth of the turn. */
     static inline __attribute__((always_inline)) void kr_margins(const kr_m *needp, const kr_v *dd, const kr_v *dds, int n, kr_v *lo, kr_v *hi) {
         kr_m any = *needp;
-    #if KOCKA_RACE_LANES == 8
-        any |= __builtin_shufflevector(any, any, 4, 5, 6, 7, 0, 1, 2, 3);
-        any |= __builtin_shufflevector(any, any, 2, 3, 0, 1, 6, 7, 4, 5);
-        any |= __builtin_shufflevector(any, any, 1, 0, 3, 2, 5, 4, 7, 6);
-    #else
         any |= __builtin_shufflevector(any, any, 2, 3, 0, 1);
         any |= __builtin_shufflevector(any, any, 1, 0, 3, 2);
-    #endif
         if (__builtin_expect(any[0] == 0, 1)) return;
         for (int i = 0; i < n; i++) {
             kr_v d = dd[i], ds = dds[i], ads = kr_abs(ds), q = d / ads;
@@ -139,27 +145,28 @@ cdef extern from *:
     }
 
     /* Value and slope in the pass value of a whole turn from before its first throw, for
-       every lane: ``rec`` (2 * N_OUT rows: after a later / the first throw) the best record
+       four lanes: ``rec`` (2 * N_OUT rows: after a later / the first throw, every
+       KOCKA_VEC_STRIDE-th vector: the lanes' rows hold KOCKA_RACE_LANES) the best record
        per outcome (-inf: none shown), ``shown`` where a new combination is shown (with
        ``mandatory`` it must be recorded, PL-5), (xv, xs) ending the turn without one.
        ``work``: 2 * (2 + 1 + 1) * N_OUT + 2 * N_KEEP rows. */
     KOCKA_RACE_CLONES
-    static void kocka_race_turn(const kr_v *rec, const kr_m *shown, int mandatory, const double *xv,
-                                const double *xs, const int *child, const double *probs, kr_v *work,
-                                double *value, double *slope, double *lo_out, double *hi_out) {
+    static void kocka_race_turn4(const kr_v *rec, const kr_m *shown, int mandatory, const double *xv,
+                                 const double *xs, const int *child, const double *probs, kr_v *work,
+                                 double *value, double *slope, double *lo_out, double *hi_out) {
         kr_v *Fv = work, *Fs = Fv + 2 * KOCKA_N_OUT, *Kv = Fs + 2 * KOCKA_N_OUT, *Ks = Kv + KOCKA_N_KEEP;
         kr_v *Pv = Ks + KOCKA_N_KEEP, *Ps = Pv + KOCKA_N_OUT, *Sv = Ps + KOCKA_N_OUT, *Ss = Sv + KOCKA_N_OUT;
         kr_v x, s, lo = kr_all(__builtin_inf()), hi = kr_all(__builtin_inf()), tv = kr_all(0.0), ts = kr_all(0.0);
         const kr_m none = {};
         const kr_v zero = kr_all(0.0);
         int o, g, l;
-        for (l = 0; l < KOCKA_RACE_LANES; l++) { x[l] = xv[l]; s[l] = xs[l]; }
+        for (l = 0; l < KOCKA_VEC_LANES; l++) { x[l] = xv[l]; s[l] = xs[l]; }
         for (o = 0; o < 2 * KOCKA_N_OUT; o += 6) {
             kr_v dd[6], dds[6];
             kr_m need = {};
             for (g = 0; g < 6; g++) {
-                kr_v fv = x, fs = s, r = rec[o + g];
-                kr_m forced = mandatory ? shown[o + g] : none;
+                kr_v fv = x, fs = s, r = rec[(o + g) * KOCKA_VEC_STRIDE];
+                kr_m forced = mandatory ? shown[(o + g) * KOCKA_VEC_STRIDE] : none;
                 kr_pick(&r, &zero, &fv, &fs, &lo, &hi, &forced, &dd[g], &dds[g], &need);
                 Fv[o + g] = kr_sel(forced, r, fv);
                 Fs[o + g] = kr_sel(forced, kr_all(0.0), fs);
@@ -190,16 +197,176 @@ cdef extern from *:
             }
             kr_margins(&need, dd, dds, 6, &lo, &hi);
         }
-        for (l = 0; l < KOCKA_RACE_LANES; l++) { value[l] = tv[l]; slope[l] = ts[l]; lo_out[l] = lo[l]; hi_out[l] = hi[l]; }
+        for (l = 0; l < KOCKA_VEC_LANES; l++) { value[l] = tv[l]; slope[l] = ts[l]; lo_out[l] = lo[l]; hi_out[l] = hi[l]; }
+    }
+
+    #if KOCKA_RACE_WIDE
+    /* The same turn in AVX-512, all KOCKA_RACE_LANES lanes at once: each function below is
+       its kr_ namesake operation for operation (a mask register where that has a mask
+       vector; -x flips the sign bit, as GCC's vector negation). */
+    #define KW_TARGET __attribute__((target("avx512f")))
+    #define KW_INLINE static inline __attribute__((always_inline)) KW_TARGET
+
+    KW_INLINE __m512d kw_neg_where(__m512d a, __mmask8 m) {
+        __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+        return _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(a), m, _mm512_castpd_si512(a), sign));
+    }
+
+    KW_INLINE void kw_pick(__m512d cv, __m512d cs, __m512d *mv, __m512d *ms, __m512d lo, __m512d hi, __mmask8 mute,
+                           __m512d *dd, __m512d *dds, __mmask8 *need) {
+        __mmask8 better = _mm512_cmp_pd_mask(cv, *mv, _CMP_GT_OQ);
+        __m512d d = _mm512_abs_pd(_mm512_sub_pd(cv, *mv));
+        __m512d ds = kw_neg_where(_mm512_sub_pd(cs, *ms), (__mmask8)~better);
+        __m512d ads = _mm512_abs_pd(ds);
+        __m512d m = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(ds, _mm512_setzero_pd(), _CMP_GT_OQ), hi, lo);
+        *mv = _mm512_mask_blend_pd(better, *mv, cv);
+        *ms = _mm512_mask_blend_pd(better, *ms, cs);
+        *dd = _mm512_mask_blend_pd(mute, d, _mm512_set1_pd(__builtin_inf()));
+        *dds = ds;
+        *need |= _mm512_mask_cmp_pd_mask((__mmask8)~mute, d, _mm512_mul_pd(m, ads), _CMP_LT_OQ);
+    }
+
+    KW_INLINE void kw_margins(__mmask8 need, const __m512d *dd, const __m512d *dds, int n, __m512d *lo, __m512d *hi) {
+        if (__builtin_expect(need == 0, 1)) return;
+        const __m512d eps = _mm512_set1_pd(KOCKA_SLOPE_EPS), neps = _mm512_set1_pd(-KOCKA_SLOPE_EPS);
+        for (int i = 0; i < n; i++) {
+            __m512d d = dd[i], ds = dds[i], q = _mm512_div_pd(d, _mm512_abs_pd(ds));
+            __mmask8 up = _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(ds, eps, _CMP_GT_OQ), d,
+                                                  _mm512_mul_pd(*lo, ds), _CMP_LT_OQ);
+            __mmask8 down = _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(ds, neps, _CMP_LT_OQ), d,
+                                                    _mm512_mul_pd(kw_neg_where(*hi, 0xff), ds), _CMP_LT_OQ);
+            *lo = _mm512_mask_blend_pd(up, *lo, q);
+            *hi = _mm512_mask_blend_pd(down, *hi, q);
+        }
+    }
+
+    KW_INLINE void kw_keep_stage(const __m512d *tv, const __m512d *ts, __m512d *Kv, __m512d *Ks, __m512d *pv,
+                                 __m512d *ps, const int *child, __m512d *lo, __m512d *hi) {
+        int k, f;
+        const __m512d sixth = _mm512_set1_pd(1.0 / 6.0);
+        for (k = 0; k < KOCKA_N_OUT; k++) { Kv[KOCKA_N_SMALL + k] = tv[k]; Ks[KOCKA_N_SMALL + k] = ts[k]; }
+        for (k = KOCKA_N_SMALL - 1; k >= 0; k--) {
+            const int *row = child + 6 * k;
+            __m512d sv = _mm512_setzero_pd(), ss = _mm512_setzero_pd();
+            for (f = 0; f < 6; f++) { sv = _mm512_add_pd(sv, Kv[row[f]]); ss = _mm512_add_pd(ss, Ks[row[f]]); }
+            Kv[k] = _mm512_mul_pd(sv, sixth);
+            Ks[k] = _mm512_mul_pd(ss, sixth);
+        }
+        for (k = 0; k < KOCKA_N_OUT; k++) { pv[k] = _mm512_set1_pd(-__builtin_inf()); ps[k] = _mm512_setzero_pd(); }
+        for (k = 0; k < KOCKA_N_FOUR; k++) {
+            const int *row = child + 6 * k;
+            __m512d mv = Kv[k], ms = Ks[k], dd[6], dds[6], l0 = *lo, h0 = *hi;
+            __mmask8 need = 0;
+            for (f = 0; f < 6; f++) kw_pick(mv, ms, &Kv[row[f]], &Ks[row[f]], l0, h0, 0, &dd[f], &dds[f], &need);
+            kw_margins(need, dd, dds, 6, lo, hi);
+        }
+        for (k = KOCKA_N_FOUR; k < KOCKA_N_SMALL; k++) {
+            const int *row = child + 6 * k;
+            __m512d mv = Kv[k], ms = Ks[k], dd[6], dds[6], l0 = *lo, h0 = *hi;
+            __mmask8 need = 0;
+            for (f = 0; f < 6; f++)
+                kw_pick(mv, ms, &pv[row[f] - KOCKA_N_SMALL], &ps[row[f] - KOCKA_N_SMALL], l0, h0, 0, &dd[f], &dds[f],
+                        &need);
+            kw_margins(need, dd, dds, 6, lo, hi);
+        }
+    }
+
+    /* kocka_race_turn4 for all lanes at once (``rec``, ``shown``: rows of KOCKA_RACE_LANES;
+       ``work`` as there, in rows of KOCKA_RACE_LANES). */
+    KW_TARGET static void kocka_race_turn8(const double *rec, const long long *shown, int mandatory, const double *xv,
+                                           const double *xs, const int *child, const double *probs, double *work,
+                                           double *value, double *slope, double *lo_out, double *hi_out) {
+        __m512d *Fv = (__m512d *)work, *Fs = Fv + 2 * KOCKA_N_OUT, *Kv = Fs + 2 * KOCKA_N_OUT, *Ks = Kv + KOCKA_N_KEEP;
+        __m512d *Pv = Ks + KOCKA_N_KEEP, *Ps = Pv + KOCKA_N_OUT, *Sv = Ps + KOCKA_N_OUT, *Ss = Sv + KOCKA_N_OUT;
+        const __m512d zero = _mm512_setzero_pd();
+        __m512d x = _mm512_loadu_pd(xv), s = _mm512_loadu_pd(xs), lo = _mm512_set1_pd(__builtin_inf()), hi = lo;
+        __m512d tv = zero, ts = zero;
+        int o, g;
+        for (o = 0; o < 2 * KOCKA_N_OUT; o += 6) {
+            __m512d dd[6], dds[6];
+            __mmask8 need = 0;
+            for (g = 0; g < 6; g++) {
+                __m512d fv = x, fs = s, r = _mm512_load_pd(rec + (o + g) * KOCKA_RACE_LANES);
+                __mmask8 forced = 0;
+                if (mandatory) {
+                    __m512i sh = _mm512_load_si512((const void *)(shown + (o + g) * KOCKA_RACE_LANES));
+                    forced = _mm512_test_epi64_mask(sh, sh);
+                }
+                kw_pick(r, zero, &fv, &fs, lo, hi, forced, &dd[g], &dds[g], &need);
+                Fv[o + g] = _mm512_mask_blend_pd(forced, fv, r);
+                Fs[o + g] = _mm512_mask_blend_pd(forced, fs, zero);
+            }
+            kw_margins(need, dd, dds, 6, &lo, &hi);
+        }
+        kw_keep_stage(Fv, Fs, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the third throw */
+        for (o = 0; o < KOCKA_N_OUT; o += 6) {
+            __m512d dd[6], dds[6];
+            __mmask8 need = 0;
+            for (g = 0; g < 6; g++) {
+                __m512d fv = Fv[o + g], fs = Fs[o + g];
+                kw_pick(Pv[o + g], Ps[o + g], &fv, &fs, lo, hi, 0, &dd[g], &dds[g], &need);
+                Sv[o + g] = fv;
+                Ss[o + g] = fs;
+            }
+            kw_margins(need, dd, dds, 6, &lo, &hi);
+        }
+        kw_keep_stage(Sv, Ss, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the second throw */
+        for (o = 0; o < KOCKA_N_OUT; o += 6) {
+            __m512d dd[6], dds[6];
+            __mmask8 need = 0;
+            for (g = 0; g < 6; g++) {
+                __m512d fv = Fv[KOCKA_N_OUT + o + g], fs = Fs[KOCKA_N_OUT + o + g];  /* from hand */
+                kw_pick(Pv[o + g], Ps[o + g], &fv, &fs, lo, hi, 0, &dd[g], &dds[g], &need);
+                tv = _mm512_add_pd(tv, _mm512_mul_pd(_mm512_set1_pd(probs[o + g]), fv));
+                ts = _mm512_add_pd(ts, _mm512_mul_pd(_mm512_set1_pd(probs[o + g]), fs));
+            }
+            kw_margins(need, dd, dds, 6, &lo, &hi);
+        }
+        _mm512_storeu_pd(value, tv);
+        _mm512_storeu_pd(slope, ts);
+        _mm512_storeu_pd(lo_out, lo);
+        _mm512_storeu_pd(hi_out, hi);
+    }
+    #endif
+
+    /* 1: kocka_race_turn8 (the CPU has AVX-512; set when the module loads, see
+       wide_turns), 0: kocka_race_turn4 on each half of the lanes. The same bits either way. */
+    static int kocka_race_wide = 0;
+
+    static int kocka_race_wide_available(void) {
+    #if KOCKA_RACE_WIDE
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") != 0;
+    #else
+        return 0;
+    #endif
+    }
+
+    /* The turn of every lane (arguments as kocka_race_turn8's). */
+    static void kocka_race_turn_lanes(const double *rec, const long long *shown, int mandatory, const double *xv,
+                                      const double *xs, const int *child, const double *probs, double *work,
+                                      double *value, double *slope, double *lo, double *hi) {
+        int h;
+    #if KOCKA_RACE_WIDE
+        if (kocka_race_wide) {
+            kocka_race_turn8(rec, shown, mandatory, xv, xs, child, probs, work, value, slope, lo, hi);
+            return;
+        }
+    #endif
+        for (h = 0; h < KOCKA_VEC_STRIDE; h++) {
+            int l0 = h * KOCKA_VEC_LANES;
+            kocka_race_turn4((const kr_v *)(rec + l0), (const kr_m *)(shown + l0), mandatory, xv + l0, xs + l0, child,
+                             probs, (kr_v *)work, value + l0, slope + l0, lo + l0, hi + l0);
+        }
     }
     """
     enum:
         LANES "KOCKA_RACE_LANES"
-    ctypedef double kr_v "kr_v"
-    ctypedef long long kr_m "kr_m"
-    void kocka_race_turn(const kr_v* rec, const kr_m* shown, int mandatory, const double* xv, const double* xs,
-                         const int* child, const double* probs, kr_v* work, double* value, double* slope,
-                         double* lo, double* hi) noexcept nogil
+    int kocka_race_wide
+    int kocka_race_wide_available() noexcept nogil
+    void kocka_race_turn_lanes(const double* rec, const long long* shown, int mandatory, const double* xv,
+                               const double* xs, const int* child, const double* probs, double* work,
+                               double* value, double* slope, double* lo, double* hi) noexcept nogil
 
 
 cdef struct Card:
@@ -211,6 +378,8 @@ cdef struct Card:
     const i64* off            # (nmask * nmask,) first value of (mover's mask, other's mask)
     const i64* loff           # (nmask,) first last-turn value of seat 1's mask
     const int* rec_index      # (n_boxes, 2, N_OUT) which of the box's point values a record scores (-1: not shown)
+    const int* shown_rows     # the rows (throw kind, outcome) where each box is shown: box b's are
+    const i64* shown_ptr      # shown_rows[shown_ptr[b]:shown_ptr[b + 1]], the rows of rec_index[b] >= 0
     const i64* rec_points     # (n_boxes, max_points) the distinct point values of each box
     const int* n_points       # (n_boxes,)
     int max_points
@@ -221,8 +390,22 @@ cdef struct Card:
     double* last              # seat 1's last turn after seat 0 completed (finish_round)
 
 
+kocka_race_wide = kocka_race_wide_available()
+
+
+def wide_turns(enabled=None):
+    """Whether a turn runs in AVX-512, every lane at once (else the portable turn, four
+    lanes at a time): the CPU's answer unless ``enabled`` sets it (False: the portable
+    turn, which tests compare; True: AVX-512 where the CPU has it). The same bits either
+    way. Returns the setting in force."""
+    global kocka_race_wide
+    if enabled is not None:
+        kocka_race_wide = kocka_race_wide_available() if enabled else 0
+    return bool(kocka_race_wide)
+
+
 cdef enum:
-    TURN_ROWS = 8 * N_OUT + 2 * N_KEEP   # kocka_race_turn's scratch, in rows of LANES doubles
+    TURN_ROWS = 8 * N_OUT + 2 * N_KEEP   # a turn's scratch (kocka_race_turn8), in rows of LANES doubles
     REC_ROWS = 2 * N_OUT                 # one seat's records (and shown flags), rows of LANES
 
 
@@ -251,7 +434,7 @@ cdef struct Work:
     double* hi
     double* bvalue            # (4, LANES) the bracketed search's own turn values (value, slope, margins)
     double* best              # (REC_ROWS,) scratch of _records
-    double* succ              # (n_boxes, max_points + 1) -inf, then the value of recording each box with each point value
+    double* succ              # (n_boxes, max_points) the value of recording each box with each of its point values
     Lane* lanes               # (LANES,) the state of each lane (solve_pairs), the thread's own
 
 
@@ -302,33 +485,17 @@ cdef inline double _terminal(i64 d) noexcept nogil:
     return 0.5
 
 
-cdef inline double _value(const Card* c, const double* v, int m, int o, i64 d) noexcept nogil:
-    """Value to the player to move with mask ``m`` against ``o``, ``d`` points ahead:
-    decided (1 or 0) when the other's open combinations cannot catch up, or his own
-    cannot."""
-    if d > c.gain[o]:
-        return 1.0
-    if d < -c.gain[m]:
-        return 0.0
-    return v[c.off[<i64>m * c.nmask + o] + d + c.gain[m]]
-
-
-cdef inline double _last(const Card* c, int m, i64 d) noexcept nogil:
-    """Seat 1's value in his last turn (seat 0 has completed), ``d`` points ahead."""
-    if d > 0:
-        return 1.0
-    if d < -c.gain[m]:
-        return 0.0
-    return c.last[c.loff[m] + d + c.gain[m]]
-
-
 cdef inline void _turn(const Card* c, Work* w, int seat, double* value, double* slope, double* lo,
                        double* hi) noexcept nogil:
     """``seat``'s whole turn in every lane from before its first throw (records in
     ``w.rec``, pass values in ``w.xv``/``w.xs``): value and slope in the pass value per
     lane, and the margins of the pass value within which no decision changes."""
-    kocka_race_turn(<const kr_v*>(w.rec + seat * REC_ROWS * LANES), <const kr_m*>(w.shown + seat * REC_ROWS * LANES),
-                    c.mandatory, w.xv, w.xs, c.child, c.probs, <kr_v*>w.turn, value, slope, lo, hi)
+    kocka_race_turn_lanes(w.rec + seat * REC_ROWS * LANES, <const long long*>(w.shown + seat * REC_ROWS * LANES),
+                          c.mandatory, w.xv, w.xs, c.child, c.probs, w.turn, value, slope, lo, hi)
+
+
+cdef double[1] _TIE
+_TIE[0] = 0.5
 
 
 cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, int lane) noexcept nogil:
@@ -337,11 +504,12 @@ cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, i
     ``w.shown``. Recording his last combination ends the game, or (seat 0,
     ``finish_round``) gives seat 1 a last turn (PL-7); in that last turn every end of it
     ends the game."""
-    cdef int t, b, j, nm, full = c.nmask - 1, mp = c.max_points, row = c.max_points + 1
-    cdef i64 pts
+    cdef int t, b, j, nm, full = c.nmask - 1, mp = c.max_points
+    cdef i64 k, e, e_lo, e_hi
     cdef double r
     cdef double* succ
     cdef double* best = w.best
+    cdef const double* after
     cdef const int* idx
     cdef double* rec = w.rec + seat * REC_ROWS * LANES + lane
     cdef i64* shown = w.shown + seat * REC_ROWS * LANES + lane
@@ -351,25 +519,36 @@ cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, i
         if me >> b & 1:
             continue
         nm = me | (1 << b)
-        succ = w.succ + b * row
-        succ[0] = -INFINITY  # rec_index -1: the dice do not show the box
+        # the other's value after the record, at his lead e = -(d + points): 1 above e_hi
+        # (more than the mover can make up), 0 below e_lo (more than he can), else after[e]
+        # (his stored value; at the end of the game the tie's 1/2, _terminal); the record
+        # is worth 1 - that
+        if (seat == 1 and other == full) or (nm == full and not (seat == 0 and c.finish_round)):
+            e_lo = 0  # the game ends (PL-7): e = 0 is a tie
+            e_hi = 0
+            after = &_TIE[0]
+        elif nm == full:  # seat 0 completes: seat 1's last turn (finish_round)
+            e_lo = -c.gain[other]
+            e_hi = 0
+            after = c.last + c.loff[other] + c.gain[other]
+        else:
+            e_lo = -c.gain[other]
+            e_hi = c.gain[nm]
+            after = (c.v1 if seat == 0 else c.v0) + c.off[<i64>other * c.nmask + nm] + c.gain[other]
+        succ = w.succ + b * mp
         for j in range(c.n_points[b]):
-            pts = c.rec_points[b * mp + j]
-            if seat == 1 and other == full:
-                r = _terminal(d + pts)
-            elif nm == full:
-                if seat == 0 and c.finish_round:
-                    r = 1.0 - _last(c, other, -(d + pts))
-                else:
-                    r = _terminal(d + pts)
-            elif seat == 0:
-                r = 1.0 - _value(c, c.v1, other, nm, -(d + pts))
+            e = -(d + c.rec_points[b * mp + j])
+            if e > e_hi:
+                succ[j] = 0.0
+            elif e < e_lo:
+                succ[j] = 1.0
             else:
-                r = 1.0 - _value(c, c.v0, other, nm, -(d + pts))
-            succ[j + 1] = r
+                succ[j] = 1.0 - after[e]
         idx = c.rec_index + b * REC_ROWS
-        succ = succ + 1
-        for t in range(REC_ROWS):  # max over the boxes: the order of the boxes gives the same bits
+        # max over the boxes, only where the dice show the box (elsewhere it would be -inf):
+        # the order of the boxes gives the same bits
+        for k in range(c.shown_ptr[b], c.shown_ptr[b + 1]):
+            t = c.shown_rows[k]
             r = succ[idx[t]]
             best[t] = r if r > best[t] else best[t]
     for t in range(REC_ROWS):
@@ -380,10 +559,8 @@ cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, i
         for b in range(c.n_boxes):
             if me >> b & 1:
                 continue
-            idx = c.rec_index + b * REC_ROWS
-            for t in range(REC_ROWS):
-                if idx[t] >= 0:
-                    shown[t * LANES] = -1
+            for k in range(c.shown_ptr[b], c.shown_ptr[b + 1]):
+                shown[c.shown_rows[k] * LANES] = -1
 
 
 cdef inline bint _newton_step(Lane* s, double va, double sa, double loa, double hia, double vb, double sb, double lob,
@@ -464,12 +641,15 @@ cdef Solved _bracketed(const Card* c, Work* w, int lane, double a, double tol, i
 
 
 cdef void _card(Card* c, const i64[::1] gain, const i64[::1] off, const i64[::1] loff,
-                const int[:, :, ::1] rec_index, const i64[:, ::1] rec_points, const int[::1] n_points,
-                const double[::1] probs, const int[:, ::1] child, int finish_round, int mandatory):
+                const int[:, :, ::1] rec_index, const int[::1] shown_rows, const i64[::1] shown_ptr,
+                const i64[:, ::1] rec_points, const int[::1] n_points, const double[::1] probs,
+                const int[:, ::1] child, int finish_round, int mandatory):
     if rec_index.shape[1] != 2 or rec_index.shape[2] != N_OUT or child.shape[0] != N_KEEP - N_OUT or child.shape[1] != 6:
         raise ValueError("rec_index must be (boxes, 2, 252) and child (210, 6)")
     if rec_points.shape[0] != rec_index.shape[0] or n_points.shape[0] != rec_index.shape[0]:
         raise ValueError("rec_points and n_points need one row per box")
+    if shown_ptr.shape[0] != rec_index.shape[0] + 1 or shown_ptr[0] != 0 or shown_ptr[rec_index.shape[0]] != shown_rows.shape[0]:
+        raise ValueError("shown_ptr must bound each box's rows of shown_rows")
     if gain.shape[0] != (1 << rec_index.shape[0]) or loff.shape[0] != gain.shape[0] or probs.shape[0] != N_OUT:
         raise ValueError("gain and loff must have one entry per mask, probs 252")
     c.n_boxes = rec_index.shape[0]
@@ -480,6 +660,8 @@ cdef void _card(Card* c, const i64[::1] gain, const i64[::1] off, const i64[::1]
     c.off = &off[0]
     c.loff = &loff[0]
     c.rec_index = &rec_index[0, 0, 0]
+    c.shown_rows = &shown_rows[0] if shown_rows.shape[0] > 0 else NULL
+    c.shown_ptr = &shown_ptr[0]
     c.rec_points = &rec_points[0, 0]
     c.n_points = &n_points[0]
     c.max_points = rec_points.shape[1]
@@ -491,7 +673,7 @@ cdef void _card(Card* c, const i64[::1] gain, const i64[::1] off, const i64[::1]
 
 
 def solve_last_turns(const i64[::1] gain, const i64[::1] loff, const int[:, :, ::1] rec_index,
-                     const i64[:, ::1] rec_points, const int[::1] n_points, const double[::1] probs,
+                     const int[::1] shown_rows, const i64[::1] shown_ptr, const i64[:, ::1] rec_points, const int[::1] n_points, const double[::1] probs,
                      const int[:, ::1] child, int mandatory, double[::1] last, int num_threads=1):
     """Fill ``last``: seat 1's value in his last turn after seat 0 has completed his card
     (``pl.basic_end = finish_round``), for every mask m of seat 1 and d = -gain[m]..0
@@ -502,11 +684,11 @@ def solve_last_turns(const i64[::1] gain, const i64[::1] loff, const int[:, :, :
     cdef i64 d, d0
     cdef int no_memory[1]
     no_memory[0] = 0
-    _card(&c, gain, gain, loff, rec_index, rec_points, n_points, probs, child, 1, mandatory)
+    _card(&c, gain, gain, loff, rec_index, shown_rows, shown_ptr, rec_points, n_points, probs, child, 1, mandatory)
     c.last = &last[0]
     full = c.nmask - 1
     with nogil, parallel(num_threads=num_threads):
-        w = _work_new(c.n_boxes * (c.max_points + 1))
+        w = _work_new(c.n_boxes * c.max_points)
         if w.rec == NULL:
             no_memory[0] = 1
         else:
@@ -557,7 +739,7 @@ cdef bint _next_state(const Card* c, Work* w, Lane* s, int lane, const int[:, ::
 
 
 def solve_pairs(const i64[::1] gain, const i64[::1] off, const i64[::1] loff, const int[:, :, ::1] rec_index,
-                const i64[:, ::1] rec_points, const int[::1] n_points, const double[::1] probs,
+                const int[::1] shown_rows, const i64[::1] shown_ptr, const i64[:, ::1] rec_points, const int[::1] n_points, const double[::1] probs,
                 const int[:, ::1] child, const int[:, ::1] pairs, int finish_round, int mandatory,
                 double[::1] v0, double[::1] v1, double[::1] last, int symmetric, double tol=1e-13,
                 int max_iter=60, int num_threads=1, int chunk=16):
@@ -586,7 +768,8 @@ def solve_pairs(const i64[::1] gain, const i64[::1] off, const i64[::1] loff, co
     cdef bint done
     cdef int no_memory[1]
     no_memory[0] = 0
-    _card(&c, gain, off, loff, rec_index, rec_points, n_points, probs, child, finish_round, mandatory)
+    _card(&c, gain, off, loff, rec_index, shown_rows, shown_ptr, rec_points, n_points, probs, child, finish_round,
+          mandatory)
     nmask = c.nmask
     if off.shape[0] != <Py_ssize_t>nmask * nmask or pairs.shape[1] != 2:
         raise ValueError("off must have one entry per pair of masks and pairs two columns")
@@ -598,7 +781,7 @@ def solve_pairs(const i64[::1] gain, const i64[::1] off, const i64[::1] loff, co
     if finish_round:
         c.last = &last[0]
     with nogil, parallel(num_threads=num_threads):
-        w = _work_new(c.n_boxes * (c.max_points + 1))
+        w = _work_new(c.n_boxes * c.max_points)
         if w.rec == NULL:
             no_memory[0] = 1
         else:

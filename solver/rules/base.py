@@ -234,7 +234,11 @@ class Game(ABC):
         self.check_state(state)
         if self.current_player(state) < 0:
             return []
-        return list(self._legal_actions(state))
+        actions = list(self._legal_actions(state))
+        # the caller applies one of them next, to this very state: apply's legality check
+        # reads them back instead of working them out again (by identity, so no hashing)
+        self._last_legal = (state, tuple(actions))
+        return actions
 
     def chance_outcomes(self, state: Any) -> list[tuple[Any, float]]:
         """``(outcome, probability)`` pairs at a chance node; probabilities sum to 1."""
@@ -280,7 +284,8 @@ class Game(ABC):
         Python, and they hash alike), which only the full check refuses."""
         if not isinstance(state, self.STATE):
             raise InvalidStateError(f"{self.NAME}: expected a {self.STATE.__name__}, got {type(state).__name__}")
-        if getattr(state, "rules", self.rules) != self.rules:
+        rules = getattr(state, "rules", self.rules)
+        if rules is not self.rules and rules != self.rules:  # "is" first: comparing rules compares every option
             raise InvalidStateError(f"{self.NAME}: state was made under other rules ({state.rules.describe()})")
         checked = self.__dict__.setdefault("_checked_states", {})
         try:
@@ -502,8 +507,17 @@ class Game(ABC):
     def _check_state(self, state: Any) -> None:
         """Per-game consistency checks of a state; raise InvalidStateError."""
 
+    def _legal_for_check(self, state: Any) -> Sequence[Any]:
+        """The legal actions at ``state``, read back when :meth:`legal_actions` has just
+        listed them for this very state object (a frozen state: the same list), else worked
+        out."""
+        last = self.__dict__.get("_last_legal")
+        if last is not None and last[0] is state:
+            return last[1]
+        return self._legal_actions(state)
+
     def _check_action(self, state: Any, action: Any) -> None:
-        if action not in self._legal_actions(state):
+        if action not in self._legal_for_check(state):
             raise IllegalActionError(self._why_illegal(state, action))
 
     def _why_illegal(self, state: Any, action: Any) -> str:

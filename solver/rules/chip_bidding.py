@@ -285,7 +285,7 @@ class ChipBiddingGame(Game):
     def _check_action(self, state: ChipBiddingState, action: Any) -> None:
         if state.phase == PLAY:
             return  # the card game checks its own actions when they are applied
-        if action in self._legal_actions(state):
+        if action in self._legal_for_check(state):
             return
         text = self.describe_action(action, state)
         if isinstance(action, (Hold, Raise)) and state.phase == RESPOND:

@@ -31,9 +31,10 @@ the other player, so each (seat 0 to move at (s0, s1, d), seat 1 to move at (s1,
 is solved together: the kernel :mod:`kocka.solver.kernels._polish_race` carries every value of a
 turn as a linear function of the pass value, with the margins within which no decision
 changes, and Newton on the two linear turn values lands on the exact fixed point
-(:func:`build_race_arrays`). It evaluates four states' turns side by side (SIMD lanes),
-each lane walking the leads of its own pair of cards with its own Newton steps, so the
-values are those of one state at a time, bit for bit. The state count of the full card
+(:func:`build_race_arrays`). It evaluates eight states' turns side by side (SIMD lanes:
+AVX-512 where the CPU has it, else a portable version four lanes at a time), each lane
+walking the leads of its own pair of cards with its own Newton steps, so the values are
+those of one state at a time, bit for bit. The state count of the full card
 is in ``docs/SOLVER.md``.
 
 :func:`rank` values every action of a two-player position through the table and a numpy
@@ -70,9 +71,10 @@ TOLERANCE = 1e-13
 """Newton stops when a step is below this (it usually stops earlier: exactly, within the margins)."""
 MAX_ITERATIONS = 20
 """Newton steps before the bracketed search takes over (it cycles between policies only rarely)."""
-LANE_CHUNK = 16
+LANE_CHUNK = 64
 """Pairs of cards a thread takes at a time, for its lanes to share (a lane done with its
-pair takes the next one; at the end of a chunk some lanes idle)."""
+pair takes the next one; at the end of a chunk some lanes idle: with eight lanes, 7 % of
+the lane turns of the five-combination card at 64 pairs, 11 % at 16)."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -141,11 +143,28 @@ def race_model(rules: PolishBasicRules) -> RaceModel:
 # ----------------------------------------------------------------------------------------
 # Building
 # ----------------------------------------------------------------------------------------
-def _record_points(rules: PolishBasicRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class RecordPoints:
     """The kernel's view of the records (:func:`.values.basic_rewards`): each box's
     distinct point values ``rec_points[b, :n_points[b]]`` and, per box, throw kind and
     outcome, which of them a record scores (``rec_index``, -1: the dice do not show it), so
-    that a turn looks each successor up once per point value, not once per outcome."""
+    that a turn looks each successor up once per point value, not once per outcome; the
+    rows (throw kind * N_OUT + outcome) where box ``b`` is shown are
+    ``shown_rows[shown_ptr[b]:shown_ptr[b + 1]]`` (most boxes are shown on few outcomes)."""
+
+    rec_index: np.ndarray
+    shown_rows: np.ndarray
+    shown_ptr: np.ndarray
+    rec_points: np.ndarray
+    n_points: np.ndarray
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        """The arguments of the kernel's functions, in their order."""
+        return self.rec_index, self.shown_rows, self.shown_ptr, self.rec_points, self.n_points
+
+
+def _record_points(rules: PolishBasicRules) -> RecordPoints:
+    """The records of ``rules`` as the kernel reads them (:class:`RecordPoints`)."""
     rew = basic_rewards(rules)
     n = rew.shape[0]
     values = [np.unique(rew[b][rew[b] > 0]) for b in range(n)]
@@ -156,7 +175,10 @@ def _record_points(rules: PolishBasicRules) -> tuple[np.ndarray, np.ndarray, np.
         rec_points[b, :len(v)] = v
         shown = rew[b] > 0
         rec_index[b][shown] = np.searchsorted(v, rew[b][shown])
-    return rec_index, rec_points, np.array([len(v) for v in values], dtype=np.int32)
+    rows = [np.flatnonzero(rec_index[b].ravel() >= 0).astype(np.int32) for b in range(n)]
+    shown_ptr = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+    return RecordPoints(rec_index, np.concatenate(rows).astype(np.int32), shown_ptr, rec_points,
+                        np.array([len(v) for v in values], dtype=np.int32))
 
 
 def build_race_arrays(game: PolishBasicGame, options: BuildOptions = BuildOptions(progress=False),
@@ -173,7 +195,7 @@ def build_race_arrays(game: PolishBasicGame, options: BuildOptions = BuildOption
     bits)."""
     rules = game.rules
     model = race_model(rules)
-    rec_index, rec_points, n_points = _record_points(rules)
+    records = _record_points(rules).kernel_args()
     dt = dice_tables(5)
     child = keep_lattice().child
     mandatory = int(rules.basic_record == "mandatory")
@@ -181,8 +203,7 @@ def build_race_arrays(game: PolishBasicGame, options: BuildOptions = BuildOption
     start = time.perf_counter()
     last = np.full(max(model.n_last, 1), np.nan)
     if model.finish_round:
-        _polish_race.solve_last_turns(model.gain, model.loff, rec_index, rec_points, n_points, dt.probs, child,
-                                      mandatory, last, threads)
+        _polish_race.solve_last_turns(model.gain, model.loff, *records, dt.probs, child, mandatory, last, threads)
     t_last = time.perf_counter()
     v0 = np.full(model.n_values, np.nan)
     v1 = v0 if model.symmetric else np.full(model.n_values, np.nan)
@@ -190,10 +211,13 @@ def build_race_arrays(game: PolishBasicGame, options: BuildOptions = BuildOption
     work = np.cumsum(np.concatenate([[0], model.gain[model.pairs[:, 0]] + model.gain[model.pairs[:, 1]] + 1]))
     progress = Progress(int(work[-1]), "polish-basic race", unit="leads", enabled=options.progress)
     for lo, hi in zip(model.level_ptr[:-1], model.level_ptr[1:]):  # fullest cards first
+        # the longest pairs first: the lanes of a chunk then have pairs of about one length
+        # and idle little at its end (each pair is solved on its own: the order changes no bit)
+        pairs = model.pairs[lo:hi]
+        pairs = np.ascontiguousarray(pairs[np.argsort(-(work[lo + 1:hi + 1] - work[lo:hi]), kind="stable")])
         e, f, n, k = _polish_race.solve_pairs(
-            model.gain, model.off, model.loff, rec_index, rec_points, n_points, dt.probs, child, model.pairs[lo:hi],
-            int(model.finish_round), mandatory, v0, v1, last, int(model.symmetric), TOLERANCE, newton_steps,
-            threads, chunk)
+            model.gain, model.off, model.loff, *records, dt.probs, child, pairs, int(model.finish_round), mandatory,
+            v0, v1, last, int(model.symmetric), TOLERANCE, newton_steps, threads, chunk)
         evals, failed, never_ending, fallbacks = evals + e, failed + f, never_ending + n, fallbacks + k
         progress.advance(int(work[hi] - work[lo]))
     progress.close()
