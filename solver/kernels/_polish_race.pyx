@@ -18,13 +18,13 @@ The Python side builds every table (offsets, rewards, the order of the pairs); t
 only runs loops over typed memoryviews without the GIL.
 """
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, fabs
+from libc.math cimport INFINITY, NAN, fabs
 from libc.stdlib cimport free
 
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
-from keep_lattice cimport N_KEEP, N_OUT
+from keep_lattice cimport N_KEEP, N_OUT, N_SMALL
 
 ctypedef long long i64
 
@@ -53,6 +53,10 @@ cdef extern from *:
     #define KOCKA_RACE_LANES 8   /* states side by side: the rows of every lane array */
     #define KOCKA_VEC_LANES 4    /* lanes of the portable vector type */
     #define KOCKA_VEC_STRIDE (KOCKA_RACE_LANES / KOCKA_VEC_LANES)
+    /* one lane's records (and shown flags), after a later / the first throw: a seat's
+       records are KOCKA_RACE_LANES of these one after the other, each lane's written by
+       itself (_records) and read across the lanes by a turn */
+    #define KOCKA_REC_ROWS (2 * KOCKA_N_OUT)
     typedef double kr_v __attribute__((vector_size(8 * KOCKA_VEC_LANES)));
     typedef long long kr_m __attribute__((vector_size(8 * KOCKA_VEC_LANES)));
 
@@ -110,14 +114,16 @@ cdef extern from *:
         }
     }
 
-    /* Keep values when the next throw ends in (tv, ts) (N_OUT rows), and the best proper
-       keep of each outcome (pv, ps), with the margins of every comparison; K (N_KEEP rows)
-       is scratch, the best sub-keep pushed up in place. */
-    static inline __attribute__((always_inline)) void kr_keep_stage(const kr_v *tv, const kr_v *ts, kr_v *Kv, kr_v *Ks, kr_v *pv, kr_v *ps,
+    /* Keep values when the next throw ends in the outcomes' values, rows N_SMALL.. of
+       (Kv, Ks) (N_KEEP rows each: the turn lays each stage's outcomes out after N_SMALL
+       rows of scratch, so that the children's indices reach them without a copy; they are
+       only read), and the best proper keep of each outcome (pv, ps), with the margins of
+       every comparison; rows 0..N_SMALL are scratch, the best sub-keep pushed up in place
+       (a keep of at most three dice has children of at most four). */
+    static inline __attribute__((always_inline)) void kr_keep_stage(kr_v *Kv, kr_v *Ks, kr_v *pv, kr_v *ps,
                                      const int *child, kr_v *lo, kr_v *hi) {
         int k, f;
         const kr_m keep = {};
-        for (k = 0; k < KOCKA_N_OUT; k++) { Kv[KOCKA_N_SMALL + k] = tv[k]; Ks[KOCKA_N_SMALL + k] = ts[k]; }
         for (k = KOCKA_N_SMALL - 1; k >= 0; k--) {
             const int *row = child + 6 * k;
             kr_v sv = kr_all(0.0), ss = kr_all(0.0);
@@ -145,17 +151,19 @@ cdef extern from *:
     }
 
     /* Value and slope in the pass value of a whole turn from before its first throw, for
-       four lanes: ``rec`` (2 * N_OUT rows: after a later / the first throw, every
-       KOCKA_VEC_STRIDE-th vector: the lanes' rows hold KOCKA_RACE_LANES) the best record
-       per outcome (-inf: none shown), ``shown`` where a new combination is shown (with
+       four lanes: ``rec`` (KOCKA_REC_ROWS per lane, the four lanes' one after the other)
+       the best record per outcome (-inf: none shown), ``shown`` where a new combination is shown (with
        ``mandatory`` it must be recorded, PL-5), (xv, xs) ending the turn without one.
-       ``work``: 2 * (2 + 1 + 1) * N_OUT + 2 * N_KEEP rows. */
+       ``work``: 4 * N_SMALL + 8 * N_OUT rows. */
     KOCKA_RACE_CLONES
-    static void kocka_race_turn4(const kr_v *rec, const kr_m *shown, int mandatory, const double *xv,
+    static void kocka_race_turn4(const double *rec, const long long *shown, int mandatory, const double *xv,
                                  const double *xs, const int *child, const double *probs, kr_v *work,
                                  double *value, double *slope, double *lo_out, double *hi_out) {
-        kr_v *Fv = work, *Fs = Fv + 2 * KOCKA_N_OUT, *Kv = Fs + 2 * KOCKA_N_OUT, *Ks = Kv + KOCKA_N_KEEP;
-        kr_v *Pv = Ks + KOCKA_N_KEEP, *Ps = Pv + KOCKA_N_OUT, *Sv = Ps + KOCKA_N_OUT, *Ss = Sv + KOCKA_N_OUT;
+        /* each stage's outcomes (F: after a throw, both kinds; S: the second stage's) follow
+           N_SMALL rows of its keep stage's scratch (kr_keep_stage) */
+        kr_v *Fv = work + KOCKA_N_SMALL, *Fs = Fv + 2 * KOCKA_N_OUT + KOCKA_N_SMALL;
+        kr_v *Sv = Fs + 2 * KOCKA_N_OUT + KOCKA_N_SMALL, *Ss = Sv + KOCKA_N_OUT + KOCKA_N_SMALL;
+        kr_v *Pv = Ss + KOCKA_N_OUT, *Ps = Pv + KOCKA_N_OUT;
         kr_v x, s, lo = kr_all(__builtin_inf()), hi = kr_all(__builtin_inf()), tv = kr_all(0.0), ts = kr_all(0.0);
         const kr_m none = {};
         const kr_v zero = kr_all(0.0);
@@ -165,15 +173,22 @@ cdef extern from *:
             kr_v dd[6], dds[6];
             kr_m need = {};
             for (g = 0; g < 6; g++) {
-                kr_v fv = x, fs = s, r = rec[(o + g) * KOCKA_VEC_STRIDE];
-                kr_m forced = mandatory ? shown[(o + g) * KOCKA_VEC_STRIDE] : none;
+                const int row = o + g;
+                kr_v fv = x, fs = s, r = {rec[row], rec[KOCKA_REC_ROWS + row], rec[2 * KOCKA_REC_ROWS + row],
+                                          rec[3 * KOCKA_REC_ROWS + row]};
+                kr_m forced = none;
+                if (mandatory) {
+                    const kr_m sh = {shown[row], shown[KOCKA_REC_ROWS + row], shown[2 * KOCKA_REC_ROWS + row],
+                                     shown[3 * KOCKA_REC_ROWS + row]};
+                    forced = sh;
+                }
                 kr_pick(&r, &zero, &fv, &fs, &lo, &hi, &forced, &dd[g], &dds[g], &need);
                 Fv[o + g] = kr_sel(forced, r, fv);
                 Fs[o + g] = kr_sel(forced, kr_all(0.0), fs);
             }
             kr_margins(&need, dd, dds, 6, &lo, &hi);
         }
-        kr_keep_stage(Fv, Fs, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the third throw */
+        kr_keep_stage(Fv - KOCKA_N_SMALL, Fs - KOCKA_N_SMALL, Pv, Ps, child, &lo, &hi);  /* before the third throw */
         for (o = 0; o < KOCKA_N_OUT; o += 6) {
             kr_v dd[6], dds[6];
             kr_m need = {};
@@ -185,7 +200,7 @@ cdef extern from *:
             }
             kr_margins(&need, dd, dds, 6, &lo, &hi);
         }
-        kr_keep_stage(Sv, Ss, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the second throw */
+        kr_keep_stage(Sv - KOCKA_N_SMALL, Ss - KOCKA_N_SMALL, Pv, Ps, child, &lo, &hi);  /* before the second throw */
         for (o = 0; o < KOCKA_N_OUT; o += 6) {
             kr_v dd[6], dds[6];
             kr_m need = {};
@@ -240,11 +255,10 @@ cdef extern from *:
         }
     }
 
-    KW_INLINE void kw_keep_stage(const __m512d *tv, const __m512d *ts, __m512d *Kv, __m512d *Ks, __m512d *pv,
-                                 __m512d *ps, const int *child, __m512d *lo, __m512d *hi) {
+    KW_INLINE void kw_keep_stage(__m512d *Kv, __m512d *Ks, __m512d *pv, __m512d *ps, const int *child, __m512d *lo,
+                                 __m512d *hi) {
         int k, f;
         const __m512d sixth = _mm512_set1_pd(1.0 / 6.0);
-        for (k = 0; k < KOCKA_N_OUT; k++) { Kv[KOCKA_N_SMALL + k] = tv[k]; Ks[KOCKA_N_SMALL + k] = ts[k]; }
         for (k = KOCKA_N_SMALL - 1; k >= 0; k--) {
             const int *row = child + 6 * k;
             __m512d sv = _mm512_setzero_pd(), ss = _mm512_setzero_pd();
@@ -271,25 +285,29 @@ cdef extern from *:
         }
     }
 
-    /* kocka_race_turn4 for all lanes at once (``rec``, ``shown``: rows of KOCKA_RACE_LANES;
-       ``work`` as there, in rows of KOCKA_RACE_LANES). */
+    /* kocka_race_turn4 for all lanes at once (``rec``, ``shown``: KOCKA_RACE_LANES lanes'
+       records, gathered row by row; ``work`` as there, in rows of KOCKA_RACE_LANES). */
     KW_TARGET static void kocka_race_turn8(const double *rec, const long long *shown, int mandatory, const double *xv,
                                            const double *xs, const int *child, const double *probs, double *work,
                                            double *value, double *slope, double *lo_out, double *hi_out) {
-        __m512d *Fv = (__m512d *)work, *Fs = Fv + 2 * KOCKA_N_OUT, *Kv = Fs + 2 * KOCKA_N_OUT, *Ks = Kv + KOCKA_N_KEEP;
-        __m512d *Pv = Ks + KOCKA_N_KEEP, *Ps = Pv + KOCKA_N_OUT, *Sv = Ps + KOCKA_N_OUT, *Ss = Sv + KOCKA_N_OUT;
+        __m512d *Fv = (__m512d *)work + KOCKA_N_SMALL, *Fs = Fv + 2 * KOCKA_N_OUT + KOCKA_N_SMALL;  /* as turn4's */
+        __m512d *Sv = Fs + 2 * KOCKA_N_OUT + KOCKA_N_SMALL, *Ss = Sv + KOCKA_N_OUT + KOCKA_N_SMALL;
+        __m512d *Pv = Ss + KOCKA_N_OUT, *Ps = Pv + KOCKA_N_OUT;
         const __m512d zero = _mm512_setzero_pd();
         __m512d x = _mm512_loadu_pd(xv), s = _mm512_loadu_pd(xs), lo = _mm512_set1_pd(__builtin_inf()), hi = lo;
         __m512d tv = zero, ts = zero;
+        const __m512i lane_rows = _mm512_set_epi64(7 * KOCKA_REC_ROWS, 6 * KOCKA_REC_ROWS, 5 * KOCKA_REC_ROWS,
+                                                   4 * KOCKA_REC_ROWS, 3 * KOCKA_REC_ROWS, 2 * KOCKA_REC_ROWS,
+                                                   KOCKA_REC_ROWS, 0);
         int o, g;
         for (o = 0; o < 2 * KOCKA_N_OUT; o += 6) {
             __m512d dd[6], dds[6];
             __mmask8 need = 0;
             for (g = 0; g < 6; g++) {
-                __m512d fv = x, fs = s, r = _mm512_load_pd(rec + (o + g) * KOCKA_RACE_LANES);
+                __m512d fv = x, fs = s, r = _mm512_i64gather_pd(lane_rows, rec + o + g, 8);
                 __mmask8 forced = 0;
                 if (mandatory) {
-                    __m512i sh = _mm512_load_si512((const void *)(shown + (o + g) * KOCKA_RACE_LANES));
+                    __m512i sh = _mm512_i64gather_epi64(lane_rows, (const void *)(shown + o + g), 8);
                     forced = _mm512_test_epi64_mask(sh, sh);
                 }
                 kw_pick(r, zero, &fv, &fs, lo, hi, forced, &dd[g], &dds[g], &need);
@@ -298,7 +316,7 @@ cdef extern from *:
             }
             kw_margins(need, dd, dds, 6, &lo, &hi);
         }
-        kw_keep_stage(Fv, Fs, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the third throw */
+        kw_keep_stage(Fv - KOCKA_N_SMALL, Fs - KOCKA_N_SMALL, Pv, Ps, child, &lo, &hi);  /* before the third throw */
         for (o = 0; o < KOCKA_N_OUT; o += 6) {
             __m512d dd[6], dds[6];
             __mmask8 need = 0;
@@ -310,7 +328,7 @@ cdef extern from *:
             }
             kw_margins(need, dd, dds, 6, &lo, &hi);
         }
-        kw_keep_stage(Sv, Ss, Kv, Ks, Pv, Ps, child, &lo, &hi);  /* before the second throw */
+        kw_keep_stage(Sv - KOCKA_N_SMALL, Ss - KOCKA_N_SMALL, Pv, Ps, child, &lo, &hi);  /* before the second throw */
         for (o = 0; o < KOCKA_N_OUT; o += 6) {
             __m512d dd[6], dds[6];
             __mmask8 need = 0;
@@ -355,7 +373,7 @@ cdef extern from *:
     #endif
         for (h = 0; h < KOCKA_VEC_STRIDE; h++) {
             int l0 = h * KOCKA_VEC_LANES;
-            kocka_race_turn4((const kr_v *)(rec + l0), (const kr_m *)(shown + l0), mandatory, xv + l0, xs + l0, child,
+            kocka_race_turn4(rec + l0 * KOCKA_REC_ROWS, shown + l0 * KOCKA_REC_ROWS, mandatory, xv + l0, xs + l0, child,
                              probs, (kr_v *)work, value + l0, slope + l0, lo + l0, hi + l0);
         }
     }
@@ -405,8 +423,8 @@ def wide_turns(enabled=None):
 
 
 cdef enum:
-    TURN_ROWS = 8 * N_OUT + 2 * N_KEEP   # a turn's scratch (kocka_race_turn8), in rows of LANES doubles
-    REC_ROWS = 2 * N_OUT                 # one seat's records (and shown flags), rows of LANES
+    TURN_ROWS = 4 * N_SMALL + 8 * N_OUT  # a turn's scratch (kocka_race_turn8), in rows of LANES doubles
+    REC_ROWS = 2 * N_OUT                 # one lane's records (and shown flags) of one seat
 
 
 cdef struct Lane:
@@ -417,14 +435,16 @@ cdef struct Lane:
     i64 d_hi
     double a
     double b
+    double prev_a             # the solution at the lead before (nan: none yet)
+    double prev_b
     int steps
 
 
 cdef struct Work:
     # views into one per-thread, 32-byte aligned buffer (see _work_new); every array is
     # (rows, LANES), one lane per state
-    double* rec               # (2 seats, REC_ROWS, LANES) best record per outcome after a later / the first throw
-    i64* shown                # (2 seats, REC_ROWS, LANES) -1 where some new combination is shown, else 0
+    double* rec               # (2 seats, LANES, REC_ROWS) best record per outcome after a later / the first throw
+    i64* shown                # (2 seats, LANES, REC_ROWS) -1 where some new combination is shown, else 0
     double* turn              # (TURN_ROWS, LANES) scratch of kocka_race_turn
     double* xv                # (LANES,) the pass value of each lane, and its slope
     double* xs
@@ -433,7 +453,6 @@ cdef struct Work:
     double* lo
     double* hi
     double* bvalue            # (4, LANES) the bracketed search's own turn values (value, slope, margins)
-    double* best              # (REC_ROWS,) scratch of _records
     double* succ              # (n_boxes, max_points) the value of recording each box with each of its point values
     Lane* lanes               # (LANES,) the state of each lane (solve_pairs), the thread's own
 
@@ -452,12 +471,12 @@ cdef Work _work_new(int extra) noexcept nogil:
     cdef Work w
     cdef void* buf = NULL
     cdef Py_ssize_t rows = 4 * REC_ROWS + TURN_ROWS + 2 + 8 + 4
-    if posix_memalign(&buf, 64, (rows * LANES + REC_ROWS + extra) * sizeof(double) + LANES * sizeof(Lane)) != 0:
+    if posix_memalign(&buf, 64, (rows * LANES + extra) * sizeof(double) + LANES * sizeof(Lane)) != 0:
         buf = NULL
     w.rec = <double*>buf
     if buf == NULL:
         w.shown = NULL
-        w.turn = w.xv = w.xs = w.value = w.slope = w.lo = w.hi = w.bvalue = w.best = w.succ = NULL
+        w.turn = w.xv = w.xs = w.value = w.slope = w.lo = w.hi = w.bvalue = w.succ = NULL
         w.lanes = NULL
         return w
     w.shown = <i64*>(w.rec + 2 * REC_ROWS * LANES)
@@ -469,8 +488,7 @@ cdef Work _work_new(int extra) noexcept nogil:
     w.lo = w.slope + 2 * LANES
     w.hi = w.lo + 2 * LANES
     w.bvalue = w.hi + 2 * LANES
-    w.best = w.bvalue + 4 * LANES
-    w.succ = w.best + REC_ROWS
+    w.succ = w.bvalue + 4 * LANES
     w.lanes = <Lane*>(w.succ + extra)
     return w
 
@@ -508,11 +526,11 @@ cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, i
     cdef i64 k, e, e_lo, e_hi
     cdef double r
     cdef double* succ
-    cdef double* best = w.best
     cdef const double* after
     cdef const int* idx
-    cdef double* rec = w.rec + seat * REC_ROWS * LANES + lane
-    cdef i64* shown = w.shown + seat * REC_ROWS * LANES + lane
+    # the lane's own rows (the turn gathers them across the lanes)
+    cdef double* best = w.rec + (seat * LANES + lane) * REC_ROWS
+    cdef i64* shown = w.shown + (seat * LANES + lane) * REC_ROWS
     for t in range(REC_ROWS):
         best[t] = -INFINITY
     for b in range(c.n_boxes):
@@ -551,16 +569,14 @@ cdef void _records(const Card* c, Work* w, int seat, int me, int other, i64 d, i
             t = c.shown_rows[k]
             r = succ[idx[t]]
             best[t] = r if r > best[t] else best[t]
-    for t in range(REC_ROWS):
-        rec[t * LANES] = best[t]
     if c.mandatory:
         for t in range(REC_ROWS):
-            shown[t * LANES] = 0
+            shown[t] = 0
         for b in range(c.n_boxes):
             if me >> b & 1:
                 continue
             for k in range(c.shown_ptr[b], c.shown_ptr[b + 1]):
-                shown[c.shown_rows[k] * LANES] = -1
+                shown[c.shown_rows[k]] = -1
 
 
 cdef inline bint _newton_step(Lane* s, double va, double sa, double loa, double hia, double vb, double sb, double lob,
@@ -716,8 +732,21 @@ cdef bint _next_state(const Card* c, Work* w, Lane* s, int lane, const int[:, ::
     leads done) the first lead of the next pair of the chunk, with the guesses a = 0, b = 1;
     its records into ``w``. False when the chunk has no pair left (the lane idles)."""
     cdef int s0, s1
+    cdef double ga, gb
     if not start:
         s.d += 1
+        # the next lead's guess: the line through the last two solutions (the leads of a
+        # pair move the fixed point smoothly, so fewer policies change between guess and root)
+        if s.prev_a == s.prev_a:
+            ga = 2.0 * s.a - s.prev_a
+            gb = 2.0 * s.b - s.prev_b
+        else:
+            ga = s.a
+            gb = s.b
+        s.prev_a = s.a
+        s.prev_b = s.b
+        s.a = 0.0 if ga < 0.0 else (1.0 if ga > 1.0 else ga)
+        s.b = 0.0 if gb < 0.0 else (1.0 if gb > 1.0 else gb)
     if start or s.d > s.d_hi:
         if next_pair[0] >= end:
             s.i = -1
@@ -730,6 +759,8 @@ cdef bint _next_state(const Card* c, Work* w, Lane* s, int lane, const int[:, ::
         s.d_hi = c.gain[s1]
         s.a = 0.0
         s.b = 1.0
+        s.prev_a = NAN
+        s.prev_b = NAN
     s.steps = 0
     s0 = pairs[s.i, 0]
     s1 = pairs[s.i, 1]
@@ -750,8 +781,8 @@ def solve_pairs(const i64[::1] gain, const i64[::1] off, const i64[::1] loff, co
     pair appears once.
 
     Each thread takes ``chunk`` pairs at a time and solves LANES states side by side, one
-    per lane: a lane walks the leads of a pair in order, each state warm-started from the
-    lead before, and takes the next pair of the chunk when its pair is done; every lane's
+    per lane: a lane walks the leads of a pair in order, each state warm-started on the
+    line through the solutions at the two leads before (see _next_state), and takes the next pair of the chunk when its pair is done; every lane's
     arithmetic is that of one state alone, so the values do not depend on the lanes, the
     chunk or the threads.
 
