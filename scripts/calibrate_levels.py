@@ -82,15 +82,15 @@ def measure_game(game, spec_outcome: str) -> str:
     return "win"
 
 
-REGRET_GAMES = {("kocka", 2)}
-"""(game, seats) whose table agent's values are the mover's exact P(win) with the table
-agent in the other seat: there a level's expected loss equals the expected sum of what it
-gives up by those values (:attr:`LevelAgent.regret`; the table's value is a martingale
-under the table's own moves and the dice, and drops by exactly that at each of the
-level's moves, and the two seats' starting values add up to 1), an estimator whose
-spread per game is a fraction of a win share's 0.5. Not the bluff games (their values
-price the equilibrium's mix, not its best action) nor the basic Polish race (its
-``optimal`` plays the solitaire table)."""
+REGRET_GAMES = {("kocka", 2), ("polish-basic", 2)}
+"""(game, seats) whose levels' base agent's values are the mover's exact P(win) (a tie
+counting 1/2) with that agent in the other seat (two-player Kocka's ``optimal``, the basic
+Polish race's ``winner``, its spec's ``level_base``): there a level's expected loss equals
+the expected sum of what it gives up by those values (:attr:`LevelAgent.regret`; the
+table's value is a martingale under the table's own moves and the dice, and drops by
+exactly that at each of the level's moves, and the two seats' starting values add up to
+1), an estimator whose spread per game is a fraction of a win share's 0.5. Not the bluff
+games (their values price the equilibrium's mix, not its best action)."""
 
 
 def loss_estimator(game, measure: str) -> str:
@@ -533,7 +533,7 @@ def main(argv=None) -> int:
     players = 1 if outcome == "score" else args.players
     game = get_game(args.game, rules or None, num_players=players)
     base = levels.base_agent_name(game)
-    if base not in levels.VALUE_AGENTS:
+    if base == levels.FALLBACK_AGENT:
         print(f"{game.NAME}: no table agent, its levels stay uncalibrated", file=sys.stderr)
         return 2
     if base == "equilibrium":  # the bluff games: exact losses

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pathlib
 from typing import Any, Callable
 
-import pytest
 from click.testing import CliRunner
 
+from dask_cluster import loopback_cluster
 from kocka.agents.frontends.commands.solve_cli import main as solve_cli
 from kocka.solver.solvers.kocka.dask_runner import DaskClassRunner
 
@@ -31,7 +31,8 @@ def solve_on_local_cluster(*solves: tuple[Callable[..., Any], Any]) -> list[Any]
     """``solve(model, runner=...)`` for each ``(solve, model)`` in turn, with the classes
     spread over one two-worker ``distributed.LocalCluster`` (started once: its worker
     processes cost more than the small solves; skips the test without ``distributed``)."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with loopback_cluster() as cluster:
+        import distributed
+
         with distributed.Client(cluster) as client:
             return [solve(model, runner=DaskClassRunner(client)) for solve, model in solves]

@@ -910,6 +910,8 @@ def _check_random_play(game, seed):
         assert actions and len(set(actions)) == len(actions)
         action = actions[rng.randrange(len(actions))]
         assert game.action_from_json(json.loads(json.dumps(game.action_to_json(action)))) == action
+        # as JSON text too (the seat's wire form): a claim's nested claim is a claim, not a dict
+        assert game.action_from_json(json.dumps(game.action_to_json(action))) == action
         state = game.apply(state, action)
         game.check_state(state)
     raise AssertionError("no end within 400 steps")

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from dask_cluster import loopback_cluster
 from scorecard_reference import FIVE, one_box_cards, turn_value
 from kocka.agents.bots.base import AgentUnavailable, play_with_rng
 from kocka.agents.frontends.commands.kocka_cli import main
@@ -423,7 +424,6 @@ def test_hint_opponents_ranks_by_the_win_share(small_tables):
 def test_threads_and_a_dask_cluster_give_the_serial_vectors(monkeypatch):
     # expected: the serial vectors bit for bit (the same arithmetic per state, whoever
     # runs the chunk): threads, and a distributed.LocalCluster of two worker processes
-    distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(scorecard_target, "MIN_PARALLEL_STATES", 0)  # a small card, split anyway
     monkeypatch.setattr(scorecard_target, "CHUNK_STATES", 16)
     game = get_game("kockapoker", {"boxes": ("ones", "twos", "chance", "pair", "full_house")})
@@ -435,7 +435,7 @@ def test_threads_and_a_dask_cluster_give_the_serial_vectors(monkeypatch):
         assert np.array_equal(other.vals, serial.vals)
 
     same(scorecard_target.solve_vectors(model, scorecard_target.REACH, np.float32, options=BuildOptions(jobs=2, backend="threading", progress=False)))
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with loopback_cluster() as cluster:
         monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
         monkeypatch.setattr(parallel, "_clients", {})  # connect to this cluster, as kocka-solve --backend dask does
         parallel.prepare_backend("dask")

@@ -337,8 +337,12 @@ class LevelSimulator:
 
 
 def base_agent_name(game: Game) -> str:
-    """The agent a game's levels err around: its table agent, else its heuristic."""
+    """The agent a game's levels err around: the one its spec names for this player count
+    (``level_base``), else its table agent, else its heuristic."""
     spec = game.spec()
+    named = dict(spec.level_base).get(game.num_players)
+    if named is not None:
+        return named
     for name in VALUE_AGENTS:
         if spec.agent(name) is not None:
             return name
@@ -375,7 +379,7 @@ def make_level_agent(name: str, game: Game, seed: int, options: Any, temperature
         if base_name == FALLBACK_AGENT or not calibrated_for(temperatures, base):
             temperatures = LevelTemperatures(game.NAME, RELATIVE_LADDER, "relative", calibrated=False)
     return LevelAgent(game, seed, base, level, temperatures, mixes_equilibrium=base_name == "equilibrium",
-                      fallback_reason="" if base_name in VALUE_AGENTS else f"{game.NAME} has no value table")
+                      fallback_reason=f"{game.NAME} has no value table" if base_name == FALLBACK_AGENT else "")
 
 
 def describe_levels(game_name: str) -> list[dict[str, Any]]:
@@ -387,7 +391,7 @@ def describe_levels(game_name: str) -> list[dict[str, Any]]:
         base = base_agent_name(game)
     except AgentUnavailable:
         return []
-    calibrated = base in VALUE_AGENTS and calibration_entry(game) is not None
+    calibrated = base != FALLBACK_AGENT and calibration_entry(game) is not None
     return [{"name": level_name(level), "label": LEVEL_LABELS[level], "base": base, "calibrated": calibrated}
             for level in LEVELS]
 

@@ -470,6 +470,10 @@ class Game(ABC):
         doc = _parse_json(doc, N_("the action is not valid JSON: {problem}"), IllegalActionError)
         if not isinstance(doc, Mapping):
             raise IllegalActionError(_("an action must be a JSON object, not {value}", value=shown(doc)))
+        return self._action_from_mapping(doc)
+
+    def _action_from_mapping(self, doc: Mapping[str, Any]) -> Any:
+        """The action of a parsed action document (a game with nested fields adds them)."""
         kinds = {cls.__name__: cls for cls in self.ACTIONS}
         kind = doc.get("type")
         if kind not in kinds:

@@ -395,15 +395,15 @@ class _BluffGame(Game):
             raise InvalidStateError(_("the standing claim or the history is malformed: {problem}", problem=exc)) from None
         return self.STATE(**values)
 
-    def action_from_json(self, doc: Mapping[str, Any] | str) -> Any:
-        """As :meth:`Game.action_from_json`, with the nested claim of a :class:`Claim`."""
-        if isinstance(doc, Mapping) and doc.get("type") == "Claim":
+    def _action_from_mapping(self, doc: Mapping[str, Any]) -> Any:
+        """As :meth:`Game._action_from_mapping`, with the nested claim of a :class:`Claim`."""
+        if doc.get("type") == "Claim":
             unknown = set(doc) - {"type", "claim", "stake"}
             if unknown or "claim" not in doc:
                 raise IllegalActionError(_("a claim action has the fields claim and stake, not {fields}",
                                            fields=", ".join(sorted(map(str, doc)))))
             return Claim(_claim_from_json(doc["claim"]), doc.get("stake", 0))  # type: ignore[arg-type]
-        return super().action_from_json(doc)
+        return super()._action_from_mapping(doc)
 
     def with_stake(self, action: Any, stake: int) -> Claim | None:
         """A claim with ``stake`` chips on it (BLUFF-12); None for the other actions."""

@@ -841,5 +841,6 @@ register_game(GameSpec(
                    "a human-like rule set: records the most valuable combination (kocka.agents.bots.heuristic)"),
     ),
     hint_parameters="kocka.agents.advice.cards:PolishBasicHintParams",
+    level_base=((2, "winner"),),  # two players race: a level is a weaker racer, valued in P(win)
     **{**_POLISH_COMMON, "judges": ("winner", "optimal")},
 ))

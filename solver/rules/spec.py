@@ -73,7 +73,10 @@ class GameSpec:
     ``target=``, that answer faster; ``None``: the seats' scores are not independent);
     ``companion`` the ``"module:attribute"`` of the
     :class:`~kocka.agents.advice.table_talk.TableTalk` that says what ``kocka table`` says
-    of this game beyond the engine's words (``None``: the generic one).
+    of this game beyond the engine's words (``None``: the generic one). ``level_base``:
+    (player count, agent) pairs naming the agent the difficulty levels err around at that
+    player count, where it is not the first table agent the spec lists (e.g. the two-player
+    race table's player in a race whose ``optimal`` plays a solitaire table).
     """
 
     name: str
@@ -92,6 +95,7 @@ class GameSpec:
     hides_information: bool = False
     distribution: str | None = None
     companion: str | None = None
+    level_base: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         lo, hi = self.players
