@@ -9,9 +9,10 @@ per game (geometric; ``--ratio``, default 0.7), where the loss is
 
 * scorecard games (spec outcome ``score``): points per game below ``optimal`` on the same
   dice (each on its own card, the arena's solitaire mode: common random numbers);
-* every other game: two seats, the level against the table agent (``optimal``), seats
-  rotating: for races and Kocka (outcome ``race``/``win``) 0.5 - the level's win share;
-  for chip games the chips per game the level gives up (minus its mean return);
+* every other game: ``--players`` seats (default 2), the level against the table agent
+  (``optimal``) in every other seat, the level's seat rotating: for races and Kocka
+  (outcome ``race``/``win``) 1/n - the level's win share; for chip games the chips per
+  game the level gives up (minus its mean return);
 * the bluff games (the level around ``equilibrium``): chips per round, exact (below).
 
 The scorecard games play their games in compiled code where the simulation kernel plays
@@ -82,14 +83,16 @@ def measure_game(game, spec_outcome: str) -> str:
     return "win"
 
 
-REGRET_GAMES = {("kocka", 2), ("polish-basic", 2)}
-"""(game, seats) whose levels' base agent's values are the mover's exact P(win) (a tie
-counting 1/2) with that agent in the other seat (two-player Kocka's ``optimal``, the basic
-Polish race's ``winner``, its spec's ``level_base``): there a level's expected loss equals
-the expected sum of what it gives up by those values (:attr:`LevelAgent.regret`; the
-table's value is a martingale under the table's own moves and the dice, and drops by
-exactly that at each of the level's moves, and the two seats' starting values add up to
-1), an estimator whose spread per game is a fraction of a win share's 0.5. Not the bluff
+REGRET_GAMES = {("kocka", 2), ("kocka", 3), ("polish-basic", 2)}
+"""(game, seats) whose levels' base agent's values are the mover's exact P(win) (ties
+shared) with that agent in every other seat (Kocka's ``optimal``: the two-player table and
+the three-player equilibrium table, whose values are the mover's under the equilibrium's
+own mixed play where it mixes; the basic Polish race's ``winner``, its spec's
+``level_base``): there a level's expected loss equals the expected sum of what it gives up
+by those values (:attr:`LevelAgent.regret`; the table's value is a martingale under the
+table's own moves and the dice, and drops by exactly that at each of the level's moves,
+and the n seats' starting values add up to 1, so over games whose seats rotate they average
+1/n), an estimator whose spread per game is a fraction of a win share's. Not the bluff
 games (their values price the equilibrium's mix, not its best action)."""
 
 
@@ -112,6 +115,8 @@ def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, s
     game = get_game(game_name, rules, num_players=players)
     options = AgentOptions(cache_dir=cache_dir)
     reference = make_agent(base, game, 0, options)
+    # the other seats' table agents (one per seat: an agent may keep what its seat has seen)
+    others = [make_agent(base, game, s, options) for s in range(1, players)] if measure != "points" else []
     if temperature == "reference":
         return [final_scores(game, play_match(game, [reference], ChanceSampler(derive_seed("game", seed, i))))[0]
                 for i in range(start, stop)]
@@ -127,13 +132,16 @@ def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, s
             mine = final_scores(game, play_match(game, [level], ChanceSampler(derive_seed("game", seed, i))))[0]
             out.append(best_scores[i - start] - mine)
         else:
-            seats = [level, reference] if i % 2 == 0 else [reference, level]
+            me = i % players  # the level's seat rotates; the table agent sits in every other seat
+            for k, other in enumerate(others, start=2):
+                other.reset(derive_seed("agent", seed, i, k))
+            rest = iter([reference, *others])
+            seats = [level if s == me else next(rest) for s in range(players)]
             state = play_match(game, seats, ChanceSampler(derive_seed("game", seed, i)))
-            me = 0 if i % 2 == 0 else 1
             if estimator == "regret":
                 out.append(level.regret)
             elif measure == "win":
-                out.append(0.5 - float(win_shares(np.asarray(game.returns(state), dtype=float))[me]))
+                out.append(1 / players - float(win_shares(np.asarray(game.returns(state), dtype=float))[me]))
             else:
                 out.append(-float(game.returns(state)[me]))
     return out
@@ -428,9 +436,9 @@ def verify(game, measure, base, temperatures_file_entry, games, seed, jobs, cach
             result[str(k)] = list(mean_interval(arena.scores[:, 0] - arena.scores[:, k]))
     else:
         for k, name in enumerate(levels.level_names(), start=1):
-            arena = run_arena(game, [name, base], games, seed, jobs, options)
+            arena = run_arena(game, [name] + [base] * (game.num_players - 1), games, seed, jobs, options)
             if measure == "win":
-                result[str(k)] = list(mean_interval(0.5 - arena.wins[:, 0]))
+                result[str(k)] = list(mean_interval(1 / game.num_players - arena.wins[:, 0]))
             else:
                 result[str(k)] = list(mean_interval(-arena.scores[:, 0]))
     return result
@@ -558,10 +566,13 @@ def main(argv=None) -> int:
     curve = grid_curve if args.bisect_games == args.grid_games else LossCurve(
         game, measure, base, args.bisect_games, args.seed + 500, args.jobs, args.cache_dir)
     random_loss, targets, temperatures = fit_ladder(grid_curve, curve, spread, args.ratio, args.steps)
+    table = getattr(make_agent(base, game, 0, AgentOptions(cache_dir=args.cache_dir)), "table", None)
+    table_kind = getattr(getattr(table, "meta", None), "kind", None)
     entry = {
         "game": game.NAME, "rules": levels.rules_key(game), "players": None if outcome == "score" else players,
-        "base": base, "loss": {"points": "points per game below optimal, same dice",
-                               "win": "0.5 - win share against the table agent, seats rotating",
+        "base": base, **({"table": table_kind} if table_kind else {}), "loss": {"points": "points per game below optimal, same dice",
+                               "win": (f"1/{players} - win share against the table agent in the other "
+                                       f"{'seat' if players == 2 else f'{players - 1} seats'}, seats rotating"),
                                "chips": "chips per game given up against the table agent, seats rotating"}[measure]
         + {"outcome": "", "regret": " (estimated by the P(win) the level gives up at its moves)"}[loss_estimator(game, measure)],
         "ladder": {"ratio": args.ratio, "random_loss": random_loss, "targets": {str(k): v for k, v in targets.items()}},

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from kocka.agents.frontends.games.arena import (
-    ArenaError, histogram, mean_interval, run_arena, wilson_interval, win_shares,
+    ArenaError, ArenaResult, histogram, mean_interval, paired_gain, run_arena, wilson_interval, win_shares,
 )
 from kocka.agents.frontends.commands.kocka_cli import main
 from kocka.solver.rules import get_game
@@ -204,3 +204,63 @@ def test_memory_agents_observe_every_event():
             assert game.apply(state, event.action) == event.state
         state = event.state
     assert state == final and game.is_terminal(final)
+
+
+# ----------------------------------------------------------------------------------------
+# Paired comparisons (--baseline)
+# ----------------------------------------------------------------------------------------
+def _result(scores, wins, names=("a", "opponent"), seed=1):
+    scores = np.asarray(scores, dtype=float)
+    return ArenaResult(game="kocka", rules={}, mode="table", seed=seed, labels=names, names=names, scores=scores,
+                       wins=np.asarray(wins, dtype=float), seats=np.zeros(scores.shape, dtype=int))
+
+
+def test_paired_gain_by_hand():
+    """First agent's scores 3 5 7 9 against the baseline's 1 4 5 9 in the same games: the
+    differences 2 1 2 0 have mean 1.25 and sample sd sqrt(2.75 / 3) = 0.95743, so the
+    95 % interval is 1.25 +- 1.95996 x 0.95743 / 2 = 1.25 +- 0.93826 (by hand)."""
+    agent = _result([[3, 0], [5, 0], [7, 0], [9, 0]], [[1, 0], [1, 0], [0, 1], [1, 0]])
+    baseline = _result([[1, 0], [4, 0], [5, 0], [9, 0]], [[0, 1], [1, 0], [0, 1], [1, 0]], names=("b", "opponent"))
+    gain = paired_gain(agent, baseline)
+    assert (gain.agent, gain.baseline, gain.games) == ("a", "b", 4)
+    assert gain.score_gain == pytest.approx(1.25)
+    assert gain.score_ci == pytest.approx((1.25 - 0.93826, 1.25 + 0.93826), abs=1e-5)
+    assert gain.win_gain == pytest.approx(0.25) and gain.baseline_win_rate == pytest.approx(0.5)
+    with pytest.raises(ArenaError, match="differ only in the first agent"):
+        paired_gain(agent, _result(baseline.scores, baseline.wins, names=("b", "someone else")))
+    with pytest.raises(ArenaError, match="differ only in the first agent"):
+        paired_gain(agent, _result(baseline.scores, baseline.wins, names=("b", "opponent"), seed=2))
+
+
+def test_baseline_plays_the_same_games():
+    """Kocka to 1000, seat order rotating: the baseline run replays the same games (the
+    same dice, the opponent's same draws), so an agent paired with itself gains exactly 0
+    in every game, and against another agent the paired gain equals the difference of the
+    two runs' own means (linearity of the mean)."""
+    game = get_game("kocka", {"target": 1000}, num_players=2)
+    cautious = run_arena(game, ["cautious", "bold"], games=20, seed=7)
+    same = paired_gain(cautious, run_arena(game, ["cautious", "bold"], games=20, seed=7))
+    assert (same.score_gain, same.score_ci, same.win_gain, same.win_ci) == (0.0, (0.0, 0.0), 0.0, (0.0, 0.0))
+    heuristic = run_arena(game, ["heuristic", "bold"], games=20, seed=7)
+    gain = paired_gain(cautious, heuristic)
+    means = [s.mean for s in cautious.summaries()][0] - [s.mean for s in heuristic.summaries()][0]
+    rates = cautious.summaries()[0].win_rate - heuristic.summaries()[0].win_rate
+    assert gain.score_gain == pytest.approx(means) and gain.win_gain == pytest.approx(rates)
+    assert gain.score_ci[0] <= gain.score_gain <= gain.score_ci[1]
+
+
+def test_arena_command_baseline():
+    runner = CliRunner()
+    args = ["arena", "kocka", "-r", "target=1000", "--agents", "cautious,bold", "--games", "10", "--seed", "3"]
+    out = runner.invoke(main, args + ["--baseline", "heuristic", "--json"])
+    assert out.exit_code == 0, out.output
+    paired = json.loads(out.output)["paired"]
+    alone = json.loads(runner.invoke(main, args + ["--json"]).output)["agents"][0]
+    baseline = json.loads(runner.invoke(main, [*args[:4], "--agents", "heuristic,bold", *args[6:], "--json"]).output)
+    assert (paired["agent"], paired["baseline"], paired["games"]) == ("cautious", "heuristic", 10)
+    assert paired["baseline_mean_score"] == pytest.approx(baseline["agents"][0]["mean_score"])
+    assert paired["score_gain"] == pytest.approx(alone["mean_score"] - baseline["agents"][0]["mean_score"])
+    text = runner.invoke(main, args + ["--baseline", "heuristic", "--lang", "en"])
+    assert "paired with heuristic in the first seat" in text.output and "gain of cautious per game" in text.output
+    bad = runner.invoke(main, args + ["--baseline", "nobody"])
+    assert bad.exit_code == 2 and "unknown agent 'nobody'" in bad.output

@@ -294,6 +294,48 @@ def test_the_regret_estimator_is_unbiased_for_two_player_kocka(tmp_path):
     assert np.mean(losses) > 0.2, np.mean(losses)
 
 
+def test_the_regret_estimator_is_unbiased_for_three_player_kocka(tmp_path):
+    """The same for three players (REGRET_GAMES has ("kocka", 3)): `optimal` plays the
+    three-player equilibrium table, whose values are the mover's P(win) with `optimal` in
+    the other two seats (its mixed play included), a martingale under the table's play and
+    the dice. Per game, regret − (V_seat − win share) has mean 0, V_seat the table's start
+    value of the level's seat (the three add up to 1, `start` of the table; a level in seat
+    s takes the table agents' turns around it). KOCKA-1..12 to 600, series from 300, bank
+    from 150 (the three-player tests' SMALL rules; the table builds in a second or two);
+    360 seeded games, the level's seat rotating over the three, at a temperature that gives
+    up about a sixth of a win (0.17): |mean| within 4.5 standard errors (about 0.12), the
+    loss above 0.1, so a regret off by a factor of two or of the wrong sign fails."""
+    import numpy as np
+
+    from kocka.agents.bots.base import ChanceSampler, derive_seed
+    from kocka.agents.frontends.games.arena import play_match, win_shares
+    from kocka.solver.store.table_store import get_table
+
+    game = get_game("kocka", {"target": 600, "series_threshold": 300, "min_bank_points": 150}, num_players=3)
+    table = get_table(game, "winprob3", tmp_path, build_missing=True, announce=lambda m: None)
+    start = [float(v) for v in table.meta.extra["start"]]
+    assert sum(start) == pytest.approx(1.0)
+    options = AgentOptions(cache_dir=tmp_path)
+    references = [make_agent("optimal", game, s, options) for s in range(2)]
+    level = with_temperature(game, options, 0.5)
+    differences, losses = [], []
+    for i in range(360):
+        level.reset(derive_seed("agent", 9, i, 0))
+        for k, reference in enumerate(references, start=1):
+            reference.reset(derive_seed("agent", 9, i, k))
+        seat = i % 3
+        others = iter(references)
+        seats = [level if s == seat else next(others) for s in range(3)]
+        state = play_match(game, seats, ChanceSampler(derive_seed("game", 9, i)))
+        share = float(win_shares(np.asarray(game.returns(state), dtype=float))[seat])
+        differences.append(level.regret - (start[seat] - share))
+        losses.append(level.regret)
+    differences = np.asarray(differences)
+    standard_error = differences.std(ddof=1) / math.sqrt(len(differences))
+    assert abs(differences.mean()) <= 4.5 * standard_error, (differences.mean(), standard_error)
+    assert np.mean(losses) > 0.1, np.mean(losses)
+
+
 def test_two_player_polish_basic_levels_err_around_the_race_table_and_its_regret_is_unbiased(tmp_path):
     """The basic Polish game with two players is a race (PL-7): its levels err around
     `winner` (the spec's ``level_base``), whose values are the mover's exact win share
@@ -336,3 +378,34 @@ def test_two_player_polish_basic_levels_err_around_the_race_table_and_its_regret
     standard_error = differences.std(ddof=1) / math.sqrt(len(differences))
     assert abs(differences.mean()) <= 4.5 * standard_error, (differences.mean(), standard_error)
     assert np.mean(losses) > 0.25, np.mean(losses)
+
+
+def test_an_entry_fitted_to_one_table_kind_serves_only_a_base_playing_from_it(tmp_path):
+    """Three-player Kocka's temperatures were fitted to the exact three-player table's values
+    (the entry's "table": "winprob3"); without that table `optimal` races the leader from the
+    two-player table, and its levels must then say they are uncalibrated. Checked on the
+    600-point rules (their tables build in a second or two): with only the two-player table
+    the level falls back to the relative ladder, with the three-player table it uses the
+    entry's temperatures; an entry that names no table serves either."""
+    import json
+
+    from kocka.solver.store.table_store import get_table
+
+    rules = {"target": 600, "series_threshold": 300, "min_bank_points": 150}
+    game = get_game("kocka", rules, num_players=3)
+    get_table(get_game("kocka", rules, num_players=2), "winprob", tmp_path, build_missing=True, announce=lambda m: None)
+    entry = {"game": "kocka", "rules": levels.rules_key(game), "players": 3, "base": "optimal", "table": "winprob3",
+             "temperatures": {str(k): (None if k == 1 else 0.0 if k == 10 else 0.001 * k) for k in levels.LEVELS}}
+    path = tmp_path / "temperatures.json"
+    path.write_text(json.dumps({"format": levels.TEMPERATURES_FORMAT, "games": [entry]}), encoding="utf-8")
+    options = AgentOptions(cache_dir=tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(levels.TEMPERATURES_ENV, str(path))
+        levels._load_entries.cache_clear()
+        racing = make_agent("level:5", game, 0, options)
+        assert racing.base.table.meta.kind == "winprob" and not racing.calibrated
+        get_table(game, "winprob3", tmp_path, build_missing=True, announce=lambda m: None)
+        exact = make_agent("level:5", game, 0, options)
+        assert exact.base.table.meta.kind == "winprob3" and exact.calibrated and exact.temperature == 0.005
+        assert levels.calibrated_for(levels.LevelTemperatures("kocka", {}, "absolute", True, {"values": None}), racing.base)
+    levels._load_entries.cache_clear()

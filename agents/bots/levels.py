@@ -357,9 +357,15 @@ def calibrated_for(temperatures: LevelTemperatures, base: Agent) -> bool:
     that names its values (``"values"``, the base agent's ``value_name``) serves only a base
     with those values. The bluff games' betting equilibrium plays the match plan, valued in
     P(win), where its match table is built, and the round plan, valued in chips, otherwise:
-    temperatures in chips mean nothing for P(win)."""
-    values = (temperatures.entry or {}).get("values")
-    return values is None or values == base.value_name
+    temperatures in chips mean nothing for P(win). An entry that names its table kind
+    (``"table"``) serves only a base playing from that kind: three-player Kocka's levels were
+    fitted to the exact three-player table's values, not to the race against the leader that
+    ``optimal`` falls back to without it."""
+    entry = temperatures.entry or {}
+    values, kind = entry.get("values"), entry.get("table")
+    table = getattr(base, "table", None)
+    played_kind = getattr(getattr(table, "meta", None), "kind", None)
+    return (values is None or values == base.value_name) and (kind is None or kind == played_kind)
 
 
 def make_level_agent(name: str, game: Game, seed: int, options: Any, temperatures: LevelTemperatures | None = None) -> LevelAgent:

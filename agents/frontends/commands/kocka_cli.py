@@ -24,7 +24,7 @@ import click
 from click.core import ParameterSource
 
 from kocka.agents.bots.base import AgentUnavailable
-from kocka.agents.frontends.games.arena import ArenaError, PlotUnavailable, run_arena
+from kocka.agents.frontends.games.arena import ArenaError, PlotUnavailable, paired_gain, run_arena
 from kocka.agents.advice.hint import declared_options, hint as make_hint, parameters_class, parse_options, render
 from kocka.solver.base.jsonio import JSONInputError
 from kocka.solver.base.jsonio import loads as load_json
@@ -580,7 +580,11 @@ def table(game, players, save_path, resume, rules, cache_dir, build_missing, lan
        "paired games, and a head-to-head table compares pairs. Other games: one seat per agent, seat order "
        "rotating from game to game. Prints each agent's mean score with a 95% normal-approximation interval, "
        "its win rate with a 95% Wilson interval (ties shared), and the score distribution."),
-    Lines(N_("Example: kocka arena kockapoker --agents optimal,heuristic,random --games 20000 --seed 1 --jobs 2")),
+    N_("With --baseline NAME the same games are played again with NAME in the first agent's place (the same "
+       "dice, the same opponents' draws), and the first agent's gain over NAME is given game by game, with a 95% "
+       "interval over these paired differences: far narrower than comparing two separate runs."),
+    Lines(N_("Example: kocka arena kockapoker --agents optimal,heuristic,random --games 20000 --seed 1 --jobs 2\n"
+             "  kocka arena abazs --agents adaptive,truthful --baseline equilibrium --games 100")),
 ))
 @game_argument()
 @option("--agents", "agent_list", default="optimal,heuristic", show_default=True,
@@ -598,24 +602,36 @@ def table(game, players, save_path, resume, rules, cache_dir, build_missing, lan
 @option("--table", "at_table", is_flag=True,
         help=N_("Scorecard games: seat the agents at one table (seat order rotating, each seat's dice shared by "
                 "the rotations) instead of one card each; needed by agents that watch the other cards (winner)."))
+@option("--baseline", default=None, metavar="AGENT",
+        help=N_("Play the same games again with AGENT in the first agent's place and report the first agent's "
+                "gain over it, game by game (paired differences, 95% interval)."))
 @option("--cache-dir", default=None, metavar="DIR", help=CACHE_HELP)
 @option("--build-missing", is_flag=True, help=BUILD_HELP)
 @lang_option
-def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_table, cache_dir, build_missing, lang):
+def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_table, baseline, cache_dir, build_missing,
+          lang):
     names = [s.strip().lower() for s in agent_list.split(",") if s.strip()]
+    paired = None
     try:
         g = game_from_cli(game, rules)
         report_language = choose_language(lang, g.words.language)
-        result = run_arena(g, names, games, seed, jobs, _agent_options(cache_dir, build_missing), table=at_table)
+        options = _agent_options(cache_dir, build_missing)
+        # the baseline's games first: a baseline that cannot play fails before the long run
+        against = (run_arena(g, [baseline.strip().lower(), *names[1:]], games, seed, jobs, options, table=at_table)
+                   if baseline is not None and names else None)
+        result = run_arena(g, names, games, seed, jobs, options, table=at_table)
+        paired = paired_gain(result, against) if against is not None else None
         if plot:
             result.plot(plot)
     except (KockaError, TableError, AgentUnavailable, ArenaError, PlotUnavailable) as exc:
         fail(exc)
     if as_json:
-        click.echo(json.dumps(result.to_json(bins)))
+        click.echo(json.dumps({**result.to_json(bins), **({"paired": paired.to_json()} if paired else {})}))
     else:
         with use_language(report_language):
             click.echo(result.render(bins))
+            if paired:
+                click.echo("\n" + paired.render())
             if plot:
                 click.echo(_("plot written to {path}", path=plot))
 

@@ -314,6 +314,70 @@ class ArenaResult:
         plt.close(fig)
 
 
+@dataclass(frozen=True)
+class PairedGain:
+    """The first agent's gain over a baseline agent in its seat, game by game.
+
+    Both arenas play the same games: the same seed, so the same dice (each game's chance
+    comes from ``(seed, game)``) and the other agents' same draws (``(seed, game, agent)``);
+    only the first agent differs. The gain of game i is the first agent's result minus the
+    baseline's in game i, and its interval (95 %, normal approximation) is taken over these
+    differences: where the two agents' results move together (``correlation``), it is much
+    narrower than the difference of the two arenas' own intervals."""
+
+    agent: str
+    baseline: str
+    games: int
+    score_gain: float
+    score_ci: tuple[float, float]
+    win_gain: float
+    win_ci: tuple[float, float]
+    correlation: float
+    baseline_mean: float
+    baseline_win_rate: float
+
+    def to_json(self) -> dict:
+        return {
+            "agent": self.agent, "baseline": self.baseline, "games": self.games,
+            "score_gain": self.score_gain, "score_gain_ci": list(self.score_ci),
+            "win_gain": self.win_gain, "win_gain_ci": list(self.win_ci),
+            "score_correlation": self.correlation,
+            "baseline_mean_score": self.baseline_mean, "baseline_win_rate": self.baseline_win_rate,
+            "interval": "normal approximation over the per-game differences, 95%",
+        }
+
+    def render(self) -> str:
+        ci = lambda lo, hi, digits: f"{number(lo, digits)} … {number(hi, digits)}"  # noqa: E731
+        return "\n".join([
+            _("paired with {baseline} in the first seat (the same {games} games: the same dice and the same "
+              "opponents' draws):", baseline=self.baseline, games=self.games),
+            _("  {baseline}: mean score {mean}, win rate {rate}", baseline=self.baseline,
+              mean=number(self.baseline_mean, 2), rate=number(self.baseline_win_rate, 4)),
+            _("  gain of {agent} per game: score {gain} (95% CI {ci}), win rate {win} (95% CI {win_ci}); "
+              "the two agents' scores correlate {r}", agent=self.agent, gain=number(self.score_gain, 4),
+              ci=ci(*self.score_ci, 4), win=number(self.win_gain, 4), win_ci=ci(*self.win_ci, 4),
+              r=number(self.correlation, 2)),
+        ])
+
+
+def paired_gain(result: ArenaResult, baseline: ArenaResult) -> PairedGain:
+    """Compare two arenas that differ only in their first agent (:class:`PairedGain`)."""
+    same = (result.game, result.rules, result.mode, result.seed, result.games, result.names[1:])
+    if same != (baseline.game, baseline.rules, baseline.mode, baseline.seed, baseline.games, baseline.names[1:]):
+        raise ArenaError("a paired comparison needs two arenas of the same games that differ only in the first agent")
+    score_diff = result.scores[:, 0] - baseline.scores[:, 0]
+    win_diff = result.wins[:, 0] - baseline.wins[:, 0]
+    score_gain, score_lo, score_hi = mean_interval(score_diff)
+    win_gain, win_lo, win_hi = mean_interval(win_diff)
+    a, b = result.scores[:, 0], baseline.scores[:, 0]
+    correlation = float(np.corrcoef(a, b)[0, 1]) if result.games > 1 and a.std() > 0 and b.std() > 0 else float("nan")
+    return PairedGain(
+        agent=result.labels[0], baseline=baseline.labels[0], games=result.games,
+        score_gain=score_gain, score_ci=(score_lo, score_hi), win_gain=win_gain, win_ci=(win_lo, win_hi),
+        correlation=correlation, baseline_mean=float(b.mean()), baseline_win_rate=float(baseline.wins[:, 0].mean()),
+    )
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
