@@ -914,12 +914,15 @@ def test_a_whole_round_of_each_bluff_game_on_a_phone(site, browser, name):
             claim = browser.find_element(By.CSS_SELECTOR, "#controls button.move[data-type='Claim']")
             words = claim.text
             assert words.endswith(" 2") and ".." not in words
+            positions = "const g = JSON.parse(localStorage.getItem('kocka-web-game'));" \
+                        "return [...g.history, g.position].map((p) => p.state.state);"
+            tapped_at = len(browser.execute_script(positions)) - 1  # the position the claim is made in
             before = play(browser, claim)
             wait_for(browser, lambda d: moved_on(d, before))
-            # the position my claim made (on show, or already under the computer's answer): stake 2
-            made = browser.execute_script("const g = JSON.parse(localStorage.getItem('kocka-web-game'));"
-                                          "return [...g.history, g.position].map((p) => p.state.state);")
-            assert any(m["phase"] == "answer" and m["active"] == me and m["stake"] == 2 for m in made[-3:]), made[-3:]
+            # the position my claim made (on show, or already under the computer's answer, and
+            # the computer may have played on since): stake 2, among those after the tap
+            made = browser.execute_script(positions)[tapped_at:]
+            assert any(m["phase"] == "answer" and m["active"] == me and m["stake"] == 2 for m in made), made
             assert "me: " + words in events(browser)
             continue
         before = play(browser, browser.find_element(By.CSS_SELECTOR, "#hint-table tbody tr"))
