@@ -566,11 +566,11 @@ def main(argv=None) -> int:
     curve = grid_curve if args.bisect_games == args.grid_games else LossCurve(
         game, measure, base, args.bisect_games, args.seed + 500, args.jobs, args.cache_dir)
     random_loss, targets, temperatures = fit_ladder(grid_curve, curve, spread, args.ratio, args.steps)
-    table = getattr(make_agent(base, game, 0, AgentOptions(cache_dir=args.cache_dir)), "table", None)
-    table_kind = getattr(getattr(table, "meta", None), "kind", None)
+    table_kind = levels.played_table_kind(make_agent(base, game, 0, AgentOptions(cache_dir=args.cache_dir)))
     entry = {
         "game": game.NAME, "rules": levels.rules_key(game), "players": None if outcome == "score" else players,
-        "base": base, **({"table": table_kind} if table_kind else {}), "loss": {"points": "points per game below optimal, same dice",
+        "base": base, **({"table": table_kind} if table_kind else {}),
+        "loss": {"points": "points per game below optimal, same dice",
                                "win": (f"1/{players} - win share against the table agent in the other "
                                        f"{'seat' if players == 2 else f'{players - 1} seats'}, seats rotating"),
                                "chips": "chips per game given up against the table agent, seats rotating"}[measure]

@@ -363,9 +363,13 @@ def calibrated_for(temperatures: LevelTemperatures, base: Agent) -> bool:
     ``optimal`` falls back to without it."""
     entry = temperatures.entry or {}
     values, kind = entry.get("values"), entry.get("table")
-    table = getattr(base, "table", None)
-    played_kind = getattr(getattr(table, "meta", None), "kind", None)
-    return (values is None or values == base.value_name) and (kind is None or kind == played_kind)
+    return (values is None or values == base.value_name) and (kind is None or kind == played_table_kind(base))
+
+
+def played_table_kind(agent: Agent) -> str | None:
+    """The kind of the value table ``agent`` plays from (``winprob3``, ``ev``, ...), or None
+    for an agent without one: what a calibration entry records as ``"table"``."""
+    return getattr(getattr(getattr(agent, "table", None), "meta", None), "kind", None)
 
 
 def make_level_agent(name: str, game: Game, seed: int, options: Any, temperatures: LevelTemperatures | None = None) -> LevelAgent:
