@@ -1,6 +1,9 @@
-"""``adaptive`` for two-player Abázs (RULES.md BLUFF-3..BLUFF-10, issue 27): learns the
-opponent's frequencies per public situation from what the table shows and plays a best
-reply to them, losing at most :data:`EPSILON` chips per round to the equilibrium's guarantee.
+"""``adaptive`` for two-player Abázs (RULES.md BLUFF-3..BLUFF-10, issue 27) and the
+two-player bidding bluff (BLUFF-11..BLUFF-16): learns the opponent's frequencies per public
+situation from what the table shows and plays a best reply to them, losing at most
+:data:`EPSILON` chips per round to the equilibrium's guarantee.
+
+Abázs (:class:`AdaptiveAbazsBot`):
 
 * **Model**: :class:`~kocka.solver.solvers.bluff.adaptive.AbazsOpponentModel`, Dirichlet
   counts per information set of the opponent, the prior centred on the match equilibrium.
@@ -14,20 +17,40 @@ reply to them, losing at most :data:`EPSILON` chips per round to the equilibrium
   loses at most w L <= EPSILON to the equilibrium's guarantee (the start value of the next
   round counted, as the match plan counts it).
 
+The bidding bluff (:class:`AdaptiveBiddingBot`, the solver side in
+:mod:`kocka.solver.solvers.bluff.adaptive_bidding`):
+
+* **Model**: the opponent's bets per (claim, stake class), seen at every unforced answer,
+  and the truth of his claims per (claim, stake class), seen at every reveal (BLUFF-15), as
+  residuals over the stored round equilibrium.
+* **Reply**: one stage deep: the best claim and stake for my roll against his modelled
+  bets, or bet-or-pass against his modelled truthfulness, later stages at their
+  equilibrium value.
+* **Safety**: each round has a budget of EPSILON; in each stage where I act I play the
+  reply with the largest weight w (at most n / (n + 40)) whose worst-case loss, the
+  stage's shortfall to its equilibrium value against a best responder, fits the budget
+  left, and spend that loss. The stage losses add up to the round's (a telescoping sum of
+  stage values), so against any opponent a round loses at most EPSILON.
+
 ``rank`` gives the equilibrium's values (chips against the equilibrium opponent); ``choose``
 plays the mixture. With no memory (a seat request: nothing observed) w = 0 and it plays the
 equilibrium.
 """
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from kocka.agents.bots.base import Agent, AgentUnavailable, Event
-from kocka.agents.bots.bluff_bots import EquilibriumBot, RoundMemory
+import numpy as np
+
+from kocka.agents.bots.base import Agent, AgentUnavailable, Event, derive_seed
+from kocka.agents.bots.bluff_bots import BettingEquilibriumBot, EquilibriumBot, RoundMemory
 from kocka.agents.bots.catalogue import AgentOptions
 from kocka.solver.rules import Game
-from kocka.solver.rules.bluff import AbazsGame, actual_result
+from kocka.solver.rules.bluff import OVER, ROLL, AbazsGame, Bet, BiddingBluffGame, Claim, Pass, actual_result
 from kocka.solver.solvers.bluff import adaptive as bluff_adaptive
+from kocka.solver.solvers.bluff import adaptive_bidding
+from kocka.solver.solvers.bluff.match import MatchPlan
 from kocka.solver.solvers.bluff.two_player import standing_index
 
 EPSILON = 0.1
@@ -36,6 +59,11 @@ REPLAN_GROWTH, REPLAN_MIN = 1.25, 4
 """The reply is recomputed when the opponent's observed decisions reach 1.25 times those of
 the last plan plus 4 (each plan walks the game twice: a geometric schedule keeps a match's
 plans to a few dozen)."""
+
+
+def _round_begins(state: Any) -> bool:
+    """Whether ``state`` begins a round: a roll with no claim standing (BLUFF-3)."""
+    return getattr(state, "phase", None) == ROLL and getattr(state, "standing", None) is None
 
 
 class AdaptiveAbazsBot(EquilibriumBot):
@@ -67,6 +95,8 @@ class AdaptiveAbazsBot(EquilibriumBot):
         self._forget()
 
     def observe(self, event: Event) -> None:
+        if _round_begins(event.state):  # also in a series of one-round games, where state.rounds stays 0
+            self._round = None
         self._memory.follow(event, on_answer=self._answered, on_reveal=self._revealed)
 
     def _answered(self, record: Any, responder: int, called: bool) -> None:
@@ -102,10 +132,163 @@ class AdaptiveAbazsBot(EquilibriumBot):
         return next(iter(probabilities))
 
 
+MATCH_EPSILON = 0.005
+"""In a whole match played by the match plan (values: the chance to win), the chance to win
+the agent may give up per round."""
+MAX_STAGES = 4096
+"""Stages whose arrays the bidding agent keeps (each a few kB; a match visits far fewer)."""
+
+
+class AdaptiveBiddingBot(BettingEquilibriumBot):
+    """The adaptive agent of the two-player bidding bluff (module docstring)."""
+
+    name = "adaptive"
+    description = "two-player bidding bluff: best reply to the opponent's learnt bets and claims, at most 0.1 chips/round below the equilibrium"
+    has_memory = True
+
+    def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions(), epsilon: float | None = None) -> None:
+        super().__init__(game, seed, options)
+        self._mixing = random.Random(derive_seed("adaptive mixture", self.seed))
+        if game.num_players != 2:
+            raise AgentUnavailable(f"agent 'adaptive' plays the two-player bidding bluff, not {game.num_players} players")
+        self.epsilon = epsilon if epsilon is not None else (MATCH_EPSILON if isinstance(self.plan, MatchPlan) else EPSILON)
+        self._forget()
+
+    def _forget(self) -> None:
+        n_claims = len(self.plan.claims)
+        self.models = [adaptive_bidding.BiddingOpponentModel(n_claims) for _seat in range(2)]
+        self._memory = RoundMemory(self.game)
+        self._views: dict[tuple, adaptive_bidding.StageView] = {}
+        self._claimed_at: tuple[int, int] | None = None  # the claimant's and the answerer's chips at the last claim
+        self.budget = 0.0  # what may be risked: EPSILON per round begun plus what was won beyond the rounds' values
+        self._open: tuple | None = None  # the round under way: (rounds, chips, roller, its value to the roller)
+        self._seat: int | None = None  # my seat in the round under way
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._mixing = random.Random(derive_seed("adaptive mixture", self.seed))
+        self._forget()
+
+    def reseed(self, seed: int | None = None) -> None:
+        super().reseed(seed)
+        self._mixing = random.Random(derive_seed("adaptive mixture", self.seed))
+
+    def stage(self, standing: Any, x: int, y: int) -> adaptive_bidding.StageView:
+        key = (standing, x, y)
+        if key not in self._views:
+            if len(self._views) >= MAX_STAGES:
+                self._views.clear()
+            self._views[key] = adaptive_bidding.StageView.build(self.plan, standing, x, y)
+        return self._views[key]
+
+    def observe(self, event: Event) -> None:
+        before = self._memory.last_state
+        if before is not None and isinstance(event.action, Claim) and before.phase == "claim":
+            self._claimed_at = (before.chips[before.active], before.chips[1 - before.active])
+        after = event.state
+        if self._open is not None and (after.rounds != self._open[0] or after.phase == OVER):
+            self._close_round(after)
+        if _round_begins(after):
+            self._open_round(after)
+        self._memory.follow(event, on_answer=self._answered, on_reveal=self._revealed)
+        if isinstance(event.action, Claim) and self._memory.last_claim is not None:
+            self._claimed(self._memory.last_claim)
+
+    def _open_round(self, state: Any) -> None:
+        """A round begins: EPSILON more to risk, and the equilibrium's value of the round to
+        its roller, which the round's result is measured against."""
+        self.budget += self.epsilon
+        x, y = state.chips[state.active], state.chips[1 - state.active]
+        value = self.plan.value(None, x, y) if self.plan.covers(x, y) else None
+        self._open = (state.rounds, tuple(state.chips), state.active, value)
+        self._seat = None
+
+    def _close_round(self, state: Any) -> None:
+        """A round ended: what it gave beyond its equilibrium value is added to what may be
+        risked (the round plan: values are chips; the match plan risks EPSILON per round only)."""
+        rounds, chips, roller, value = self._open
+        self._open = None
+        if self._seat is None or value is None or isinstance(self.plan, MatchPlan):
+            self.budget = min(self.budget, self.epsilon)
+            return
+        mine = value if self._seat == roller else -value
+        self.budget += state.chips[self._seat] - chips[self._seat] - mine
+
+    def _claim_stage(self, record: Any) -> tuple[adaptive_bidding.StageView, int] | None:
+        if self._claimed_at is None or not self.plan.covers(*self._claimed_at):
+            return None
+        view = self.stage(record.previous, *self._claimed_at)
+        return view, view.message_index(record.claim, record.stake)
+
+    def _claimed(self, record: Any) -> None:
+        found = self._claim_stage(record)
+        if found is not None:
+            view, m = found
+            self.models[record.claimant].saw_message(standing_index(record.previous), *view.messages[m])
+
+    def _answered(self, record: Any, responder: int, bet: bool) -> None:
+        found = self._claim_stage(record)
+        if found is not None:
+            view, m = found
+            self.models[responder].saw_answer(standing_index(record.previous), *view.messages[m], bet, float(view.beta[m]))
+
+    def _revealed(self, record: Any, dice: Any) -> None:
+        found = self._claim_stage(record)
+        if found is not None:
+            view, m = found
+            true = self.game.claim_true(record.claim, tuple(dice))  # BLUFF-4
+            self.models[record.claimant].saw_claim(standing_index(record.previous), *view.messages[m], bool(true),
+                                                   float(view.truth_chance(view.sigma)[m]))
+
+    def _reply(self, model: adaptive_bidding.BiddingOpponentModel) -> adaptive_bidding.ModelReply:
+        return adaptive_bidding.ModelReply(model, self.stage, self.plan.top())
+
+    def _weight(self, loss: Any, model: adaptive_bidding.BiddingOpponentModel) -> float:
+        """The reply's weight in this stage (module docstring), its loss spent from the
+        round's budget."""
+        cap = model.observed / (model.observed + bluff_adaptive.CONFIDENCE_COUNT)
+        weight = adaptive_bidding.largest_safe_weight(loss, self.budget, cap)
+        self.budget -= loss(weight) if weight > 0 else 0.0
+        return weight
+
+    def choose(self, state: Any) -> Any:
+        me = self._seat = self.require_decision(state)
+        # the equilibrium's draw is always made, so its sampling stays in step with an
+        # equilibrium agent's on the same seed, and the mixture draws from its own stream
+        equilibrium = super().choose(state)
+        model = self.models[1 - me]
+        if state.phase == "claim":
+            x, y = state.chips[me], state.chips[1 - me]
+            view = self.stage(state.standing, x, y)
+            best = self._reply(model).mine(state.standing, x, y)[1]
+            reply = np.zeros_like(view.sigma)
+            reply[np.arange(len(best)), best] = 1.0
+
+            def loss(w: float) -> float:
+                return view.value - adaptive_bidding.roller_guarantee(view, (1 - w) * view.sigma + w * reply)
+
+            if self._mixing.random() < self._weight(loss, model):
+                claim, stake = view.messages[int(best[view.result_index(actual_result(state.dice, self.game.rules.ranking))])]
+                return Claim(claim, stake)
+        elif state.phase == "answer" and len(self.game.legal_actions(state)) > 1:
+            x, y = state.chips[state.active], state.chips[me]
+            view = self.stage(state.previous, x, y)
+            bets = self._reply(model).bets(view)
+
+            def loss(w: float) -> float:
+                return adaptive_bidding.answerer_exposure(view, (1 - w) * view.beta + w * bets) - view.value
+
+            if self._mixing.random() < self._weight(loss, model):
+                return Bet() if bets[view.message_index(state.standing, state.stake)] else Pass()
+        return equilibrium
+
+
 def adaptive_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
-    if not isinstance(game, AbazsGame):
-        raise AgentUnavailable(f"agent 'adaptive' plays two-player Abázs so far, not {game.NAME!r}")
-    return AdaptiveAbazsBot(game, seed, options)
+    if isinstance(game, AbazsGame):
+        return AdaptiveAbazsBot(game, seed, options)
+    if isinstance(game, BiddingBluffGame):
+        return AdaptiveBiddingBot(game, seed, options)
+    raise AgentUnavailable(f"agent 'adaptive' plays two-player Abázs and the bidding bluff so far, not {game.NAME!r}")
 
 
-__all__ = ["AdaptiveAbazsBot", "EPSILON", "adaptive_factory"]
+__all__ = ["AdaptiveAbazsBot", "AdaptiveBiddingBot", "EPSILON", "MATCH_EPSILON", "adaptive_factory"]

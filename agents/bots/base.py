@@ -94,6 +94,10 @@ class Agent(ABC):
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game: reseed (with ``seed`` if given) and forget any memory."""
+        Agent.reseed(self, seed)
+
+    def reseed(self, seed: int | None = None) -> None:
+        """Start a new game keeping what was learnt (the arena's ``series``): reseed only."""
         if seed is not None:
             self.seed = seed
         self.rng = random.Random(self.seed)

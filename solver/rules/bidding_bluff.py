@@ -13,7 +13,7 @@ from kocka.solver.rules.bluff_engine import (
     _BLUFF, _BLUFF_AGENTS, _EQUILIBRIUM_AGENT, _HINT, _BluffRules, _check_private_dice, _check_standing, _TwoDiceClaims,
 )
 from kocka.solver.rules.bluff_state import BluffState, Bet, Claim, Pass
-from kocka.solver.rules.spec import GameSpec, TableKind, register_game
+from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ register_game(GameSpec(
     name="bidding-bluff", title="bidding bluff", engine=BiddingBluffGame,
     tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.bidding:BIDDING_EQUILIBRIUM"),
             TableKind("match", "kocka.solver.solvers.bluff.match:BIDDING_MATCH")),
-    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT,
+    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT, AgentEntry(
+        "adaptive", "kocka.agents.bots.adaptive_bluff:adaptive_factory",
+        "two players: best reply to the opponent's learnt bets and claims, at most 0.1 chips/round below the equilibrium")),
+    hint=_HINT,
     hint_parameters="kocka.agents.advice.bluff:BettingHintParams", judges=("equilibrium", "bayes"), **_BLUFF,
 ))

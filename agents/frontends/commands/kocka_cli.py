@@ -605,11 +605,14 @@ def table(game, players, save_path, resume, rules, cache_dir, build_missing, lan
 @option("--baseline", default=None, metavar="AGENT",
         help=N_("Play the same games again with AGENT in the first agent's place and report the first agent's "
                 "gain over it, game by game (paired differences, 95% interval)."))
+@option("--series", is_flag=True,
+        help=N_("Play the games as one series, in order in one process: agents that learn the table (adaptive) "
+                "keep what they learnt from game to game, as over an evening at one table (--jobs is unused)."))
 @option("--cache-dir", default=None, metavar="DIR", help=CACHE_HELP)
 @option("--build-missing", is_flag=True, help=BUILD_HELP)
 @lang_option
-def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_table, baseline, cache_dir, build_missing,
-          lang):
+def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_table, baseline, series, cache_dir,
+          build_missing, lang):
     names = [s.strip().lower() for s in agent_list.split(",") if s.strip()]
     paired = None
     try:
@@ -617,9 +620,10 @@ def arena(game, agent_list, games, seed, jobs, rules, as_json, plot, bins, at_ta
         report_language = choose_language(lang, g.words.language)
         options = _agent_options(cache_dir, build_missing)
         # the baseline's games first: a baseline that cannot play fails before the long run
-        against = (run_arena(g, [baseline.strip().lower(), *names[1:]], games, seed, jobs, options, table=at_table)
+        against = (run_arena(g, [baseline.strip().lower(), *names[1:]], games, seed, jobs, options, table=at_table,
+                             series=series)
                    if baseline is not None and names else None)
-        result = run_arena(g, names, games, seed, jobs, options, table=at_table)
+        result = run_arena(g, names, games, seed, jobs, options, table=at_table, series=series)
         paired = paired_gain(result, against) if against is not None else None
         if plot:
             result.plot(plot)

@@ -179,6 +179,7 @@ class ArenaResult:
     wins: np.ndarray
     seats: np.ndarray
     value_notes: tuple[str, ...] = field(default=())
+    series: bool = False
 
     @property
     def games(self) -> int:
@@ -233,6 +234,7 @@ class ArenaResult:
             "mode": self.mode,
             "games": self.games,
             "seed": self.seed,
+            "series": self.series,
             "intervals": {"mean": "normal approximation, 95%", "win_rate": "Wilson score, 95%, ties shared"},
             "agents": [
                 {
@@ -258,6 +260,8 @@ class ArenaResult:
                     n=len(self.labels))
         else:
             how = _("{n} seats, seat order rotating", n=len(self.labels))
+        if self.series:
+            how += "; " + _("one series: the agents keep what they learnt from game to game")
         rules = ", ".join(f"{k}={_short(v)}" for k, v in self.rules.items())
         lines = [_("{game}: {games} games, seed {seed}; {how}", game=self.game, games=self.games, seed=self.seed, how=how),
                  _("rules: {rules}", rules=rules), ""]
@@ -426,7 +430,7 @@ def arena_game(game: Game, agents: Sequence[str], table: bool = False) -> tuple[
 
 
 def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: int, stop: int,
-                options: AgentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                options: AgentOptions, series: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     agents = [make_agent(name, game, 0, options) for name in names]
     n = len(names)
     scores = np.zeros((stop - start, n))
@@ -434,7 +438,8 @@ def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: i
     seats = np.zeros((stop - start, n), dtype=np.int64)
     for row, i in enumerate(range(start, stop)):
         for a, agent in enumerate(agents):
-            agent.reset(derive_seed("agent", seed, i, a))
+            # a series keeps what the agents learnt from game to game: reseeded, not reset
+            (agent.reseed if series and row else agent.reset)(derive_seed("agent", seed, i, a))
         if mode == "solitaire":
             for a, agent in enumerate(agents):
                 state = play_match(game, [agent], ChanceSampler(derive_seed("game", seed, i)))
@@ -504,14 +509,16 @@ def _simulated(game: Game, mode: str, names: Sequence[str], seed: int, games: in
 def run_arena(
     game: Game, agents: Sequence[str], games: int, seed: int, jobs: int = 1,
     options: AgentOptions = AgentOptions(), progress: Callable[[int], None] | None = None, table: bool = False,
-    kernels: bool = True,
+    kernels: bool = True, series: bool = False,
 ) -> ArenaResult:
     """Play ``games`` seeded games between ``agents`` (names in the agent catalogue); see the module
     docstring for the two modes (``table``: a scorecard game at one table). The result
     does not depend on ``jobs``. When every agent has a compiled player of whole games
     (:meth:`~kocka.agents.bots.base.Agent.simulator`: the ``optimal`` agent of the scorecard
     games and its levels) the games are played by it, the same games with the same results; ``kernels=False``
-    plays them through the Python engine loop all the same."""
+    plays them through the Python engine loop all the same. A ``series`` plays the games in
+    order in one process, each agent keeping its memory from game to game (the agents that
+    learn the table, e.g. ``adaptive``, over an evening of games; ``jobs`` unused)."""
     names = list(agents)
     if not names:
         raise ArenaError("the arena needs at least one agent")
@@ -522,11 +529,15 @@ def run_arena(
     game, mode = arena_game(game, names, table)
     for name in dict.fromkeys(names):  # fail here, before any worker starts, if one cannot play
         make_agent(name, game, 0, options)
-    fast = _simulated(game, mode, names, seed, games, jobs, options) if kernels else None
-    chunk = max(1, math.ceil(games / (jobs * 8)))
+    fast = _simulated(game, mode, names, seed, games, jobs, options) if kernels and not series else None
+    chunk = games if series else max(1, math.ceil(games / (jobs * 8)))
     bounds = [(s, min(s + chunk, games)) for s in range(0, games, chunk)]
     if fast is not None:
         parts = [fast]
+        if progress:
+            progress(games)
+    elif series:
+        parts = [_play_chunk(game, mode, names, seed, 0, games, options, series=True)]
         if progress:
             progress(games)
     elif jobs == 1:
@@ -545,7 +556,7 @@ def run_arena(
     scores, wins, seats = (np.concatenate([p[k] for p in parts]) for k in range(3))
     return ArenaResult(
         game=game.NAME, rules={k: _jsonable(v) for k, v in game.rules.options().items()}, mode=mode, seed=seed,
-        labels=agent_labels(names), names=tuple(names), scores=scores, wins=wins, seats=seats,
+        labels=agent_labels(names), names=tuple(names), scores=scores, wins=wins, seats=seats, series=series,
     )
 
 

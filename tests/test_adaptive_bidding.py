@@ -1,0 +1,174 @@
+"""The adaptive agent of the two-player bidding bluff (issue 27; RULES.md BLUFF-11..BLUFF-16):
+the stage worst cases it bounds its risk with, its best reply over the rest of the round,
+its model, and the agent (legal moves, the equilibrium's moves with nothing learnt, the
+budget it spends). A table of chips adding up to 6 (the tests' cache): 66 stages a second."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kocka.agents.bots.adaptive_bluff import EPSILON, AdaptiveBiddingBot
+from kocka.agents.bots.base import ChanceSampler
+from kocka.agents.bots.bluff_bots import BettingEquilibriumBot, ThresholdBot, TruthfulBot
+from kocka.agents.bots.catalogue import AgentOptions, make_agent
+from kocka.agents.frontends.games.arena import play_match, run_arena
+from kocka.solver.base.build_options import BuildOptions
+from kocka.solver.rules.bluff import BiddingBluffGame, BiddingBluffRules, claim_probabilities
+from kocka.solver.solvers.bluff import adaptive_bidding as ab
+from kocka.solver.solvers.bluff.bidding import BiddingEquilibriumSolver, BiddingPlan
+from kocka.solver.store.table_store import build_table
+
+RULES = BiddingBluffRules(start_chips=3, max_rounds=1, payoff="chips")
+
+
+@pytest.fixture(scope="module")
+def table_folder(tmp_path_factory):
+    """Its own folder: the session's cache stays without a bidding-bluff table for the
+    tests of hints without tables (tests/test_bluff_hint.py)."""
+    return tmp_path_factory.mktemp("bidding-tables")
+
+
+@pytest.fixture(scope="module")
+def plan(table_folder):
+    game = BiddingBluffGame(BiddingBluffRules(), 2)
+    table = build_table(game, BiddingEquilibriumSolver(max_total=6, measured=()), BuildOptions(progress=False),
+                        table_folder)
+    return BiddingPlan(game, table)
+
+
+def stages(plan):
+    for standing in (None, *plan.claims[:-1]):
+        for x in range(1, 6):
+            for y in range(1, 7 - x):
+                yield ab.StageView.build(plan, standing, x, y)
+
+
+def test_the_equilibrium_stage_strategies_guarantee_the_stored_values(plan):
+    # the stored equilibrium's claims hold every answerer to V*, and its bets hold every
+    # roller to V* (the stage solver's values, solved separately): the worst cases the
+    # safety bound is computed with must give exactly those
+    for view in stages(plan):
+        assert ab.roller_guarantee(view, view.sigma) == pytest.approx(view.value, abs=1e-12)
+        assert ab.answerer_exposure(view, view.beta) == pytest.approx(view.value, abs=1e-12)
+
+
+def test_worst_cases_by_hand(plan):
+    # 1 chip each, no claim standing. Always claiming 12 (the top claim: the answerer must
+    # bet, BLUFF-5) wins 1 with a pair of sixes and loses 1 otherwise: 1/36 - 35/36
+    view = ab.StageView.build(plan, None, 1, 1)
+    always_top = np.zeros_like(view.sigma)
+    always_top[:, view.messages.index((plan.claims[-1], 1))] = 1.0
+    chance = claim_probabilities("simple")
+    six_six = float(chance[plan.claims[-1]])
+    assert six_six == pytest.approx(1 / 36)
+    assert ab.roller_guarantee(view, always_top) == pytest.approx(six_six - (1 - six_six))
+    # an answerer who never bets: a pass costs him his last chip and the game (BLUFF-13),
+    # so any claim below the top earns the roller 1
+    assert ab.answerer_exposure(view, np.zeros(len(view.messages))) == pytest.approx(1.0)
+
+
+def test_the_reply_to_an_unseen_opponent_is_worth_the_equilibrium_value(plan):
+    # with nothing observed the model is the equilibrium, and a best reply to an
+    # equilibrium over the whole rest of the round earns exactly the round's value
+    model = ab.BiddingOpponentModel(len(plan.claims))
+    reply = ab.ModelReply(model, lambda s, x, y: ab.StageView.build(plan, s, x, y), plan.top())
+    for standing in (None, plan.claims[4], plan.claims[8]):
+        for x, y in ((1, 1), (2, 2), (3, 2), (2, 4)):
+            assert reply.mine(standing, x, y)[0] == pytest.approx(plan.value(standing, x, y), abs=1e-9)
+            assert reply.theirs(standing, x, y) == pytest.approx(-plan.value(standing, y, x), abs=1e-9)
+
+
+def test_the_model_keeps_the_equilibrium_until_he_deviates(plan):
+    model = ab.BiddingOpponentModel(len(plan.claims))
+    view = ab.StageView.build(plan, None, 3, 3)
+    start = model.bet_chance(view)
+    assert np.allclose(start, view.beta)
+    claim, stake = view.messages[int(np.argmax((view.beta > 0.2) & (view.beta < 0.8)))]
+    beta = float(view.beta[view.messages.index((claim, stake))])
+    assert 0.2 < beta < 0.8
+    # as often as the equilibrium (hits = expected): the prior stays
+    model.saw_answer(0, claim, stake, True, beta)
+    model.saw_answer(0, claim, stake, False, 1 - beta)  # the second observation's beta* is 1 - beta
+    m = view.messages.index((claim, stake))
+    assert model.bet_chance(view)[m] == pytest.approx(beta)
+    # never: (0 + W) / (expected + W) of the prior, in the cell and, shrunk, in every cell of its claim
+    never = ab.BiddingOpponentModel(len(plan.claims))
+    for _ in range(50):
+        never.saw_answer(0, claim, stake, False, beta)
+    w = ab.PRIOR_WEIGHT
+    scaled = beta * w / (50 * beta + w)
+    assert never.bet_chance(view)[m] == pytest.approx((50 * scaled + w * scaled) / (50 + w))
+    assert model.observed == 2 and never.observed == 50
+
+
+def test_largest_safe_weight():
+    assert ab.largest_safe_weight(lambda w: w * w, 0.25) == pytest.approx(0.5, abs=1e-8)
+    assert ab.largest_safe_weight(lambda w: w * w, 2.0, cap=0.3) == 0.3
+    assert ab.largest_safe_weight(lambda w: w, 0.0) == 0.0
+
+
+@pytest.fixture(scope="module")
+def options(plan, table_folder):
+    return AgentOptions(cache_dir=table_folder)
+
+
+def test_with_nothing_learnt_it_plays_the_equilibriums_moves(options):
+    # cap n / (n + 40) = 0 before any observation: the same draws as the equilibrium's
+    game = BiddingBluffGame(RULES, 2)
+    for seed in range(6):
+        mine, theirs = AdaptiveBiddingBot(game, seed, options), BettingEquilibriumBot(game, seed, options)
+        state = game.new_initial_state()
+        sampler = ChanceSampler(seed)
+        rolls = 0
+        while not game.is_terminal(state):
+            player = game.current_player(state)
+            if player < 0:
+                action = sampler.sample(game, state, rolls)
+                rolls += 1
+            else:
+                action = mine.choose(state)
+                assert action == theirs.choose(state)
+            state = game.apply(state, action)
+
+
+@pytest.mark.parametrize("opponent", [TruthfulBot, ThresholdBot])
+def test_it_learns_plays_legal_moves_and_risks_only_its_budget(options, opponent):
+    game = BiddingBluffGame(RULES, 2)
+    agent = AdaptiveBiddingBot(game, 2, options)
+    spent = []
+    weight = agent._weight
+
+    def recorded(loss, model):
+        before = agent.budget
+        w = weight(loss, model)
+        spent.append((before, before - agent.budget, w))
+        return w
+
+    agent._weight = recorded
+    other = opponent(game)
+    for i in range(40):
+        (agent.reseed if i else agent.reset)(i)
+        seats = [agent, other] if i % 2 else [other, agent]
+        state = play_match(game, seats, ChanceSampler(100 + i))
+        assert game.is_terminal(state) and sum(state.chips) == 6
+    assert agent.models[0].observed + agent.models[1].observed > 40
+    assert any(w > 0 for _b, _s, w in spent)
+    for before, used, w in spent:  # what a stage risks is never more than the budget left
+        assert used <= max(before, 0.0) + 1e-12 and (w == 0 or used >= -1e-12)
+
+
+def test_a_series_keeps_memory_and_changes_nothing_for_agents_without(options):
+    game = BiddingBluffGame(RULES, 2)
+    plain = run_arena(game, ["truthful", "threshold"], 12, 4, options=options)
+    series = run_arena(game, ["truthful", "threshold"], 12, 4, options=options, series=True)
+    assert np.array_equal(plain.scores, series.scores) and series.series and not plain.series
+    assert series.to_json()["series"] is True
+    agent = make_agent("adaptive", game, 0, options)
+    assert isinstance(agent, AdaptiveBiddingBot) and EPSILON == 0.1
+    play_match(game, [agent, TruthfulBot(game)], ChanceSampler(1))
+    seen = agent.models[1].observed
+    agent.reseed(5)
+    play_match(game, [agent, TruthfulBot(game)], ChanceSampler(2))
+    assert agent.models[1].observed > seen > 0
+    agent.reset(5)
+    assert agent.models[1].observed == 0
