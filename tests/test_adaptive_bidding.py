@@ -13,7 +13,7 @@ from kocka.agents.bots.bluff_bots import BettingEquilibriumBot, ThresholdBot, Tr
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.games.arena import play_match, run_arena
 from kocka.solver.base.build_options import BuildOptions
-from kocka.solver.rules.bluff import BiddingBluffGame, BiddingBluffRules, claim_probabilities
+from kocka.solver.rules.bluff import BiddingBluffGame, BiddingBluffRules, Claim, claim_probabilities
 from kocka.solver.solvers.bluff import adaptive_bidding as ab
 from kocka.solver.solvers.bluff.bidding import BiddingEquilibriumSolver, BiddingPlan
 from kocka.solver.store.table_store import build_table
@@ -151,10 +151,38 @@ def test_it_learns_plays_legal_moves_and_risks_only_its_budget(options, opponent
         seats = [agent, other] if i % 2 else [other, agent]
         state = play_match(game, seats, ChanceSampler(100 + i))
         assert game.is_terminal(state) and sum(state.chips) == 6
-    assert agent.models[0].observed + agent.models[1].observed > 40
+    assert agent.model.observed > 40
     assert any(w > 0 for _b, _s, w in spent)
     for before, used, w in spent:  # what a stage risks is never more than the budget left
         assert used <= max(before, 0.0) + 1e-12 and (w == 0 or used >= -1e-12)
+
+
+def test_it_learns_the_opponent_only(options):
+    # two adaptive agents in one match: each model counts exactly the other agent's claims
+    # (claims are public, BLUFF-12), never its own
+    game = BiddingBluffGame(RULES, 2)
+    first, second = AdaptiveBiddingBot(game, 1, options), AdaptiveBiddingBot(game, 2, options)
+    events = []
+
+    class Recorder:
+        has_memory = True
+
+        def observe(self, event):
+            events.append(event)
+
+    recorder = Recorder()
+    first_observe = first.observe
+
+    def observe(event):
+        recorder.observe(event)
+        first_observe(event)
+
+    first.observe = observe
+    play_match(game, [first, second], ChanceSampler(9))
+    decisions = [e for e in events if e.player >= 0]
+    claims = [e for e in decisions if isinstance(e.action, Claim)]
+    by_second = [e for e in claims if e.player == 1]
+    assert first.model.sent.sum() == len(by_second) and second.model.sent.sum() == len(claims) - len(by_second)
 
 
 def test_a_series_keeps_memory_and_changes_nothing_for_agents_without(options):
@@ -166,9 +194,32 @@ def test_a_series_keeps_memory_and_changes_nothing_for_agents_without(options):
     agent = make_agent("adaptive", game, 0, options)
     assert isinstance(agent, AdaptiveBiddingBot) and EPSILON == 0.1
     play_match(game, [agent, TruthfulBot(game)], ChanceSampler(1))
-    seen = agent.models[1].observed
+    seen = agent.model.observed
     agent.reseed(5)
-    play_match(game, [agent, TruthfulBot(game)], ChanceSampler(2))
-    assert agent.models[1].observed > seen > 0
+    play_match(game, [TruthfulBot(game), agent], ChanceSampler(2))  # seats swapped: the same opponent
+    assert agent.model.observed > seen > 0
     agent.reset(5)
-    assert agent.models[1].observed == 0
+    assert agent.model.observed == 0
+
+
+def test_in_a_whole_match_it_plays_by_the_match_plan(tmp_path):
+    # a match from 2 chips each (its match table, 1-2 s): values are chances to win, the
+    # equilibrium's stage strategies guarantee them too, and the agent risks 0.005 of the
+    # chance to win per round, one stage deep
+    from kocka.agents.bots.adaptive_bluff import MATCH_EPSILON
+    from kocka.solver.solvers.bluff.match import BIDDING_MATCH, MatchPlan
+
+    game = BiddingBluffGame(BiddingBluffRules(start_chips=2), 2)
+    build_table(game, BIDDING_MATCH, BuildOptions(progress=False), tmp_path)
+    agent = AdaptiveBiddingBot(game, 1, AgentOptions(cache_dir=tmp_path))
+    assert isinstance(agent.plan, MatchPlan) and agent.epsilon == MATCH_EPSILON
+    for standing in (None, agent.plan.claims[5]):
+        for x, y in ((1, 3), (2, 2), (3, 1)):
+            view = ab.StageView.build(agent.plan, standing, x, y)
+            assert ab.roller_guarantee(view, view.sigma) == pytest.approx(view.value, abs=1e-12)
+            assert ab.answerer_exposure(view, view.beta) == pytest.approx(view.value, abs=1e-12)
+    for i in range(12):
+        (agent.reseed if i else agent.reset)(i)
+        state = play_match(game, [agent, ThresholdBot(game)] if i % 2 else [ThresholdBot(game), agent], ChanceSampler(i))
+        assert game.is_terminal(state) and sum(state.chips) == 4
+        assert 0.0 <= agent.budget <= MATCH_EPSILON + 1e-12

@@ -20,17 +20,21 @@ Abázs (:class:`AdaptiveAbazsBot`):
 The bidding bluff (:class:`AdaptiveBiddingBot`, the solver side in
 :mod:`kocka.solver.solvers.bluff.adaptive_bidding`):
 
-* **Model**: the opponent's bets per (claim, stake class), seen at every unforced answer,
-  and the truth of his claims per (claim, stake class), seen at every reveal (BLUFF-15), as
-  residuals over the stored round equilibrium.
-* **Reply**: one stage deep: the best claim and stake for my roll against his modelled
-  bets, or bet-or-pass against his modelled truthfulness, later stages at their
-  equilibrium value.
-* **Safety**: each round has a budget of EPSILON; in each stage where I act I play the
-  reply with the largest weight w (at most n / (n + 40)) whose worst-case loss, the
-  stage's shortfall to its equilibrium value against a best responder, fits the budget
-  left, and spend that loss. The stage losses add up to the round's (a telescoping sum of
-  stage values), so against any opponent a round loses at most EPSILON.
+* **Model**: the opponent's bets (seen at every unforced answer), the truth of his claims
+  (seen at every reveal, BLUFF-15) and the claims he makes (public), per (standing claim,
+  claim, stake class), over the stored round equilibrium.
+* **Reply**: the best reply to the model over the rest of the round (every later stage
+  played by the reply too); with the match plan (values: the chance to win), one stage
+  deep, later stages at the plan's values.
+* **Safety**: in each stage where it acts it plays the reply with the largest weight w (at
+  most n / (n + 40)) whose worst-case loss, the stage's shortfall to its equilibrium value
+  against a best responder, fits what it may still risk, and spends that loss. It may risk
+  EPSILON per round begun plus what its rounds gave beyond their equilibrium values (risk
+  what you won; with the match plan MATCH_EPSILON per round, nothing carried over). The
+  stage losses bound the rounds' shortfalls (a telescoping sum of stage values), so
+  against any opponent the expected total falls at most EPSILON per round below the sum
+  of the equilibrium's values of the rounds played. Its own draws come from a second
+  generator, so with nothing learnt it plays exactly what ``equilibrium`` plays.
 
 ``rank`` gives the equilibrium's values (chips against the equilibrium opponent); ``choose``
 plays the mixture. With no memory (a seat request: nothing observed) w = 0 and it plays the
@@ -84,27 +88,35 @@ class AdaptiveAbazsBot(EquilibriumBot):
         self._forget()
 
     def _forget(self) -> None:
-        self.models = [bluff_adaptive.AbazsOpponentModel.equilibrium_prior(self.table) for _seat in range(2)]
+        # one model of the other player, whichever seat he takes (a series swaps seats)
+        model = bluff_adaptive.AbazsOpponentModel.equilibrium_prior(self.table)
+        self.models = [model, model]
         self._memory = RoundMemory(self.game)
         self._planned: list[tuple[int, Any, float]] = [(0, None, 0.0), (0, None, 0.0)]  # per opponent seat
         self._round: tuple[int, int] | None = None
         self._reply: Any = None
+        self._game_seat: int | None = None  # my seat in this game, once I have acted in it
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._forget()
 
     def observe(self, event: Event) -> None:
+        before = self._memory.last_state
+        if before is None or before.phase == OVER:  # a new game: seats may have changed
+            self._game_seat = None
         if _round_begins(event.state):  # also in a series of one-round games, where state.rounds stays 0
             self._round = None
         self._memory.follow(event, on_answer=self._answered, on_reveal=self._revealed)
 
     def _answered(self, record: Any, responder: int, called: bool) -> None:
-        self.models[responder].saw_answer(standing_index(record.previous), record.claim.rank, called)
+        if responder != self._game_seat:  # his answers only (before my first move every decision is his)
+            self.models[responder].saw_answer(standing_index(record.previous), record.claim.rank, called)
 
     def _revealed(self, record: Any, dice: Any) -> None:
-        rank = actual_result(tuple(dice), self.game.rules.ranking).rank  # BLUFF-7
-        self.models[record.claimant].saw_claim(standing_index(record.previous), rank, record.claim.rank)
+        if record.claimant != self._game_seat:
+            rank = actual_result(tuple(dice), self.game.rules.ranking).rank  # BLUFF-7
+            self.models[record.claimant].saw_claim(standing_index(record.previous), rank, record.claim.rank)
 
     def plan(self, opponent: int) -> tuple[Any, float]:
         """The best reply to ``opponent``'s model and its weight, recomputed when he has been
@@ -120,7 +132,7 @@ class AdaptiveAbazsBot(EquilibriumBot):
         return reply, weight
 
     def choose(self, state: Any) -> Any:
-        me = self.require_decision(state)
+        me = self._game_seat = self.require_decision(state)
         round_key = (state.rounds, me)
         if self._round != round_key:  # a new round: draw who plays it
             self._round = round_key
@@ -151,18 +163,19 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         self._mixing = random.Random(derive_seed("adaptive mixture", self.seed))
         if game.num_players != 2:
             raise AgentUnavailable(f"agent 'adaptive' plays the two-player bidding bluff, not {game.num_players} players")
-        self.epsilon = epsilon if epsilon is not None else (MATCH_EPSILON if isinstance(self.plan, MatchPlan) else EPSILON)
+        self.epsilon = epsilon if epsilon is not None else (MATCH_EPSILON if self._match else EPSILON)
         self._forget()
 
     def _forget(self) -> None:
         n_claims = len(self.plan.claims)
-        self.models = [adaptive_bidding.BiddingOpponentModel(n_claims) for _seat in range(2)]
+        self.model = adaptive_bidding.BiddingOpponentModel(n_claims)  # the other player, whichever seat he takes
         self._memory = RoundMemory(self.game)
         self._views: dict[tuple, adaptive_bidding.StageView] = {}
         self._claimed_at: tuple[int, int] | None = None  # the claimant's and the answerer's chips at the last claim
         self.budget = 0.0  # what may be risked: EPSILON per round begun plus what was won beyond the rounds' values
         self._open: tuple | None = None  # the round under way: (rounds, chips, roller, its value to the roller)
         self._seat: int | None = None  # my seat in the round under way
+        self._game_seat: int | None = None  # my seat in this game, once I have acted in it
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -186,6 +199,8 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         if before is not None and isinstance(event.action, Claim) and before.phase == "claim":
             self._claimed_at = (before.chips[before.active], before.chips[1 - before.active])
         after = event.state
+        if before is None or before.phase == OVER:  # a new game: seats may have changed
+            self._game_seat = None
         if self._open is not None and (after.rounds != self._open[0] or after.phase == OVER):
             self._close_round(after)
         if _round_begins(after):
@@ -208,8 +223,8 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         risked (the round plan: values are chips; the match plan risks EPSILON per round only)."""
         rounds, chips, roller, value = self._open
         self._open = None
-        if self._seat is None or value is None or isinstance(self.plan, MatchPlan):
-            self.budget = min(self.budget, self.epsilon)
+        if self._seat is None or value is None or self._match:
+            self.budget = 0.0  # nothing carried over: the next round risks EPSILON
             return
         mine = value if self._seat == roller else -value
         self.budget += state.chips[self._seat] - chips[self._seat] - mine
@@ -220,25 +235,37 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         view = self.stage(record.previous, *self._claimed_at)
         return view, view.message_index(record.claim, record.stake)
 
+    def _theirs(self, player: int) -> bool:
+        """Whether ``player``'s action is the opponent's, for the model to learn (before my
+        first move of a game every decision is his)."""
+        return player != self._game_seat
+
     def _claimed(self, record: Any) -> None:
         found = self._claim_stage(record)
-        if found is not None:
+        if found is not None and self._theirs(record.claimant):
             view, m = found
-            self.models[record.claimant].saw_message(standing_index(record.previous), *view.messages[m])
+            self.model.saw_message(standing_index(record.previous), *view.messages[m])
 
     def _answered(self, record: Any, responder: int, bet: bool) -> None:
         found = self._claim_stage(record)
-        if found is not None:
+        if found is not None and self._theirs(responder):
             view, m = found
-            self.models[responder].saw_answer(standing_index(record.previous), *view.messages[m], bet, float(view.beta[m]))
+            self.model.saw_answer(standing_index(record.previous), *view.messages[m], bet, float(view.beta[m]))
 
     def _revealed(self, record: Any, dice: Any) -> None:
         found = self._claim_stage(record)
-        if found is not None:
+        if found is not None and self._theirs(record.claimant):
             view, m = found
             true = self.game.claim_true(record.claim, tuple(dice))  # BLUFF-4
-            self.models[record.claimant].saw_claim(standing_index(record.previous), *view.messages[m], bool(true),
+            self.model.saw_claim(standing_index(record.previous), *view.messages[m], bool(true),
                                                    float(view.truth_chance(view.sigma)[m]))
+
+    @property
+    def _match(self) -> bool:
+        """Whether the match plan plays (values: the chance to win the match): the reply is
+        then one stage deep, later stages at the plan's values (the round's recursion
+        counts chips)."""
+        return isinstance(self.plan, MatchPlan)
 
     def _reply(self, model: adaptive_bidding.BiddingOpponentModel) -> adaptive_bidding.ModelReply:
         return adaptive_bidding.ModelReply(model, self.stage, self.plan.top())
@@ -252,15 +279,16 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         return weight
 
     def choose(self, state: Any) -> Any:
-        me = self._seat = self.require_decision(state)
+        me = self._seat = self._game_seat = self.require_decision(state)
         # the equilibrium's draw is always made, so its sampling stays in step with an
         # equilibrium agent's on the same seed, and the mixture draws from its own stream
         equilibrium = super().choose(state)
-        model = self.models[1 - me]
+        model = self.model
         if state.phase == "claim":
             x, y = state.chips[me], state.chips[1 - me]
             view = self.stage(state.standing, x, y)
-            best = self._reply(model).mine(state.standing, x, y)[1]
+            best = (adaptive_bidding.reply_claims(view, model.bet_chance(view)) if self._match
+                    else self._reply(model).mine(state.standing, x, y)[1])
             reply = np.zeros_like(view.sigma)
             reply[np.arange(len(best)), best] = 1.0
 
@@ -273,7 +301,8 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         elif state.phase == "answer" and len(self.game.legal_actions(state)) > 1:
             x, y = state.chips[state.active], state.chips[me]
             view = self.stage(state.previous, x, y)
-            bets = self._reply(model).bets(view)
+            bets = (adaptive_bidding.reply_bets(view, model.true_chance(view)) if self._match
+                    else self._reply(model).bets(view))
 
             def loss(w: float) -> float:
                 return adaptive_bidding.answerer_exposure(view, (1 - w) * view.beta + w * bets) - view.value

@@ -1,4 +1,4 @@
-"""Opponent modelling, the one-stage best reply and its safety bound in the two-player
+"""Opponent modelling, the best reply to a model and its safety bound in the two-player
 bidding bluff (RULES.md BLUFF-11..BLUFF-16): the solver side of the betting game's
 ``adaptive`` agent (:mod:`kocka.agents.bots.adaptive_bluff`).
 
@@ -12,16 +12,16 @@ m = (c, k), and the stage value V*(s, x, y), later stages priced at their equili
 :class:`StageView` lays one stage out as arrays (results x canonical messages).
 
 **The model** (:class:`BiddingOpponentModel`): the opponent's answers are always seen, his
-claims' truth only at a reveal (BLUFF-15). Both are kept per cell (claim, stake class) as a
-residual over the equilibrium, per cell (standing claim, claim, stake class): P(he bets on m) = beta*(m) + (bets - sum beta*) / (n +
-:data:`PRIOR_WEIGHT`), P(his claim m is true) = q*(m) + (trues - sum q*) / (n +
-:data:`PRIOR_WEIGHT`), each clipped to [0, 1], where the sums run over the cell's n
-observations and q* is the chance the claim is true were he playing the equilibrium (Bayes
-over sigma*). Unseen, he is the equilibrium.
+claims always (they are public), their truth only at a reveal (BLUFF-15). Per cell
+(standing claim, claim, stake class) his chance of a bet and of a true claim are the
+equilibrium's scaled by the cell's observed over expected count, shrunk towards the same
+cell over every standing claim (:meth:`BiddingOpponentModel._estimate`); the chance of each
+claim is the equilibrium's plus what he was seen to claim. Unseen, he is the equilibrium.
 
-**The reply** is one stage deep: against the model, with later stages at their equilibrium
-values, the best message for each result (:func:`reply_claims`) and bet-or-pass for each
-message (:func:`reply_bets`).
+**The reply** (:class:`ModelReply`): the best reply to the model over the rest of the round,
+every later stage played by the reply too. One stage deep instead (later stages at the
+plan's values): :func:`reply_claims` and :func:`reply_bets`, what the agent plays with the
+match plan, whose values are chances to win.
 
 **The safety bound.** The agent plays, in a stage of its own, the equilibrium's stage
 strategy mixed with weight w with the reply. Whatever the opponent does, the stage then
@@ -29,10 +29,11 @@ gives at least the mixture's guarantee against a best responder with later stage
 (:func:`roller_guarantee`, :func:`answerer_exposure`); its shortfall to V* is the stage's
 loss, convex in w and 0 at w = 0. Telescoping over a round's stages (each stage's payoff
 plus the next stage's V*, minus its own V*), the round's result falls short of the
-equilibrium's V* of the round by at most the sum of the losses of the stages it visits, so
-the agent gives every round a budget epsilon and spends it stage by stage
-(:func:`largest_safe_weight`): against any opponent a round loses at most epsilon to the
-equilibrium's guarantee.
+equilibrium's V* of the round by at most the sum of the losses of the stages it visits in
+expectation, so an agent that never spends more than EPSILON per round begun plus what its
+rounds gave beyond their V* (safe exploitation, "risk what you won") falls, against any
+opponent, at most EPSILON per round below the sum of the V* of the rounds it plays
+(:func:`largest_safe_weight` finds each stage's weight).
 """
 from __future__ import annotations
 
@@ -177,9 +178,9 @@ def largest_safe_weight(loss: Callable[[float], float], budget: float, cap: floa
 
 @dataclass
 class BiddingOpponentModel:
-    """One opponent's residuals over the equilibrium, per cell (claim rank, stake class):
-    ``bets[cell] = (observations, bets, sum of beta*)`` and ``truths[cell] =
-    (observations, true claims, sum of q*)`` (module docstring). Mutable."""
+    """One opponent's counts per cell (standing index, claim rank, stake class):
+    ``bets[cell] = (observations, bets, sum of beta*)``, ``truths[cell] = (observations,
+    true claims, sum of q*)`` and ``sent[cell]`` his claims (module docstring). Mutable."""
 
     n_claims: int
     bets: np.ndarray = field(init=False)
