@@ -65,12 +65,28 @@ the last plan plus 4 (each plan walks the game twice: a geometric schedule keeps
 plans to a few dozen)."""
 
 
+class _OwnSeat:
+    """Which seat is mine in the game under way, for a model that learns the other player
+    whichever seat he takes (a series swaps seats): unknown until my first move (every
+    decision before it is his), forgotten when a game ends."""
+
+    _game_seat: int | None = None
+
+    def _follow_game(self, before: Any) -> None:
+        if before is None or before.phase == OVER:
+            self._game_seat = None
+
+    def _theirs(self, player: int) -> bool:
+        """Whether ``player``'s action is the opponent's, for the model to learn."""
+        return player != self._game_seat
+
+
 def _round_begins(state: Any) -> bool:
     """Whether ``state`` begins a round: a roll with no claim standing (BLUFF-3)."""
     return getattr(state, "phase", None) == ROLL and getattr(state, "standing", None) is None
 
 
-class AdaptiveAbazsBot(EquilibriumBot):
+class AdaptiveAbazsBot(_OwnSeat, EquilibriumBot):
     """The adaptive agent of two-player Abázs (module docstring)."""
 
     name = "adaptive"
@@ -95,26 +111,24 @@ class AdaptiveAbazsBot(EquilibriumBot):
         self._planned: list[tuple[int, Any, float]] = [(0, None, 0.0), (0, None, 0.0)]  # per opponent seat
         self._round: tuple[int, int] | None = None
         self._reply: Any = None
-        self._game_seat: int | None = None  # my seat in this game, once I have acted in it
+        self._game_seat = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._forget()
 
     def observe(self, event: Event) -> None:
-        before = self._memory.last_state
-        if before is None or before.phase == OVER:  # a new game: seats may have changed
-            self._game_seat = None
+        self._follow_game(self._memory.last_state)
         if _round_begins(event.state):  # also in a series of one-round games, where state.rounds stays 0
             self._round = None
         self._memory.follow(event, on_answer=self._answered, on_reveal=self._revealed)
 
     def _answered(self, record: Any, responder: int, called: bool) -> None:
-        if responder != self._game_seat:  # his answers only (before my first move every decision is his)
+        if self._theirs(responder):
             self.models[responder].saw_answer(standing_index(record.previous), record.claim.rank, called)
 
     def _revealed(self, record: Any, dice: Any) -> None:
-        if record.claimant != self._game_seat:
+        if self._theirs(record.claimant):
             rank = actual_result(tuple(dice), self.game.rules.ranking).rank  # BLUFF-7
             self.models[record.claimant].saw_claim(standing_index(record.previous), rank, record.claim.rank)
 
@@ -151,7 +165,7 @@ MAX_STAGES = 4096
 """Stages whose arrays the bidding agent keeps (each a few kB; a match visits far fewer)."""
 
 
-class AdaptiveBiddingBot(BettingEquilibriumBot):
+class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
     """The adaptive agent of the two-player bidding bluff (module docstring)."""
 
     name = "adaptive"
@@ -160,7 +174,7 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions(), epsilon: float | None = None) -> None:
         super().__init__(game, seed, options)
-        self._mixing = random.Random(derive_seed("adaptive mixture", self.seed))
+        self.reseed()
         if game.num_players != 2:
             raise AgentUnavailable(f"agent 'adaptive' plays the two-player bidding bluff, not {game.num_players} players")
         self.epsilon = epsilon if epsilon is not None else (MATCH_EPSILON if self._match else EPSILON)
@@ -175,11 +189,10 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         self.budget = 0.0  # what may be risked: EPSILON per round begun plus what was won beyond the rounds' values
         self._open: tuple | None = None  # the round under way: (rounds, chips, roller, its value to the roller)
         self._seat: int | None = None  # my seat in the round under way
-        self._game_seat: int | None = None  # my seat in this game, once I have acted in it
+        self._game_seat = None
 
     def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._mixing = random.Random(derive_seed("adaptive mixture", self.seed))
+        super().reset(seed)  # reseeds through reseed
         self._forget()
 
     def reseed(self, seed: int | None = None) -> None:
@@ -199,8 +212,7 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         if before is not None and isinstance(event.action, Claim) and before.phase == "claim":
             self._claimed_at = (before.chips[before.active], before.chips[1 - before.active])
         after = event.state
-        if before is None or before.phase == OVER:  # a new game: seats may have changed
-            self._game_seat = None
+        self._follow_game(before)
         if self._open is not None and (after.rounds != self._open[0] or after.phase == OVER):
             self._close_round(after)
         if _round_begins(after):
@@ -235,11 +247,6 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
         view = self.stage(record.previous, *self._claimed_at)
         return view, view.message_index(record.claim, record.stake)
 
-    def _theirs(self, player: int) -> bool:
-        """Whether ``player``'s action is the opponent's, for the model to learn (before my
-        first move of a game every decision is his)."""
-        return player != self._game_seat
-
     def _claimed(self, record: Any) -> None:
         found = self._claim_stage(record)
         if found is not None and self._theirs(record.claimant):
@@ -258,7 +265,7 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
             view, m = found
             true = self.game.claim_true(record.claim, tuple(dice))  # BLUFF-4
             self.model.saw_claim(standing_index(record.previous), *view.messages[m], bool(true),
-                                                   float(view.truth_chance(view.sigma)[m]))
+                                                   float(view.equilibrium_truth[m]))
 
     @property
     def _match(self) -> bool:
@@ -273,7 +280,7 @@ class AdaptiveBiddingBot(BettingEquilibriumBot):
     def _weight(self, loss: Any, model: adaptive_bidding.BiddingOpponentModel) -> float:
         """The reply's weight in this stage (module docstring), its loss spent from the
         round's budget."""
-        cap = model.observed / (model.observed + bluff_adaptive.CONFIDENCE_COUNT)
+        cap = bluff_adaptive.data_weight(model.observed)
         weight = adaptive_bidding.largest_safe_weight(loss, self.budget, cap)
         self.budget -= loss(weight) if weight > 0 else 0.0
         return weight

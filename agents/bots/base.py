@@ -93,8 +93,8 @@ class Agent(ABC):
         return f"{type(self).__name__}({self.game.NAME!r}, seed={self.seed!r})"
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game: reseed (with ``seed`` if given) and forget any memory."""
-        Agent.reseed(self, seed)
+        """Start a new game: reseed (with ``seed`` if given, :meth:`reseed`) and forget any memory."""
+        self.reseed(seed)
 
     def reseed(self, seed: int | None = None) -> None:
         """Start a new game keeping what was learnt (the arena's ``series``): reseed only."""

@@ -536,14 +536,10 @@ def run_arena(
         parts = [fast]
         if progress:
             progress(games)
-    elif series:
-        parts = [_play_chunk(game, mode, names, seed, 0, games, options, series=True)]
-        if progress:
-            progress(games)
-    elif jobs == 1:
+    elif jobs == 1 or series:  # a series is one chunk, in order
         parts = []
         for lo, hi in bounds:
-            parts.append(_play_chunk(game, mode, names, seed, lo, hi, options))
+            parts.append(_play_chunk(game, mode, names, seed, lo, hi, options, series=series))
             if progress:
                 progress(hi - lo)
     else:

@@ -175,14 +175,20 @@ def worst_case_loss(game: AbazsGame, policy: bluff_abazs.RoundPolicy, guarantee:
     return max(0.0, *losses)
 
 
+def data_weight(observed: int) -> float:
+    """How far ``observed`` decisions of the opponent are trusted: ``observed / (observed +
+    CONFIDENCE_COUNT)``, the most weight a best reply to them gets."""
+    return observed / (observed + CONFIDENCE_COUNT)
+
+
 def mixture_weight(loss: float, epsilon: float, observed: int) -> float:
     """The weight w of the best reply (module docstring): ``w loss <= epsilon`` and at most
-    the data's weight ``observed / (observed + CONFIDENCE_COUNT)``."""
-    data = observed / (observed + CONFIDENCE_COUNT)
+    the data's weight (:func:`data_weight`)."""
+    data = data_weight(observed)
     return data if loss <= 0 else min(data, epsilon / loss)
 
 
 __all__ = [
-    "AbazsOpponentModel", "BestReply", "CONFIDENCE_COUNT", "PRIOR_WEIGHT", "best_reply", "equilibrium_guarantee",
+    "AbazsOpponentModel", "BestReply", "CONFIDENCE_COUNT", "PRIOR_WEIGHT", "best_reply", "data_weight", "equilibrium_guarantee",
     "mixture_weight", "worst_case_loss",
 ]  # fmt: skip

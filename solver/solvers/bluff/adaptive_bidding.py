@@ -38,6 +38,7 @@ opponent, at most EPSILON per round below the sum of the V* of the rounds it pla
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -120,6 +121,11 @@ class StageView:
     def bet_pay(self) -> np.ndarray:
         """The roller's payoff [r, m] when bet on."""
         return np.where(self.truth, self.win, self.lose)
+
+    @cached_property
+    def equilibrium_truth(self) -> np.ndarray:
+        """:meth:`truth_chance` of the equilibrium's claims (read per stage visit: kept)."""
+        return self.truth_chance(self.sigma)
 
     def truth_chance(self, sigma: np.ndarray) -> np.ndarray:
         """P(message m is true | the roller sent it) under ``sigma``; where sigma never
@@ -235,7 +241,7 @@ class BiddingOpponentModel:
 
     def true_chance(self, view: StageView) -> np.ndarray:
         """P(each message of ``view`` is true, were he to send it)."""
-        return self._estimate(self.truths, view, view.truth_chance(view.sigma))
+        return self._estimate(self.truths, view, view.equilibrium_truth)
 
     def message_chance(self, view: StageView) -> np.ndarray:
         """P(he sends each message of ``view``): the equilibrium's with :data:`PRIOR_WEIGHT`
