@@ -185,10 +185,20 @@ def test_it_learns_the_opponent_only(options):
     assert first.model.sent.sum() == len(by_second) and second.model.sent.sum() == len(claims) - len(by_second)
 
 
-def test_a_series_keeps_memory_and_changes_nothing_for_agents_without(options):
+def test_a_series_keeps_memory_and_changes_nothing_for_agents_without(options, monkeypatch):
     game = BiddingBluffGame(RULES, 2)
-    plain = run_arena(game, ["truthful", "threshold"], 12, 4, options=options)
-    series = run_arena(game, ["truthful", "threshold"], 12, 4, options=options, series=True)
+    # a level keeps per-game state (its regret, its base agent): in a series an agent
+    # without memory is still reset before each of the 12 games, as in a plain run
+    from kocka.agents.bots.levels import LevelAgent
+
+    resets = []
+    original = LevelAgent.reset
+    monkeypatch.setattr(LevelAgent, "reset", lambda self, seed=None: (resets.append(seed), original(self, seed)))
+    run_arena(game, ["level:3", "threshold"], 12, 4, options=options, series=True)
+    assert len(resets) == 12
+    monkeypatch.undo()
+    plain = run_arena(game, ["level:3", "threshold"], 12, 4, options=options)
+    series = run_arena(game, ["level:3", "threshold"], 12, 4, options=options, series=True)
     assert np.array_equal(plain.scores, series.scores) and series.series and not plain.series
     assert series.to_json()["series"] is True
     agent = make_agent("adaptive", game, 0, options)

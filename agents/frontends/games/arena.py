@@ -438,8 +438,9 @@ def _play_chunk(game: Game, mode: str, names: Sequence[str], seed: int, start: i
     seats = np.zeros((stop - start, n), dtype=np.int64)
     for row, i in enumerate(range(start, stop)):
         for a, agent in enumerate(agents):
-            # a series keeps what the agents learnt from game to game: reseeded, not reset
-            (agent.reseed if series and row else agent.reset)(derive_seed("agent", seed, i, a))
+            # a series keeps what the agents learnt from game to game: reseeded, not reset;
+            # an agent without memory starts each game as it always does
+            (agent.reseed if series and row and agent.has_memory else agent.reset)(derive_seed("agent", seed, i, a))
         if mode == "solitaire":
             for a, agent in enumerate(agents):
                 state = play_match(game, [agent], ChanceSampler(derive_seed("game", seed, i)))
