@@ -26,19 +26,24 @@ The bidding bluff (:class:`AdaptiveBiddingBot`, the solver side in
 * **Reply**: the best reply to the model over the rest of the round (every later stage
   played by the reply too); with the match plan (values: the chance to win), one stage
   deep, later stages at the plan's values.
-* **Safety**: in each stage where it acts it plays the reply with the largest weight w (at
-  most n / (n + 40)) whose worst-case loss, the stage's shortfall to its equilibrium value
-  against a best responder, fits what it may still risk, and spends that loss. It may risk
-  EPSILON per round begun plus what its rounds gave beyond their equilibrium values (risk
-  what you won; with the match plan MATCH_EPSILON per round, nothing carried over). The
-  stage losses bound the rounds' shortfalls (a telescoping sum of stage values), so
-  against any opponent the expected total falls at most EPSILON per round below the sum
-  of the equilibrium's values of the rounds played. Its own draws come from a second
-  generator, so with nothing learnt it plays exactly what ``equilibrium`` plays.
+* **Safety**: in each stage where it acts it moves the equilibrium's stage strategy towards
+  the reply only where that gains most per unit of worst-case loss (per result as the
+  roller, per message as the answerer: :func:`~kocka.solver.solvers.bluff.adaptive_bidding.safe_claims`,
+  :func:`~kocka.solver.solvers.bluff.adaptive_bidding.safe_bets`, the weights at most
+  n / (n + 40)), within what it may still risk, and spends the exact loss: the stage's
+  shortfall to its equilibrium value against a best responder. It may risk EPSILON per
+  round begun plus the opponent's gifts in expectation (what his answers to its claims gave
+  beyond his best answers, and, when a bet shows his dice, what his claim gave up against
+  its answers): risk what you won in expectation, never its luck. The stage losses bound
+  the rounds' shortfalls (a telescoping sum of stage values) and a stage's expected result
+  is its worst case plus his expected gift, so against any opponent the expected total
+  falls at most EPSILON per round below the sum of the equilibrium's values of the rounds
+  played (with the match plan MATCH_EPSILON of the chance to win). Its own draws come from
+  a second generator, so with nothing learnt it plays exactly what ``equilibrium`` plays.
 
 ``rank`` gives the equilibrium's values (chips against the equilibrium opponent); ``choose``
-plays the mixture. With no memory (a seat request: nothing observed) w = 0 and it plays the
-equilibrium.
+plays the deviation. With no memory (a seat request: nothing observed) the weights are 0
+and it plays the equilibrium.
 """
 from __future__ import annotations
 
@@ -160,7 +165,7 @@ class AdaptiveAbazsBot(_OwnSeat, EquilibriumBot):
 
 MATCH_EPSILON = 0.005
 """In a whole match played by the match plan (values: the chance to win), the chance to win
-the agent may give up per round."""
+the agent may give up per round (beyond it, only the opponent's gifts are risked)."""
 MAX_STAGES = 4096
 """Stages whose arrays the bidding agent keeps (each a few kB; a match visits far fewer)."""
 
@@ -186,9 +191,9 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
         self._memory = RoundMemory(self.game)
         self._views: dict[tuple, adaptive_bidding.StageView] = {}
         self._claimed_at: tuple[int, int] | None = None  # the claimant's and the answerer's chips at the last claim
-        self.budget = 0.0  # what may be risked: EPSILON per round begun plus what was won beyond the rounds' values
-        self._open: tuple | None = None  # the round under way: (rounds, chips, roller, its value to the roller)
-        self._seat: int | None = None  # my seat in the round under way
+        self.budget = 0.0  # what may be risked: EPSILON per round begun plus the gifts of his moves
+        self._my_claims: tuple[adaptive_bidding.StageView, np.ndarray] | None = None  # my last stage's claims, as played
+        self._my_answers: tuple[adaptive_bidding.StageView, np.ndarray, np.ndarray] | None = None  # (view, weights, reply)
         self._game_seat = None
 
     def reset(self, seed: int | None = None) -> None:
@@ -211,35 +216,12 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
         before = self._memory.last_state
         if before is not None and isinstance(event.action, Claim) and before.phase == "claim":
             self._claimed_at = (before.chips[before.active], before.chips[1 - before.active])
-        after = event.state
         self._follow_game(before)
-        if self._open is not None and (after.rounds != self._open[0] or after.phase == OVER):
-            self._close_round(after)
-        if _round_begins(after):
-            self._open_round(after)
+        if _round_begins(event.state):
+            self.budget += self.epsilon
         self._memory.follow(event, on_answer=self._answered, on_reveal=self._revealed)
         if isinstance(event.action, Claim) and self._memory.last_claim is not None:
             self._claimed(self._memory.last_claim)
-
-    def _open_round(self, state: Any) -> None:
-        """A round begins: EPSILON more to risk, and the equilibrium's value of the round to
-        its roller, which the round's result is measured against."""
-        self.budget += self.epsilon
-        x, y = state.chips[state.active], state.chips[1 - state.active]
-        value = self.plan.value(None, x, y) if self.plan.covers(x, y) else None
-        self._open = (state.rounds, tuple(state.chips), state.active, value)
-        self._seat = None
-
-    def _close_round(self, state: Any) -> None:
-        """A round ended: what it gave beyond its equilibrium value is added to what may be
-        risked (the round plan: values are chips; the match plan risks EPSILON per round only)."""
-        rounds, chips, roller, value = self._open
-        self._open = None
-        if self._seat is None or value is None or self._match:
-            self.budget = 0.0  # nothing carried over: the next round risks EPSILON
-            return
-        mine = value if self._seat == roller else -value
-        self.budget += state.chips[self._seat] - chips[self._seat] - mine
 
     def _claim_stage(self, record: Any) -> tuple[adaptive_bidding.StageView, int] | None:
         if self._claimed_at is None or not self.plan.covers(*self._claimed_at):
@@ -248,21 +230,34 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
         return view, view.message_index(record.claim, record.stake)
 
     def _claimed(self, record: Any) -> None:
+        """His claim: my answers for his whole stage are fixed first, from what was known
+        before it (his stage strategy meets them, whichever message he sends), then the
+        claim is learnt."""
         found = self._claim_stage(record)
-        if found is not None and self._theirs(record.claimant):
-            view, m = found
-            self.model.saw_message(standing_index(record.previous), *view.messages[m])
+        if found is None or not self._theirs(record.claimant):
+            self._my_answers = None
+            return
+        view, m = found
+        self._my_answers = self._plan_answers(view)
+        self.model.saw_message(standing_index(record.previous), *view.messages[m])
 
     def _answered(self, record: Any, responder: int, bet: bool) -> None:
         found = self._claim_stage(record)
         if found is not None and self._theirs(responder):
             view, m = found
+            if self._my_claims is not None and self._my_claims[0] is view:
+                self.budget += adaptive_bidding.claim_gift(view, self._my_claims[1], m, bet)
             self.model.saw_answer(standing_index(record.previous), *view.messages[m], bet, float(view.beta[m]))
+        self._my_claims = None
 
     def _revealed(self, record: Any, dice: Any) -> None:
         found = self._claim_stage(record)
         if found is not None and self._theirs(record.claimant):
             view, m = found
+            r = view.result_index(actual_result(tuple(dice), self.game.rules.ranking))
+            if self._my_answers is not None and self._my_answers[0] is view:
+                bets = adaptive_bidding.deviated_bets(*self._my_answers)
+                self.budget += adaptive_bidding.bet_gift(view, bets, r, m)
             true = self.game.claim_true(record.claim, tuple(dice))  # BLUFF-4
             self.model.saw_claim(standing_index(record.previous), *view.messages[m], bool(true),
                                                    float(view.equilibrium_truth[m]))
@@ -277,45 +272,51 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
     def _reply(self, model: adaptive_bidding.BiddingOpponentModel) -> adaptive_bidding.ModelReply:
         return adaptive_bidding.ModelReply(model, self.stage, self.plan.top())
 
-    def _weight(self, loss: Any, model: adaptive_bidding.BiddingOpponentModel) -> float:
-        """The reply's weight in this stage (module docstring), its loss spent from the
-        round's budget."""
-        cap = bluff_adaptive.data_weight(model.observed)
-        weight = adaptive_bidding.largest_safe_weight(loss, self.budget, cap)
-        self.budget -= loss(weight) if weight > 0 else 0.0
-        return weight
+    def _spend(self, loss: float, deviates: bool) -> None:
+        if deviates:
+            self.budget -= max(loss, 0.0)
+
+    def _plan_claims(self, view: adaptive_bidding.StageView) -> tuple[np.ndarray, np.ndarray]:
+        """My claims in my stage ``view`` (module docstring): the deviation's weights and
+        messages per result, its worst-case loss spent."""
+        model = self.model
+        values = (adaptive_bidding.stage_claim_values(view, model.bet_chance(view)) if self._match
+                  else self._reply(model).claim_values(view))
+        weights, best = adaptive_bidding.safe_claims(view, values, self.budget, bluff_adaptive.data_weight(model.observed))
+        sigma = adaptive_bidding.deviated_claims(view, weights, best)
+        self._spend(view.value - adaptive_bidding.roller_guarantee(view, sigma), bool(weights.any()))
+        self._my_claims = (view, sigma)
+        return weights, best
+
+    def _plan_answers(self, view: adaptive_bidding.StageView) -> tuple[adaptive_bidding.StageView, np.ndarray, np.ndarray]:
+        """My answers in his stage ``view`` (module docstring), its worst-case loss spent."""
+        model = self.model
+        if self._match:
+            on_bet, on_pass = adaptive_bidding.stage_answer_values(view, model.true_chance(view))
+        else:
+            on_bet, on_pass = self._reply(model).answer_values(view)
+        weights, reply = adaptive_bidding.safe_bets(view, on_bet, on_pass, model.message_chance(view), self.budget,
+                                                    bluff_adaptive.data_weight(model.observed))
+        bets = adaptive_bidding.deviated_bets(view, weights, reply)
+        self._spend(adaptive_bidding.answerer_exposure(view, bets) - view.value, bool(weights.any()))
+        return view, weights, reply
 
     def choose(self, state: Any) -> Any:
-        me = self._seat = self._game_seat = self.require_decision(state)
+        me = self._game_seat = self.require_decision(state)
         # the equilibrium's draw is always made, so its sampling stays in step with an
-        # equilibrium agent's on the same seed, and the mixture draws from its own stream
+        # equilibrium agent's on the same seed, and the deviation draws from its own stream
         equilibrium = super().choose(state)
-        model = self.model
         if state.phase == "claim":
-            x, y = state.chips[me], state.chips[1 - me]
-            view = self.stage(state.standing, x, y)
-            best = (adaptive_bidding.reply_claims(view, model.bet_chance(view)) if self._match
-                    else self._reply(model).mine(state.standing, x, y)[1])
-            reply = np.zeros_like(view.sigma)
-            reply[np.arange(len(best)), best] = 1.0
-
-            def loss(w: float) -> float:
-                return view.value - adaptive_bidding.roller_guarantee(view, (1 - w) * view.sigma + w * reply)
-
-            if self._mixing.random() < self._weight(loss, model):
-                claim, stake = view.messages[int(best[view.result_index(actual_result(state.dice, self.game.rules.ranking))])]
-                return Claim(claim, stake)
-        elif state.phase == "answer" and len(self.game.legal_actions(state)) > 1:
-            x, y = state.chips[state.active], state.chips[me]
-            view = self.stage(state.previous, x, y)
-            bets = (adaptive_bidding.reply_bets(view, model.true_chance(view)) if self._match
-                    else self._reply(model).bets(view))
-
-            def loss(w: float) -> float:
-                return adaptive_bidding.answerer_exposure(view, (1 - w) * view.beta + w * bets) - view.value
-
-            if self._mixing.random() < self._weight(loss, model):
-                return Bet() if bets[view.message_index(state.standing, state.stake)] else Pass()
+            view = self.stage(state.standing, state.chips[me], state.chips[1 - me])
+            weights, best = self._plan_claims(view)
+            r = view.result_index(actual_result(state.dice, self.game.rules.ranking))
+            if self._mixing.random() < weights[r]:
+                return Claim(*view.messages[int(best[r])])
+        elif state.phase == "answer" and self._my_answers is not None and len(self.game.legal_actions(state)) > 1:
+            view, weights, reply = self._my_answers
+            m = view.message_index(state.standing, state.stake)
+            if self._mixing.random() < weights[m]:
+                return Bet() if reply[m] else Pass()
         return equilibrium
 
 

@@ -19,21 +19,23 @@ cell over every standing claim (:meth:`BiddingOpponentModel._estimate`); the cha
 claim is the equilibrium's plus what he was seen to claim. Unseen, he is the equilibrium.
 
 **The reply** (:class:`ModelReply`): the best reply to the model over the rest of the round,
-every later stage played by the reply too. One stage deep instead (later stages at the
-plan's values): :func:`reply_claims` and :func:`reply_bets`, what the agent plays with the
-match plan, whose values are chances to win.
+every later stage played by the reply too (:meth:`ModelReply.claim_values`,
+:meth:`ModelReply.answer_values`). One stage deep instead (later stages at the plan's
+values): :func:`stage_claim_values` and :func:`stage_answer_values`, what the agent uses
+with the match plan, whose values are chances to win.
 
-**The safety bound.** The agent plays, in a stage of its own, the equilibrium's stage
-strategy mixed with weight w with the reply. Whatever the opponent does, the stage then
-gives at least the mixture's guarantee against a best responder with later stages at V*
-(:func:`roller_guarantee`, :func:`answerer_exposure`); its shortfall to V* is the stage's
-loss, convex in w and 0 at w = 0. Telescoping over a round's stages (each stage's payoff
-plus the next stage's V*, minus its own V*), the round's result falls short of the
-equilibrium's V* of the round by at most the sum of the losses of the stages it visits in
-expectation, so an agent that never spends more than EPSILON per round begun plus what its
-rounds gave beyond their V* (safe exploitation, "risk what you won") falls, against any
-opponent, at most EPSILON per round below the sum of the V* of the rounds it plays
-(:func:`largest_safe_weight` finds each stage's weight).
+**The safety bound.** The agent moves the equilibrium's stage strategy towards the reply
+(:func:`safe_claims`: per result, :func:`safe_bets`: per message) as far as a budget
+allows. Whatever the opponent does, the stage then gives at least the strategy's guarantee
+against a best responder with later stages at V* (:func:`roller_guarantee`,
+:func:`answerer_exposure`); its shortfall to V* is the stage's loss. The deviations are
+chosen on a bound of that loss, separable over results or messages, and the exact loss is
+what the agent spends. A stage's expected result is its worst case plus what the opponent's
+move gives beyond his best move (:func:`claim_gift`, :func:`bet_gift`), so a budget of
+EPSILON per round plus those gifts (safe exploitation, "risk what you won in expectation")
+keeps, telescoping over the stages of a round (each stage's payoff plus the next stage's
+V*, minus its own V*), the expected total against any opponent at most EPSILON per round
+below the sum of the V* of the rounds played.
 """
 from __future__ import annotations
 
@@ -155,31 +157,135 @@ def answerer_exposure(view: StageView, beta: np.ndarray) -> float:
     return float(view.chance @ pays.max(axis=1))
 
 
-def reply_claims(view: StageView, bet_chance: np.ndarray) -> np.ndarray:
-    """The best message for each result against an answerer betting with ``bet_chance[m]``."""
+def stage_claim_values(view: StageView, bet_chance: np.ndarray) -> np.ndarray:
+    """The roller's value [r, m] of each message with each result against an answerer
+    betting with ``bet_chance[m]``, later stages at their V* (the reply one stage deep)."""
     b = np.where(view.must_bet, 1.0, np.where(view.can_bet, bet_chance, 0.0))
-    return (b * view.bet_pay() + (1.0 - b) * view.passed).argmax(axis=1)
+    return b * view.bet_pay() + (1.0 - b) * view.passed
 
 
-def reply_bets(view: StageView, true_chance: np.ndarray) -> np.ndarray:
-    """Bet (1) or pass (0) on each message, the claim true with ``true_chance[m]``: a bet
-    costs the roller's q win + (1 - q) lose, a pass his pass value."""
-    on_bet = true_chance * view.win + (1.0 - true_chance) * view.lose
-    return np.where(view.must_bet | (view.can_bet & (on_bet < view.passed)), 1.0, 0.0)
+def stage_answer_values(view: StageView, true_chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The answerer's value of a bet and of a pass on each message, the claim true with
+    ``true_chance[m]``, later stages at their V* (the reply one stage deep)."""
+    return -(true_chance * view.win + (1.0 - true_chance) * view.lose), -view.passed
 
 
-def largest_safe_weight(loss: Callable[[float], float], budget: float, cap: float = 1.0, steps: int = 30) -> float:
-    """The largest w in [0, ``cap``] with ``loss(w) <= budget``, for a loss convex in w and
-    0 at w = 0 (bisection)."""
-    if budget <= 0 or cap <= 0:
+def _answer_bounds(view: StageView) -> tuple[np.ndarray, np.ndarray]:
+    """The roller's better and worse payoff [r, m] of the two answers (a bet, a pass), the
+    answer fixed where the answerer has no choice."""
+    pay = view.bet_pay()
+    passed = np.broadcast_to(view.passed, pay.shape)
+    both = view.can_bet & ~view.must_bet
+    high = np.where(both, np.maximum(pay, passed), np.where(view.must_bet, pay, passed))
+    low = np.where(both, np.minimum(pay, passed), np.where(view.must_bet, pay, passed))
+    return high, low
+
+
+def safe_claims(view: StageView, values: np.ndarray, budget: float, cap: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The roller's safe deviation: for each result r the message ``best[r]`` worth most to
+    me (``values[r, m]``, my value of message m with r against the model) and the weight
+    ``t[r]`` <= ``cap`` with which it replaces the equilibrium's claims sigma*(. | r).
+
+    The weights maximise the model's gain within ``budget`` of worst-case loss, the loss
+    bounded per result: moving r's claims to best[r] changes each message's two answer
+    values by linear amounts, and a best responder's worse answer of a sum is at least the
+    sum of the worse answers (min is superadditive), so the stage's loss is at most the sum
+    over results of t[r] P(r) (sigma*(. | r) . high(r, .) - low(r, best[r])) (the best
+    and worst answer for the roller, :func:`_answer_bounds`): a fractional knapsack,
+    filled by gain per unit of that bound. Free moves (bound <= 0) are always taken."""
+    best = values.argmax(axis=1)
+    rows = np.arange(len(best))
+    high, low = _answer_bounds(view)
+    gain = view.chance * (values[rows, best] - (view.sigma * values).sum(axis=1))
+    cost = view.chance * ((view.sigma * high).sum(axis=1) - low[rows, best])
+    weights = np.where((gain > 1e-12) & (cost <= 0.0), cap, 0.0)
+    left = budget
+    paying = [r for r in np.argsort(-gain / np.maximum(cost, 1e-300)) if gain[r] > 1e-12 and cost[r] > 0.0]
+    for r in paying:
+        if left <= 0.0 or cap <= 0.0:
+            break
+        weights[r] = min(cap, left / cost[r])
+        left -= weights[r] * cost[r]
+    return weights, best
+
+
+def deviated_claims(view: StageView, weights: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """sigma*[r, m] with weight ``weights[r]`` moved to ``best[r]``."""
+    sigma = (1.0 - weights)[:, None] * view.sigma
+    sigma[np.arange(len(best)), best] += weights
+    return sigma
+
+
+def safe_bets(view: StageView, on_bet: np.ndarray, on_pass: np.ndarray, sent: np.ndarray, budget: float,
+              cap: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The answerer's safe deviation: for each message my better answer ``reply[m]`` (1: a
+    bet) and the weight ``t[m]`` <= ``cap`` with which it replaces beta*(m) (``on_bet``, ``on_pass``: my values
+    against the model; ``sent``: the chance he sends each message), the weights maximising
+    the model's gain within ``budget`` of worst-case loss.
+
+    The roller's best message for each result r is at most his equilibrium best M(r) plus
+    the sum over messages of how far each deviated message rises above it, so the loss is
+    at most sum_m sum_r P(r) max(0, pays*(r, m) + t(m) d(r, m) - M(r)), separable and
+    convex piecewise linear in each t(m) (kinks where a message overtakes M(r)): each
+    weight is the best of its kinks for a price on that bound, the price found by
+    bisection so that the bound fits the budget."""
+    free = view.can_bet & ~view.must_bet
+    reply = np.where(on_bet > on_pass, 1.0, 0.0)
+    direction = np.where(free, reply - view.beta, 0.0)
+    gain = sent * direction * (on_bet - on_pass)
+    b = np.where(view.must_bet, 1.0, np.where(view.can_bet, view.beta, 0.0))
+    pay = view.bet_pay()
+    pays = b * pay + (1.0 - b) * view.passed  # [r, m]
+    gap = pays.max(axis=1, keepdims=True) - pays  # >= 0
+    slope = direction * (pay - view.passed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kinks = np.where(slope > 1e-15, gap / slope, np.inf).T  # [m, r]
+    candidates = np.concatenate([np.zeros((len(gain), 1)), np.minimum(kinks, cap), np.full((len(gain), 1), cap)], axis=1)
+    over = pays.T[:, None, :] + candidates[:, :, None] * slope.T[:, None, :] - pays.max(axis=1)[None, None, :]
+    bound = (np.maximum(over, 0.0) * view.chance[None, None, :]).sum(axis=2)  # [m, candidate]
+    worth = gain[:, None] * candidates
+
+    def pick(price: float) -> tuple[np.ndarray, float]:
+        chosen = (worth - price * bound).argmax(axis=1)
+        rows = np.arange(len(gain))
+        return candidates[rows, chosen], float(bound[rows, chosen].sum())
+
+    weights, spent = pick(0.0)
+    if spent > budget:
+        low, high = 0.0, 1.0
+        while pick(high)[1] > budget and high < 1e12:
+            low, high = high, high * 4.0
+        for _ in range(40):
+            mid = (low + high) / 2
+            low, high = (mid, high) if pick(mid)[1] > budget else (low, mid)
+        weights, _spent = pick(high)
+    return weights, reply
+
+
+def deviated_bets(view: StageView, weights: np.ndarray, reply: np.ndarray) -> np.ndarray:
+    """The chance of a bet on each message (forced answers included): beta*(m) with weight
+    ``weights[m]`` moved to ``reply[m]``."""
+    free = view.can_bet & ~view.must_bet
+    mixed = (1.0 - weights) * view.beta + weights * reply
+    return np.where(view.must_bet, 1.0, np.where(free, mixed, 0.0))
+
+
+def claim_gift(view: StageView, sigma: np.ndarray, m: int, bet: bool) -> float:
+    """What the answerer's answer to my message ``m`` gave me beyond his best answer, my
+    claims being ``sigma`` (in expectation over my dice given the message): >= 0."""
+    if view.must_bet[m] or not view.can_bet[m]:
         return 0.0
-    if loss(cap) <= budget:
-        return cap
-    low, high = 0.0, cap
-    for _ in range(steps):
-        mid = (low + high) / 2
-        low, high = (mid, high) if loss(mid) <= budget else (low, mid)
-    return low
+    q = view.truth_chance(sigma)[m]
+    on_bet = q * view.win[m] + (1.0 - q) * view.lose[m]
+    return float((on_bet if bet else view.passed[m]) - min(on_bet, view.passed[m]))
+
+
+def bet_gift(view: StageView, beta: np.ndarray, r: int, m: int) -> float:
+    """What the roller's message ``m`` with result ``r`` (shown at the reveal) gave up
+    against my answers ``beta`` (bet chances, forced answers included), compared with his
+    best message for r: >= 0."""
+    pays = beta * view.bet_pay()[r] + (1.0 - beta) * view.passed
+    return float(pays.max() - pays[m])
 
 
 @dataclass
@@ -286,11 +392,15 @@ class ModelReply:
         key = (standing, a, b)
         if key not in self._mine:
             view = self.view_of(standing, a, b)
-            bet = np.where(view.must_bet, 1.0, np.where(view.can_bet, self.model.bet_chance(view), 0.0))
-            values = bet * view.bet_pay() + (1.0 - bet) * self._after_my_claim(view)
+            values = self.claim_values(view)
             best = values.argmax(axis=1)
             self._mine[key] = (float(view.chance @ values[np.arange(len(best)), best]), best)
         return self._mine[key]
+
+    def claim_values(self, view: StageView) -> np.ndarray:
+        """My value [r, m] of each message with each result in my stage ``view`` (me: view.x)."""
+        bet = np.where(view.must_bet, 1.0, np.where(view.can_bet, self.model.bet_chance(view), 0.0))
+        return bet * view.bet_pay() + (1.0 - bet) * self._after_my_claim(view)
 
     def answer_values(self, view: StageView) -> tuple[np.ndarray, np.ndarray]:
         """My value of a bet and of a pass on each message of his stage ``view`` (me: view.y)."""
@@ -317,6 +427,7 @@ class ModelReply:
 
 
 __all__ = [
-    "BiddingOpponentModel", "PRIOR_WEIGHT", "STAKE_CLASSES", "StageView", "answerer_exposure", "largest_safe_weight",
-    "reply_bets", "reply_claims", "roller_guarantee", "stake_class",
+    "BiddingOpponentModel", "PRIOR_WEIGHT", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
+    "deviated_bets", "deviated_claims", "roller_guarantee", "safe_bets", "safe_claims", "stage_answer_values",
+    "stage_claim_values", "stake_class",
 ]  # fmt: skip
