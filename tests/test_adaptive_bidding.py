@@ -1,4 +1,5 @@
-"""The adaptive agent of the two-player bidding bluff (issue 27; RULES.md BLUFF-11..BLUFF-16):
+"""The adaptive agent of the two-player bidding bluff (issue 27; RULES.md BLUFF-11..BLUFF-16)
+and of liar's kockapóker (BLUFF-17..BLUFF-21, the same machinery on its stages, at the end):
 the stage worst cases it bounds its risk with, its best reply over the rest of the round,
 its model, and the agent (legal moves, the equilibrium's moves with nothing learnt, the
 budget it spends). A table of chips adding up to 6 (the tests' cache): 66 stages a second."""
@@ -7,16 +8,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kocka.agents.bots.adaptive_bluff import EPSILON, AdaptiveBiddingBot
+from kocka.agents.bots.adaptive_bluff import EPSILON, AdaptiveBiddingBot, AdaptiveLiarsBot
 from kocka.agents.bots.base import ChanceSampler
 from kocka.agents.bots.bluff_bots import BettingEquilibriumBot, ThresholdBot, TruthfulBot
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.games.arena import play_match, run_arena
 from kocka.solver.base.build_options import BuildOptions
-from kocka.solver.rules.bluff import BiddingBluffGame, BiddingBluffRules, Claim, claim_probabilities
+from kocka.solver.rules.bluff import (
+    BiddingBluffGame, BiddingBluffRules, Claim, LiarsPokerGame, LiarsPokerRules, Reroll, claim_probabilities,
+)
 from kocka.solver.solvers.bluff import adaptive_bidding as ab
+from kocka.solver.solvers.bluff import adaptive_liars
 from kocka.solver.solvers.bluff.bidding import BiddingEquilibriumSolver, BiddingPlan
+from kocka.solver.solvers.bluff.liars import LiarsPlan
 from kocka.solver.store.table_store import build_table
+from test_bluff_round import liars_table
 
 RULES = BiddingBluffRules(start_chips=3, max_rounds=1, payoff="chips")
 
@@ -69,13 +75,16 @@ def test_worst_cases_by_hand(plan):
 
 def test_the_reply_to_an_unseen_opponent_is_worth_the_equilibrium_value(plan):
     # with nothing observed the model is the equilibrium, and a best reply to an
-    # equilibrium over the whole rest of the round earns exactly the round's value
+    # equilibrium over the whole rest of the round (or any number of passes ahead, then
+    # the plan's values) earns exactly the round's value, as roller and as answerer
     model = ab.BiddingOpponentModel(len(plan.claims))
-    reply = ab.ModelReply(model, lambda s, x, y: ab.StageView.build(plan, s, x, y), plan.top())
-    for standing in (None, plan.claims[4], plan.claims[8]):
-        for x, y in ((1, 1), (2, 2), (3, 2), (2, 4)):
-            assert reply.mine(standing, x, y)[0] == pytest.approx(plan.value(standing, x, y), abs=1e-9)
-            assert reply.theirs(standing, x, y) == pytest.approx(-plan.value(standing, y, x), abs=1e-9)
+    stages = ab.BiddingStages(lambda key: ab.StageView.build(plan, *key), plan.top())
+    for depth in (None, 0, 1, 2):
+        reply = ab.ModelReply(model, stages, depth)
+        for standing in (None, plan.claims[4], plan.claims[8]):
+            for x, y in ((1, 1), (2, 2), (3, 2), (2, 4)):
+                assert reply.mine((standing, x, y)) == pytest.approx(plan.value(standing, x, y), abs=1e-9)
+                assert reply.theirs((standing, x, y)) == pytest.approx(-plan.value(standing, x, y), abs=1e-9)
 
 
 def test_the_model_keeps_the_equilibrium_until_he_deviates(plan):
@@ -87,14 +96,14 @@ def test_the_model_keeps_the_equilibrium_until_he_deviates(plan):
     beta = float(view.beta[view.messages.index((claim, stake))])
     assert 0.2 < beta < 0.8
     # as often as the equilibrium (hits = expected): the prior stays
-    model.saw_answer(0, claim, stake, True, beta)
-    model.saw_answer(0, claim, stake, False, 1 - beta)  # the second observation's beta* is 1 - beta
+    model.saw_answer(0, claim.rank, stake, True, beta)
+    model.saw_answer(0, claim.rank, stake, False, 1 - beta)  # the second observation's beta* is 1 - beta
     m = view.messages.index((claim, stake))
     assert model.bet_chance(view)[m] == pytest.approx(beta)
     # never: (0 + W) / (expected + W) of the prior, in the cell and, shrunk, in every cell of its claim
     never = ab.BiddingOpponentModel(len(plan.claims))
     for _ in range(50):
-        never.saw_answer(0, claim, stake, False, beta)
+        never.saw_answer(0, claim.rank, stake, False, beta)
     w = ab.PRIOR_WEIGHT
     scaled = beta * w / (50 * beta + w)
     assert never.bet_chance(view)[m] == pytest.approx((50 * scaled + w * scaled) / (50 + w))
@@ -111,61 +120,72 @@ def _model_values(view, rng):
     return claims, on_bet, on_pass, sent / sent.sum()
 
 
-def test_the_safe_deviations_never_risk_more_than_the_budget(plan):
-    # on every stage of the 6-chip table, for made-up models and budgets: the exact
-    # worst-case loss of the deviated strategy (roller_guarantee, answerer_exposure, which
-    # give V* for the equilibrium's own, test above) is within the budget, the weights
-    # within the cap; with an unbounded budget the deviation is the whole best reply
-    rng = np.random.default_rng(7)
+def check_safe_deviations(view, rng) -> int:
+    """The exact worst-case loss of the deviated strategies (roller_guarantee,
+    answerer_exposure, which give V* for the equilibrium's own, tests above and below) is
+    within the budget, the weights within the cap; with an unbounded budget the deviation
+    is the whole best reply. Returns how many deviations were made."""
     deviated = 0
-    for view in stages(plan):
-        claims, on_bet, on_pass, sent = _model_values(view, rng)
-        for budget, cap in ((0.0, 1.0), (0.01, 1.0), (0.2, 0.5), (1e9, 1.0)):
-            weights, best = ab.safe_claims(view, claims, budget, cap)
-            sigma = ab.deviated_claims(view, weights, best)
-            assert np.allclose(sigma.sum(axis=1), 1.0) and (weights <= cap + 1e-12).all()
-            assert view.value - ab.roller_guarantee(view, sigma) <= budget + 1e-9
-            bet_weights, reply = ab.safe_bets(view, on_bet, on_pass, sent, budget, cap)
-            bets = ab.deviated_bets(view, bet_weights, reply)
-            assert ((bet_weights >= -1e-12) & (bet_weights <= cap + 1e-12)).all()
-            assert ab.answerer_exposure(view, bets) - view.value <= budget + 1e-9
-            deviated += bool(weights.any()) + bool(bet_weights.any())
-            if budget > 1e6:
-                # the best reply: each result's best message, each message's better answer
-                mine = (view.chance[:, None] * sigma * claims).sum()
-                assert mine == pytest.approx(view.chance @ claims.max(axis=1), abs=1e-9)
-                free = view.can_bet & ~view.must_bet
-                better = np.where(on_bet > on_pass, 1.0, 0.0)
-                matters = free & (sent > 0) & (np.abs(on_bet - on_pass) > 1e-12)  # not a tie
-                assert np.allclose(bets[matters], better[matters])
-    assert deviated > 100
+    claims, on_bet, on_pass, sent = _model_values(view, rng)
+    for budget, cap in ((0.0, 1.0), (0.01, 1.0), (0.2, 0.5), (1e9, 1.0)):
+        weights, best = ab.safe_claims(view, claims, budget, cap)
+        sigma = ab.deviated_claims(view, weights, best)
+        assert np.allclose(sigma.sum(axis=1), 1.0) and (weights <= cap + 1e-12).all()
+        assert not (sigma[~view.options] > 0).any()  # never an option the dice do not allow
+        assert view.value - ab.roller_guarantee(view, sigma) <= budget + 1e-9
+        bet_weights, reply = ab.safe_bets(view, on_bet, on_pass, sent, budget, cap)
+        bets = ab.deviated_bets(view, bet_weights, reply)
+        assert ((bet_weights >= -1e-12) & (bet_weights <= cap + 1e-12)).all()
+        assert ab.answerer_exposure(view, bets) - view.value <= budget + 1e-9
+        deviated += bool(weights.any()) + bool(bet_weights.any())
+        if budget > 1e6:
+            # the best reply: each type's best allowed column, each message's better answer
+            mine = (view.chance[:, None] * sigma * claims).sum()
+            assert mine == pytest.approx(view.chance @ np.where(view.options, claims, -np.inf).max(axis=1), abs=1e-9)
+            free = view.can_bet & ~view.must_bet
+            better = np.where(on_bet > on_pass, 1.0, 0.0)
+            matters = free & (sent > 0) & (np.abs(on_bet - on_pass) > 1e-12)  # not a tie
+            assert np.allclose(bets[matters], better[matters])
+    return deviated
+
+
+def test_the_safe_deviations_never_risk_more_than_the_budget(plan):
+    # on every stage of the 6-chip table, for made-up models and budgets
+    rng = np.random.default_rng(7)
+    assert sum(check_safe_deviations(view, rng) for view in stages(plan)) > 100
+
+
+def check_gifts(view, rng) -> None:
+    """My stage value against an opponent's fixed strategy, computed directly from the
+    payoffs, is the worst case plus his expected gift (the budget's income): as the
+    roller against bets beta_o, and as the answerer against claims sigma_o (over the
+    columns his dice allow)."""
+    claims, on_bet, on_pass, sent = _model_values(view, rng)
+    weights, best = ab.safe_claims(view, claims, 0.3)
+    sigma = ab.deviated_claims(view, weights, best)
+    his_bets = np.where(view.must_bet, 1.0, np.where(view.can_bet, rng.random(len(view.beta)), 0.0))
+    weighted = view.chance[:, None] * sigma
+    direct = (weighted * (his_bets * view.bet_pay() + (1 - his_bets) * view.passed)).sum()
+    gifts = sum(weighted[:, m].sum() * (his_bets[m] * ab.claim_gift(view, sigma, m, True)
+                                       + (1 - his_bets[m]) * ab.claim_gift(view, sigma, m, False))
+                for m in range(len(view.messages)))
+    assert direct == pytest.approx(ab.roller_guarantee(view, sigma) + gifts, abs=1e-9)
+    bet_weights, reply = ab.safe_bets(view, on_bet, on_pass, sent, 0.3)
+    bets = ab.deviated_bets(view, bet_weights, reply)
+    his_claims = rng.random(view.sigma.shape) ** 4 * view.options
+    his_claims /= his_claims.sum(axis=1, keepdims=True)
+    his = (view.chance[:, None] * his_claims * (bets * view.bet_pay() + (1 - bets) * view.passed)).sum()
+    given = [[ab.bet_gift(view, bets, r, m) if view.options[r, m] else 0.0 for m in range(len(view.messages))]
+             for r in range(len(view.chance))]
+    assert his == pytest.approx(ab.answerer_exposure(view, bets) - (view.chance[:, None] * his_claims * given).sum(),
+                                abs=1e-9)
+    assert min(min(row) for row in given) >= 0
 
 
 def test_the_gifts_are_what_the_opponent_gives_beyond_the_worst_case(plan):
-    # my stage value against an opponent's fixed strategy, computed directly from the
-    # payoffs, is the worst case plus his expected gift (the budget's income): as the
-    # roller against bets beta_o, and as the answerer against claims sigma_o
     rng = np.random.default_rng(11)
     for view in list(stages(plan))[::7]:
-        claims, on_bet, on_pass, sent = _model_values(view, rng)
-        weights, best = ab.safe_claims(view, claims, 0.3)
-        sigma = ab.deviated_claims(view, weights, best)
-        his_bets = np.where(view.must_bet, 1.0, np.where(view.can_bet, rng.random(len(view.beta)), 0.0))
-        weighted = view.chance[:, None] * sigma
-        direct = (weighted * (his_bets * view.bet_pay() + (1 - his_bets) * view.passed)).sum()
-        gifts = sum(weighted[:, m].sum() * (his_bets[m] * ab.claim_gift(view, sigma, m, True)
-                                           + (1 - his_bets[m]) * ab.claim_gift(view, sigma, m, False))
-                    for m in range(len(view.messages)))
-        assert direct == pytest.approx(ab.roller_guarantee(view, sigma) + gifts, abs=1e-9)
-        bet_weights, reply = ab.safe_bets(view, on_bet, on_pass, sent, 0.3)
-        bets = ab.deviated_bets(view, bet_weights, reply)
-        his_claims = rng.random(view.sigma.shape) ** 4
-        his_claims /= his_claims.sum(axis=1, keepdims=True)
-        his = (view.chance[:, None] * his_claims * (bets * view.bet_pay() + (1 - bets) * view.passed)).sum()
-        given = sum(view.chance[r] * his_claims[r, m] * ab.bet_gift(view, bets, r, m)
-                    for r in range(len(view.chance)) for m in range(len(view.messages)))
-        assert his == pytest.approx(ab.answerer_exposure(view, bets) - given, abs=1e-9)
-        assert min(ab.bet_gift(view, bets, r, m) for r in range(len(view.chance)) for m in range(len(view.messages))) >= 0
+        check_gifts(view, rng)
 
 
 @pytest.fixture(scope="module")
@@ -173,11 +193,11 @@ def options(plan, table_folder):
     return AgentOptions(cache_dir=table_folder)
 
 
-def test_with_nothing_learnt_it_plays_the_equilibriums_moves(options):
-    # cap n / (n + 40) = 0 before any observation: the same draws as the equilibrium's
-    game = BiddingBluffGame(RULES, 2)
+def plays_the_equilibriums_moves(game, options, agent_class) -> None:
+    """With nothing learnt (cap n / (n + 40) = 0 before any observation) the agent makes
+    the same draws as the equilibrium's, move for move, on 6 seeds."""
     for seed in range(6):
-        mine, theirs = AdaptiveBiddingBot(game, seed, options), BettingEquilibriumBot(game, seed, options)
+        mine, theirs = agent_class(game, seed, options), BettingEquilibriumBot(game, seed, options)
         state = game.new_initial_state()
         sampler = ChanceSampler(seed)
         rolls = 0
@@ -192,10 +212,14 @@ def test_with_nothing_learnt_it_plays_the_equilibriums_moves(options):
             state = game.apply(state, action)
 
 
-@pytest.mark.parametrize("opponent", [TruthfulBot, ThresholdBot])
-def test_it_learns_plays_legal_moves_and_risks_only_its_budget(options, opponent):
-    game = BiddingBluffGame(RULES, 2)
-    agent = AdaptiveBiddingBot(game, 2, options)
+def test_with_nothing_learnt_it_plays_the_equilibriums_moves(options):
+    plays_the_equilibriums_moves(BiddingBluffGame(RULES, 2), options, AdaptiveBiddingBot)
+
+
+def learns_and_risks_only_its_budget(game, agent, other, games, sampler, observed) -> None:
+    """``games`` games of ``agent`` against ``other``, seats swapped (a series): every move
+    legal (play_match applies each through the engine), the model learns, the agent
+    deviates, and what a stage risks is never more than the budget left."""
     spent = []
     spend = agent._spend
 
@@ -204,17 +228,22 @@ def test_it_learns_plays_legal_moves_and_risks_only_its_budget(options, opponent
         spend(loss, deviates)
 
     agent._spend = recorded
-    other = opponent(game)
-    for i in range(40):
+    for i in range(games):
         (agent.reseed if i else agent.reset)(i)
-        seats = [agent, other] if i % 2 else [other, agent]
-        state = play_match(game, seats, ChanceSampler(100 + i))
-        assert game.is_terminal(state) and sum(state.chips) == 6
-    assert agent.model.observed > 40
-    assert any(deviates for _b, _l, deviates in spent)
-    for before, loss, deviates in spent:  # what a stage risks is never more than the budget left
+        other.reset(i)
+        state = play_match(game, [agent, other] if i % 2 else [other, agent], sampler(i))
+        assert game.is_terminal(state) and sum(state.chips) == 2 * game.rules.start_chips
+    assert agent.model.observed > observed and any(deviates for _b, _l, deviates in spent)
+    for before, loss, deviates in spent:
         assert not deviates or loss <= max(before, 0.0) + 1e-9
     assert agent.budget >= -1e-9
+
+
+@pytest.mark.parametrize("opponent", [TruthfulBot, ThresholdBot])
+def test_it_learns_plays_legal_moves_and_risks_only_its_budget(options, opponent):
+    game = BiddingBluffGame(RULES, 2)
+    learns_and_risks_only_its_budget(game, AdaptiveBiddingBot(game, 2, options), opponent(game), 40,
+                                     lambda i: ChanceSampler(100 + i), 40)
 
 
 def test_it_learns_the_opponent_only(options):
@@ -293,3 +322,137 @@ def test_in_a_whole_match_it_plays_by_the_match_plan(tmp_path):
         state = play_match(game, [agent, ThresholdBot(game)] if i % 2 else [ThresholdBot(game), agent], ChanceSampler(i))
         assert game.is_terminal(state) and sum(state.chips) == 4
         assert agent.budget >= -1e-9
+
+
+# ----- liar's kockapóker (BLUFF-17..BLUFF-21): the same machinery on its stages -----
+LIARS_PUBLICS = ((6, 6, 6), (1, 2, 3), (2, 3, 5), (1, 1, 4))
+
+
+@pytest.fixture(scope="module")
+def liars_plans():
+    """Round plans from 2 chips each (4 in play), one per public roll, each from its own
+    one-roll table (tests/test_bluff_round.py's: a second each)."""
+    game = LiarsPokerGame(LiarsPokerRules(start_chips=2), 2)
+    return {public: LiarsPlan(game, liars_table(2, [public])) for public in LIARS_PUBLICS}
+
+
+def liars_stages(plans, publics=LIARS_PUBLICS):
+    for public in publics:
+        plan = plans[public]
+        game = plan.game
+        for standing in [None, *game.claims_above(None, public, ())[::6]]:
+            if standing == plan.top(public):
+                continue
+            for x in (1, 2, 3):
+                for slot in range(7):
+                    if slot == 0 or game.claims_above(standing, public, (slot,)):
+                        yield adaptive_liars.liars_stage(plan, public, standing, x, 4 - x, slot)
+
+
+def test_liars_stages_give_the_stored_values(liars_plans):
+    # laid out as arrays, the stored equilibrium's claims and re-throws (BLUFF-18: the
+    # roller's outside options, open to the dice that hold the kept die) hold every
+    # answerer to the stored V*, and its bets hold every roller to V*, re-throws included:
+    # an independent check of the layout against the stage solver's values
+    rethrows = 0
+    for view in liars_stages(liars_plans):
+        assert ab.roller_guarantee(view, view.sigma) == pytest.approx(view.value, abs=1e-12)
+        assert ab.answerer_exposure(view, view.beta) == pytest.approx(view.value, abs=1e-12)
+        outside = np.array([c == adaptive_liars.RETHROW for c, _k in view.messages])
+        assert not (view.sigma[~view.options] > 0).any()
+        rethrows += int((view.sigma[:, outside] > 0).any())
+    assert rethrows > 0
+
+
+def test_liars_safe_deviations_never_risk_more_than_the_budget(liars_plans):
+    rng = np.random.default_rng(3)
+    assert sum(check_safe_deviations(view, rng) for view in liars_stages(liars_plans, ((6, 6, 6), (2, 3, 5)))) > 50
+
+
+def test_liars_gifts_are_what_the_opponent_gives_beyond_the_worst_case(liars_plans):
+    rng = np.random.default_rng(5)
+    for view in list(liars_stages(liars_plans, ((6, 6, 6), (1, 1, 4))))[::3]:
+        check_gifts(view, rng)
+
+
+def test_liars_reply_to_an_unseen_opponent_is_worth_the_equilibrium_value(liars_plans):
+    # as for the bidding bluff: a best reply to the equilibrium itself, any number of
+    # passes ahead (re-throws included: outside options worth their stages' R and O),
+    # earns exactly the stored values
+    for public in ((6, 6, 6), (2, 3, 5)):
+        plan = liars_plans[public]
+        model = ab.BiddingOpponentModel(len(plan.claims))
+        stages = adaptive_liars.LiarsStages(lambda key, plan=plan: adaptive_liars.liars_stage(plan, *key), plan)
+        for depth in (0, 1, 2):
+            reply = ab.ModelReply(model, stages, depth)
+            for x in (1, 2, 3):
+                key = (public, None, x, 4 - x, 0)
+                assert reply.mine(key) == pytest.approx(plan.value(public, None, x, 4 - x), abs=1e-9)
+                assert reply.theirs(key) == pytest.approx(-plan.value(public, None, x, 4 - x), abs=1e-9)
+
+
+def test_liars_types_by_hand():
+    # slot 0: both hidden dice (sorted, as the plan's rows); slot d: the die thrown again
+    assert adaptive_liars.type_index(0, (5, 2), ()) == [d for d, _p in adaptive_liars.types_of(0)].index((2, 5))
+    assert adaptive_liars.type_index(4, (4, 6), (4,)) == 5 and adaptive_liars.type_index(4, (4, 4), (4,)) == 3
+    assert sum(p for _d, p in adaptive_liars.types_of(0)) == pytest.approx(1.0)
+    assert adaptive_liars.rethrow_action((adaptive_liars.RETHROW, 3)) == Reroll(3)
+
+
+LIARS_MATCH_RULES = LiarsPokerRules(start_chips=1)
+"""A match from 1 chip each: the session's match table (tests/conftest.py), so the agent
+plays the match plan, one stage deep."""
+SIX_SIX_SIX_RULES = LiarsPokerRules(start_chips=2, max_rounds=1, payoff="chips")
+
+
+class PublicRoll:
+    """A chance sampler whose public rolls are all [6, 6, 6] (the one-class table's)."""
+
+    def __init__(self, seed):
+        self.sampler = ChanceSampler(seed)
+
+    def sample(self, game, state, rolls):
+        action = self.sampler.sample(game, state, rolls)
+        return (6, 6, 6) if not state.public and isinstance(action, tuple) and len(action) == 3 else action
+
+
+@pytest.fixture(scope="module")
+def six_six_six_folder(tmp_path_factory):
+    """The round table from 2 chips each of the public roll [6, 6, 6]'s class only, stored
+    in its own folder (tests/test_table_integrity.py's one-class solver: a second)."""
+    from test_table_integrity import OneClassLiars
+
+    folder = tmp_path_factory.mktemp("liars-six")
+    build_table(LiarsPokerGame(LiarsPokerRules(start_chips=2), 2), OneClassLiars(measured=()),
+                BuildOptions(progress=False), folder)
+    return folder
+
+
+@pytest.mark.parametrize("opponent", ["truthful", "threshold"])
+def test_liars_agent_learns_plays_legal_moves_and_risks_only_its_budget(six_six_six_folder, opponent):
+    # one-round games from 2 chips each after the public roll [6, 6, 6], by the round plan
+    # (the reply one pass ahead): it deviates, never risks more than its budget, and every
+    # move is legal (play_match applies each through the engine)
+    game = LiarsPokerGame(SIX_SIX_SIX_RULES, 2)
+    options = AgentOptions(cache_dir=six_six_six_folder)
+    agent = make_agent("adaptive", game, 3, options)
+    assert isinstance(agent, AdaptiveLiarsBot) and not agent._match
+    learns_and_risks_only_its_budget(game, agent, make_agent(opponent, game, 4, options), 60,
+                                     lambda i: PublicRoll(500 + i), 30)
+
+
+def test_liars_agent_plays_the_match_plan_legally(liars_match_table):
+    # a match from 1 chip each (the session's match table): one stage deep, legal moves
+    game = LiarsPokerGame(LIARS_MATCH_RULES, 2)
+    agent = make_agent("adaptive", game, 3, AgentOptions())
+    assert isinstance(agent, AdaptiveLiarsBot) and agent._match
+    other = make_agent("threshold", game, 4, AgentOptions())
+    for i in range(30):
+        (agent.reseed if i else agent.reset)(i)
+        state = play_match(game, [agent, other] if i % 2 else [other, agent], ChanceSampler(700 + i))
+        assert game.is_terminal(state) and sum(state.chips) == 2
+    assert agent.model.observed > 10 and agent.budget >= -1e-9
+
+
+def test_liars_agent_with_nothing_learnt_plays_the_equilibriums_moves(liars_match_table):
+    plays_the_equilibriums_moves(LiarsPokerGame(LIARS_MATCH_RULES, 2), AgentOptions(), AdaptiveLiarsBot)

@@ -19,7 +19,7 @@ from kocka.solver.rules.bluff_engine import (
 from kocka.solver.rules.bluff_state import (
     ANSWER, CLAIM, OVER, PUBLIC, REROLL, ROLL, SEATING, Bet, BluffState, Claim, Pass, Reroll,
 )
-from kocka.solver.rules.spec import GameSpec, TableKind, register_game
+from kocka.solver.rules.spec import AgentEntry, GameSpec, TableKind, register_game
 from kocka.solver.rules.words import seat_label
 
 
@@ -239,6 +239,9 @@ register_game(GameSpec(
     name="liars-poker", title="liar’s kockapóker", engine=LiarsPokerGame,
     tables=(TableKind("equilibrium", "kocka.solver.solvers.bluff.liars:LIARS_EQUILIBRIUM"),
             TableKind("match", "kocka.solver.solvers.bluff.match:LIARS_MATCH")),
-    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT,), hint=_HINT,
+    agents=_BLUFF_AGENTS + (_EQUILIBRIUM_AGENT, AgentEntry(
+        "adaptive", "kocka.agents.bots.adaptive_bluff:adaptive_factory",
+        "two players: best reply to the opponent's learnt bets and claims, at most 0.1 chips/round below the equilibrium")),
+    hint=_HINT,
     hint_parameters="kocka.agents.advice.bluff:LiarsPokerHintParams", judges=("equilibrium", "bayes"), **_BLUFF,
 ))

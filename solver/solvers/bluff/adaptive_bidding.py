@@ -1,6 +1,7 @@
 """Opponent modelling, the best reply to a model and its safety bound in the two-player
-bidding bluff (RULES.md BLUFF-11..BLUFF-16): the solver side of the betting game's
-``adaptive`` agent (:mod:`kocka.agents.bots.adaptive_bluff`).
+bidding bluff (RULES.md BLUFF-11..BLUFF-16) and, on its stages
+(:mod:`~kocka.solver.solvers.bluff.adaptive_liars`), liar's kockapóker: the solver side of
+the betting games' ``adaptive`` agent (:mod:`kocka.agents.bots.adaptive_bluff`).
 
 **Stages.** A round is a chain of stages (s, x, y): the roller, holding x chips against y,
 rolls fresh dice and must beat the standing claim s; he claims c with stake k, and the
@@ -13,16 +14,21 @@ m = (c, k), and the stage value V*(s, x, y), later stages priced at their equili
 
 **The model** (:class:`BiddingOpponentModel`): the opponent's answers are always seen, his
 claims always (they are public), their truth only at a reveal (BLUFF-15). Per cell
-(standing claim, claim, stake class) his chance of a bet and of a true claim are the
-equilibrium's scaled by the cell's observed over expected count, shrunk towards the same
-cell over every standing claim (:meth:`BiddingOpponentModel._estimate`); the chance of each
+(standing claim, claim, stake class) his chance of a bet and of a true claim are a prior
+scaled by the cell's observed over expected count, shrunk towards the same cell over every
+standing claim (:meth:`BiddingOpponentModel._estimate`): for bets the equilibrium's chance,
+for truth the equilibrium's shifted in log-odds by his **honesty**, one number fitted to
+every reveal (:func:`shifted_truth`; a claim the equilibrium never makes has only the chance
+that a roll makes it true, far from what a truthful player's claim is); the chance of each
 claim is the equilibrium's plus what he was seen to claim. Unseen, he is the equilibrium.
 
 **The reply** (:class:`ModelReply`): the best reply to the model over the rest of the round,
-every later stage played by the reply too (:meth:`ModelReply.claim_values`,
-:meth:`ModelReply.answer_values`). One stage deep instead (later stages at the plan's
-values): :func:`stage_claim_values` and :func:`stage_answer_values`, what the agent uses
-with the match plan, whose values are chances to win.
+or over the stages a given number of passes ahead with the plan's values beyond (one stage:
+:func:`stage_claim_values`, :func:`stage_answer_values`, what the agent uses with the match
+plan, whose values are chances to win). The stages come from a stage space
+(:class:`BiddingStages`; liar's poker's in :mod:`~kocka.solver.solvers.bluff.adaptive_liars`,
+whose re-throws are outside options of the roller: columns nobody bets on, allowed to the
+types that hold the die kept, ``StageView.allowed``).
 
 **The safety bound.** The agent moves the equilibrium's stage strategy towards the reply
 (:func:`safe_claims`: per result, :func:`safe_bets`: per message) as far as a budget
@@ -54,6 +60,27 @@ STAKE_CLASSES = (1, 2, 4)
 """Stake classes of the model's cells: stake 1, 2-3, 4 and more."""
 
 
+HONESTY_SCALE = 2.0
+"""The prior spread of a player's honesty: the shift of his claims' log-odds of being true
+from the equilibrium's (2: a player true 88 % where the equilibrium is true half the time is
+one spread away)."""
+TRUTH_CLIP = 0.02
+"""The equilibrium truth chances are clipped to [0.02, 0.98] before the shift (a message
+it never sends has only the chance that a roll makes it true)."""
+
+
+def _logit(p: Any) -> Any:
+    p = np.clip(p, TRUTH_CLIP, 1.0 - TRUTH_CLIP)
+    return np.log(p / (1.0 - p))
+
+
+def shifted_truth(q: Any, theta: float) -> Any:
+    """Truth chances ``q`` shifted by ``theta`` in log-odds (clipped to TRUTH_CLIP first,
+    the shift then added to q itself, so that theta = 0 leaves q exactly as it is)."""
+    clipped = np.clip(q, TRUTH_CLIP, 1.0 - TRUTH_CLIP)
+    return np.clip(q + 1.0 / (1.0 + np.exp(-(_logit(q) + theta))) - clipped, 0.0, 1.0)
+
+
 def stake_class(stake: int) -> int:
     return sum(stake >= low for low in STAKE_CLASSES) - 1
 
@@ -65,7 +92,9 @@ class StageView:
     as y + 1; on a forced top claim a stake above y stands as y); ``chance[r]`` the chance
     of result r, ``truth[r, m]`` whether message m is true for r; the roller's payoffs
     ``win[m]``, ``lose[m]`` (bet on, true / false) and ``passed[m]``; ``can_bet[m]``,
-    ``must_bet[m]``; ``sigma[r, m]`` and ``beta[m]`` the equilibrium's; ``value`` V*."""
+    ``must_bet[m]``; ``sigma[r, m]`` and ``beta[m]`` the equilibrium's; ``value`` V*;
+    ``ranks[m]`` each message's claim rank and ``standing_rank`` the standing claim's (+ 1;
+    0 for none), the model's cells."""
 
     standing: Any
     x: int
@@ -82,6 +111,16 @@ class StageView:
     beta: np.ndarray
     value: float
     results: tuple[Any, ...] = field(default=())
+    ranks: tuple[int, ...] = field(default=())
+    standing_rank: int = 0
+    allowed: Any = None
+
+    @property
+    def options(self) -> np.ndarray:
+        """Which columns each type may choose [r, m]: every message, and a roller's outside
+        options (a re-throw in liar's poker: columns that cannot be bet on, worth ``passed``)
+        where his dice allow them."""
+        return np.ones(self.truth.shape, dtype=bool) if self.allowed is None else self.allowed
 
     @staticmethod
     def build(plan: Any, standing: Any, x: int, y: int) -> "StageView":
@@ -108,7 +147,8 @@ class StageView:
             np.array([0.0 if f else plan.pass_value(c, x, y) for (c, _k), f in zip(messages, must)]),
             np.array([f or k <= y for (_c, k), f in zip(messages, must)], dtype=bool), must, sigma,
             np.array([plan.bet_probability(standing, x, y, c, k) for c, k in messages]),
-            plan.value(standing, x, y), results,
+            plan.value(standing, x, y), results, tuple(c.rank for c, _k in messages),
+            0 if standing is None else standing.rank + 1,
         )
 
     def message_index(self, claim: Any, stake: int) -> int:
@@ -154,7 +194,7 @@ def answerer_exposure(view: StageView, beta: np.ndarray) -> float:
     the answerer's stage value is minus this."""
     b = np.where(view.must_bet, 1.0, np.where(view.can_bet, beta, 0.0))
     pays = b * view.bet_pay() + (1.0 - b) * view.passed  # [r, m]
-    return float(view.chance @ pays.max(axis=1))
+    return float(view.chance @ np.where(view.options, pays, -np.inf).max(axis=1))
 
 
 def stage_claim_values(view: StageView, bet_chance: np.ndarray) -> np.ndarray:
@@ -181,10 +221,11 @@ def _answer_bounds(view: StageView) -> tuple[np.ndarray, np.ndarray]:
     return high, low
 
 
-def safe_claims(view: StageView, values: np.ndarray, budget: float, cap: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def safe_claims(view: StageView, values: np.ndarray, budget: float, cap: Any = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """The roller's safe deviation: for each result r the message ``best[r]`` worth most to
     me (``values[r, m]``, my value of message m with r against the model) and the weight
-    ``t[r]`` <= ``cap`` with which it replaces the equilibrium's claims sigma*(. | r).
+    ``t[r]`` <= ``cap`` (a number, or one per column: that of best[r]) with which it
+    replaces the equilibrium's claims sigma*(. | r).
 
     The weights maximise the model's gain within ``budget`` of worst-case loss, the loss
     bounded per result: moving r's claims to best[r] changes each message's two answer
@@ -193,18 +234,19 @@ def safe_claims(view: StageView, values: np.ndarray, budget: float, cap: float =
     over results of t[r] P(r) (sigma*(. | r) . high(r, .) - low(r, best[r])) (the best
     and worst answer for the roller, :func:`_answer_bounds`): a fractional knapsack,
     filled by gain per unit of that bound. Free moves (bound <= 0) are always taken."""
-    best = values.argmax(axis=1)
+    best = np.where(view.options, values, -np.inf).argmax(axis=1)
     rows = np.arange(len(best))
     high, low = _answer_bounds(view)
     gain = view.chance * (values[rows, best] - (view.sigma * values).sum(axis=1))
     cost = view.chance * ((view.sigma * high).sum(axis=1) - low[rows, best])
-    weights = np.where((gain > 1e-12) & (cost <= 0.0), cap, 0.0)
+    caps = np.broadcast_to(np.asarray(cap, dtype=float), (len(view.messages),))[best]
+    weights = np.where((gain > 1e-12) & (cost <= 0.0), caps, 0.0)
     left = budget
     paying = [r for r in np.argsort(-gain / np.maximum(cost, 1e-300)) if gain[r] > 1e-12 and cost[r] > 0.0]
     for r in paying:
-        if left <= 0.0 or cap <= 0.0:
+        if left <= 0.0:
             break
-        weights[r] = min(cap, left / cost[r])
+        weights[r] = min(caps[r], left / cost[r])
         left -= weights[r] * cost[r]
     return weights, best
 
@@ -217,9 +259,9 @@ def deviated_claims(view: StageView, weights: np.ndarray, best: np.ndarray) -> n
 
 
 def safe_bets(view: StageView, on_bet: np.ndarray, on_pass: np.ndarray, sent: np.ndarray, budget: float,
-              cap: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+              cap: Any = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """The answerer's safe deviation: for each message my better answer ``reply[m]`` (1: a
-    bet) and the weight ``t[m]`` <= ``cap`` with which it replaces beta*(m) (``on_bet``, ``on_pass``: my values
+    bet) and the weight ``t[m]`` <= ``cap`` (a number, or one per message) with which it replaces beta*(m) (``on_bet``, ``on_pass``: my values
     against the model; ``sent``: the chance he sends each message), the weights maximising
     the model's gain within ``budget`` of worst-case loss.
 
@@ -236,12 +278,15 @@ def safe_bets(view: StageView, on_bet: np.ndarray, on_pass: np.ndarray, sent: np
     b = np.where(view.must_bet, 1.0, np.where(view.can_bet, view.beta, 0.0))
     pay = view.bet_pay()
     pays = b * pay + (1.0 - b) * view.passed  # [r, m]
-    gap = pays.max(axis=1, keepdims=True) - pays  # >= 0
+    best = np.where(view.options, pays, -np.inf).max(axis=1)  # M(r)
+    gap = np.maximum(best[:, None] - pays, 0.0)
     slope = direction * (pay - view.passed)
     with np.errstate(divide="ignore", invalid="ignore"):
         kinks = np.where(slope > 1e-15, gap / slope, np.inf).T  # [m, r]
-    candidates = np.concatenate([np.zeros((len(gain), 1)), np.minimum(kinks, cap), np.full((len(gain), 1), cap)], axis=1)
-    over = pays.T[:, None, :] + candidates[:, :, None] * slope.T[:, None, :] - pays.max(axis=1)[None, None, :]
+    caps = np.broadcast_to(np.asarray(cap, dtype=float), gain.shape)[:, None]
+    candidates = np.concatenate([np.zeros((len(gain), 1)), np.minimum(kinks, caps), caps], axis=1)
+    over = pays.T[:, None, :] + candidates[:, :, None] * slope.T[:, None, :] - best[None, None, :]
+    over = np.where(view.options.T[:, None, :], over, 0.0)  # an option a type lacks never rises
     bound = (np.maximum(over, 0.0) * view.chance[None, None, :]).sum(axis=2)  # [m, candidate]
     worth = gain[:, None] * candidates
 
@@ -285,7 +330,7 @@ def bet_gift(view: StageView, beta: np.ndarray, r: int, m: int) -> float:
     against my answers ``beta`` (bet chances, forced answers included), compared with his
     best message for r: >= 0."""
     pays = beta * view.bet_pay()[r] + (1.0 - beta) * view.passed
-    return float(pays.max() - pays[m])
+    return float(pays[view.options[r]].max() - pays[m])
 
 
 @dataclass
@@ -302,22 +347,45 @@ class BiddingOpponentModel:
     def __post_init__(self) -> None:
         self.bets = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES), 3))
         self.truths = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES), 3))
+        self._revealed: list[tuple[tuple[int, int, int], float, float]] = []
+        self.honesty = 0.0
         self.sent = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES)))
 
-    def saw_message(self, standing: int, claim: Any, stake: int) -> None:
-        """A claim he made (public, whether or not it is revealed)."""
-        self.sent[standing, claim.rank, stake_class(stake)] += 1.0
+    def saw_message(self, standing: int, claim: int, stake: int) -> None:
+        """A claim (its rank) he made (public, whether or not it is revealed)."""
+        self.sent[standing, claim, stake_class(stake)] += 1.0
 
-    def saw_answer(self, standing: int, claim: Any, stake: int, bet: bool, equilibrium_bet: float) -> None:
-        """An unforced answer to ``claim`` with ``stake`` made over standing index
-        ``standing``; ``equilibrium_bet`` beta* there."""
-        self.bets[standing, claim.rank, stake_class(stake)] += (1.0, float(bet), equilibrium_bet)
+    def saw_answer(self, standing: int, claim: int, stake: int, bet: bool, equilibrium_bet: float) -> None:
+        """An unforced answer to the claim of rank ``claim`` with ``stake`` made over
+        standing index ``standing``; ``equilibrium_bet`` beta* there."""
+        self.bets[standing, claim, stake_class(stake)] += (1.0, float(bet), equilibrium_bet)
         self.observed += 1
 
-    def saw_claim(self, standing: int, claim: Any, stake: int, true: bool, equilibrium_true: float) -> None:
-        """A revealed claim; ``equilibrium_true`` q* there."""
-        self.truths[standing, claim.rank, stake_class(stake)] += (1.0, float(true), equilibrium_true)
+    def saw_claim(self, standing: int, claim: int, stake: int, true: bool, equilibrium_true: float) -> None:
+        """A revealed claim; ``equilibrium_true`` q* there. His honesty (:attr:`honesty`) is
+        refitted and every cell's expected count taken again under it."""
+        cell = (standing, claim, stake_class(stake))
+        self._revealed.append((cell, equilibrium_true, float(true)))
+        self.truths[cell][:2] += (1.0, float(true))
         self.observed += 1
+        self._fit_honesty()
+
+    def _fit_honesty(self) -> None:
+        """The maximum a posteriori honesty theta (prior N(0, HONESTY_SCALE^2)): his claims
+        true with logit q = logit q* + theta over every reveal, a few Newton steps; then
+        each cell's expected true claims under it."""
+        cells, prior, true = zip(*self._revealed)
+        a, y = _logit(np.array(prior)), np.array(true)
+        theta = self.honesty
+        for _ in range(8):
+            p = 1.0 / (1.0 + np.exp(-(a + theta)))
+            gradient = float((y - p).sum()) - theta / HONESTY_SCALE**2
+            curvature = float((p * (1.0 - p)).sum()) + 1.0 / HONESTY_SCALE**2
+            theta += gradient / curvature
+        self.honesty = theta
+        p = shifted_truth(np.array(prior), theta)
+        self.truths[..., 2] = 0.0
+        np.add.at(self.truths[..., 2], tuple(np.array(cells).T), p)
 
     @staticmethod
     def _scaled(cells: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -334,12 +402,19 @@ class BiddingOpponentModel:
     def _estimate(counts: np.ndarray, view: StageView, prior: np.ndarray) -> np.ndarray:
         """Each message's chance from its cell over this standing claim, shrunk with
         :data:`PRIOR_WEIGHT` towards its cell over every standing claim (:meth:`_scaled`)."""
-        s = 0 if view.standing is None else view.standing.rank + 1
-        claims, classes = [c.rank for c, _k in view.messages], [stake_class(k) for _c, k in view.messages]
+        s = view.standing_rank
+        claims, classes = [max(rank, 0) for rank in view.ranks], [stake_class(k) for _c, k in view.messages]
         fine = counts[s, claims, classes]
         pooled = BiddingOpponentModel._scaled(counts.sum(axis=0)[claims, classes], prior)
         n = fine[:, 0]
         return (n * BiddingOpponentModel._scaled(fine, prior) + PRIOR_WEIGHT * pooled) / (n + PRIOR_WEIGHT)
+
+    def truths_seen(self, view: StageView) -> np.ndarray:
+        """How many reveals of his claims each message's truth estimate rests on (its cell
+        over every standing claim)."""
+        claims, classes = [max(rank, 0) for rank in view.ranks], [stake_class(k) for _c, k in view.messages]
+        seen = self.truths.sum(axis=0)[claims, classes, 0]
+        return np.where(np.array(view.ranks) >= 0, seen, 0.0)
 
     def bet_chance(self, view: StageView) -> np.ndarray:
         """P(he bets on each message of ``view``)."""
@@ -347,87 +422,130 @@ class BiddingOpponentModel:
 
     def true_chance(self, view: StageView) -> np.ndarray:
         """P(each message of ``view`` is true, were he to send it)."""
-        return self._estimate(self.truths, view, view.equilibrium_truth)
+        return self._estimate(self.truths, view, self.honest_truth(view))
+
+    def honest_truth(self, view: StageView) -> np.ndarray:
+        """The equilibrium's truth chances of ``view`` shifted by his honesty (the prior of
+        each cell's estimate)."""
+        return shifted_truth(view.equilibrium_truth, self.honesty)
 
     def message_chance(self, view: StageView) -> np.ndarray:
         """P(he sends each message of ``view``): the equilibrium's with :data:`PRIOR_WEIGHT`
         pseudo-observations plus his claims seen in each cell, spread evenly over the
         cell's messages."""
-        s = 0 if view.standing is None else view.standing.rank + 1
-        cells = [(c.rank, stake_class(k)) for c, k in view.messages]
+        s = view.standing_rank
+        cells = [(rank, stake_class(k)) for rank, (_c, k) in zip(view.ranks, view.messages)]
         size: dict[tuple[int, int], int] = {}
         for cell in cells:
             size[cell] = size.get(cell, 0) + 1
-        seen = np.array([self.sent[s, c, k] / size[(c, k)] for c, k in cells])
+        seen = np.array([self.sent[s, c, k] / size[(c, k)] if c >= 0 else 0.0 for c, k in cells])
         mass = PRIOR_WEIGHT * (view.chance @ view.sigma) + seen
         return mass / mass.sum()
 
 
+class BiddingStages:
+    """The bidding bluff's stages for :class:`ModelReply`: keyed (standing claim, the
+    roller's chips, the answerer's); ``view_of(key)`` lays one out (the agent's cache)."""
+
+    def __init__(self, view_of: Callable[[tuple], StageView], top: Any) -> None:
+        self.view_of, self.top = view_of, top
+
+    def view(self, key: tuple) -> StageView:
+        return self.view_of(key)
+
+    def passed(self, key: tuple, claim: Any) -> tuple | None:
+        """The stage after a pass of ``claim``: the answerer rolls, 1 chip richer (BLUFF-14);
+        None where the pass ends the round (the top claim, or the answerer's last chip)."""
+        _standing, x, y = key
+        return None if claim == self.top or y == 1 else (claim, y - 1, x + 1)
+
+    def outside(self, key: tuple, message: tuple) -> tuple:
+        raise KeyError("the bidding bluff has no outside options")
+
+
 class ModelReply:
-    """The best reply to a :class:`BiddingOpponentModel` over the rest of the round: his
-    answers, claims and their truth as the model has them, every stage after this one
-    played by the reply too (not priced at its equilibrium value). With my chips a and his
-    b, R(s, a, b) is my value as the roller who must beat s and O(s, a, b) my value when
-    he must:
+    """The best reply to a :class:`BiddingOpponentModel`: his answers, claims and their
+    truth as the model has them, the stages ``depth`` passes ahead played by the reply too
+    (None: the rest of the round), those beyond at the plan's values V*. For a stage key
+    (of ``stages``: :class:`BiddingStages`, or liar's poker's), R(key) is my value as its
+    roller and O(key) my value as its answerer:
 
-    * R(s, a, b) = sum_r P(r) max_m [bet(m) pay(r, m) + (1 - bet(m)) (1 + O(c, a + 1, b - 1))],
-    * O(s, a, b) = sum_m P(he sends m) max(bet: -(q(m) win + (1 - q(m)) lose), pass: -1 + R(c, a - 1, b + 1)),
+    * R = sum_r P(r) max over the columns r may choose: a message m is worth
+      bet(m) pay(r, m) + (1 - bet(m)) (1 + O(after the pass)), an outside option (a
+      re-throw) R of the stage it leads to;
+    * O = sum_m P(he sends m) (max(bet: -(q(m) win + (1 - q(m)) lose), pass: -1 + R(after
+      the pass)), or the answer forced; an outside option: O of its stage),
 
-    a pass of the top claim, or of the passer's last chip, ending the round at 1 chip
-    (as :meth:`~kocka.solver.solvers.bluff.bidding.BiddingPlan.pass_value` prices it).
-    ``view_of(standing, roller's chips, answerer's chips)`` gives the stages."""
+    a pass that ends the round worth 1 chip (as
+    :meth:`~kocka.solver.solvers.bluff.bidding.BiddingPlan.pass_value` prices it)."""
 
-    def __init__(self, model: BiddingOpponentModel, view_of: Callable[[Any, int, int], StageView], top: Any) -> None:
-        self.model, self.view_of, self.top = model, view_of, top
+    def __init__(self, model: BiddingOpponentModel, stages: Any, depth: int | None = None) -> None:
+        self.model, self.stages, self.depth = model, stages, depth
         self._mine: dict[tuple, tuple[float, np.ndarray]] = {}
         self._theirs: dict[tuple, float] = {}
 
-    def _after_my_claim(self, view: StageView) -> np.ndarray:
-        """My value when he passes each message of my stage ``view`` (me: view.x)."""
-        return np.array([1.0 if c == self.top or view.y == 1 else 1.0 + self.theirs(c, view.x + 1, view.y - 1)
-                         for c, _k in view.messages])
+    def _deeper(self, depth: int | None) -> int | None:
+        return None if depth is None else depth - 1
 
-    def mine(self, standing: Any, a: int, b: int) -> tuple[float, np.ndarray]:
-        """R(standing, a, b) and my best message for each result."""
-        key = (standing, a, b)
-        if key not in self._mine:
-            view = self.view_of(standing, a, b)
-            values = self.claim_values(view)
-            best = values.argmax(axis=1)
-            self._mine[key] = (float(view.chance @ values[np.arange(len(best)), best]), best)
-        return self._mine[key]
-
-    def claim_values(self, view: StageView) -> np.ndarray:
-        """My value [r, m] of each message with each result in my stage ``view`` (me: view.x)."""
+    def claim_values(self, key: tuple, depth: int | None = -1) -> np.ndarray:
+        """My value [r, m] of each column with each type in my stage ``key``."""
+        depth = self.depth if depth == -1 else depth
+        view = self.stages.view(key)
+        if depth == 0:
+            return stage_claim_values(view, self.model.bet_chance(view))
         bet = np.where(view.must_bet, 1.0, np.where(view.can_bet, self.model.bet_chance(view), 0.0))
-        return bet * view.bet_pay() + (1.0 - bet) * self._after_my_claim(view)
+        after = np.empty(len(view.messages))
+        outside = np.zeros(len(view.messages), dtype=bool)
+        for m, message in enumerate(view.messages):
+            if view.ranks and view.ranks[m] < 0:
+                outside[m] = True
+                after[m] = self.mine(self.stages.outside(key, message), depth)
+            else:
+                passed = self.stages.passed(key, message[0])
+                after[m] = 1.0 if passed is None else 1.0 + self.theirs(passed, self._deeper(depth))
+        values = bet * view.bet_pay() + (1.0 - bet) * after
+        return np.where(outside, after, values)
 
-    def answer_values(self, view: StageView) -> tuple[np.ndarray, np.ndarray]:
-        """My value of a bet and of a pass on each message of his stage ``view`` (me: view.y)."""
+    def mine(self, key: tuple, depth: int | None = -1) -> float:
+        """R(key)."""
+        depth = self.depth if depth == -1 else depth
+        if (key, depth) not in self._mine:
+            view = self.stages.view(key)
+            values = np.where(view.options, self.claim_values(key, depth), -np.inf)
+            self._mine[(key, depth)] = float(view.chance @ values.max(axis=1))
+        return self._mine[(key, depth)]
+
+    def answer_values(self, key: tuple, depth: int | None = -1) -> tuple[np.ndarray, np.ndarray]:
+        """My value of a bet and of a pass on each message of his stage ``key`` (an outside
+        option: O of its stage, in both)."""
+        depth = self.depth if depth == -1 else depth
+        view = self.stages.view(key)
         q = self.model.true_chance(view)
+        if depth == 0:
+            return stage_answer_values(view, q)
         on_bet = -(q * view.win + (1.0 - q) * view.lose)
-        on_pass = np.array([-1.0 if c == self.top or view.y == 1 else -1.0 + self.mine(c, view.y - 1, view.x + 1)[0]
-                            for c, _k in view.messages])
+        on_pass = np.empty(len(view.messages))
+        for m, message in enumerate(view.messages):
+            if view.ranks and view.ranks[m] < 0:
+                on_bet[m] = on_pass[m] = self.theirs(self.stages.outside(key, message), depth)
+            else:
+                passed = self.stages.passed(key, message[0])
+                on_pass[m] = -1.0 if passed is None else -1.0 + self.mine(passed, self._deeper(depth))
         return on_bet, on_pass
 
-    def bets(self, view: StageView) -> np.ndarray:
-        """Bet (1) or pass (0) on each message of his stage ``view``."""
-        on_bet, on_pass = self.answer_values(view)
-        return np.where(view.must_bet | (view.can_bet & (on_bet > on_pass)), 1.0, 0.0)
-
-    def theirs(self, standing: Any, a: int, b: int) -> float:
-        """O(standing, a, b)."""
-        key = (standing, a, b)
-        if key not in self._theirs:
-            view = self.view_of(standing, b, a)
-            on_bet, on_pass = self.answer_values(view)
+    def theirs(self, key: tuple, depth: int | None = -1) -> float:
+        """O(key)."""
+        depth = self.depth if depth == -1 else depth
+        if (key, depth) not in self._theirs:
+            view = self.stages.view(key)
+            on_bet, on_pass = self.answer_values(key, depth)
             best = np.where(view.must_bet, on_bet, np.where(view.can_bet, np.maximum(on_bet, on_pass), on_pass))
-            self._theirs[key] = float(self.model.message_chance(view) @ best)
-        return self._theirs[key]
+            self._theirs[(key, depth)] = float(self.model.message_chance(view) @ best)
+        return self._theirs[(key, depth)]
 
 
 __all__ = [
-    "BiddingOpponentModel", "PRIOR_WEIGHT", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
+    "BiddingOpponentModel", "BiddingStages", "ModelReply", "PRIOR_WEIGHT", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
     "deviated_bets", "deviated_claims", "roller_guarantee", "safe_bets", "safe_claims", "stage_answer_values",
-    "stage_claim_values", "stake_class",
+    "shifted_truth", "stage_claim_values", "stake_class",
 ]  # fmt: skip
