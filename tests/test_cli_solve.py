@@ -28,6 +28,18 @@ def test_build_info_verify_list(tmp_path):
     assert verified.exit_code == 0 and verified.output.startswith("ok:")
     listed = run("list", "--cache-dir", str(tmp_path))
     assert "yahtzee/ev" in listed.output
+    # the Kocka adaptive agent's best reply caches sit in the same folder: named, not
+    # "unreadable" (they are no tables: no metadata record)
+    import numpy as np
+
+    from kocka.agents.bots.adaptive_kocka import table_path
+    from kocka.solver.rules.kocka import KockaRules
+
+    cache = table_path(KockaRules(), "heuristic", tmp_path)
+    np.savez(cache, reply=np.zeros(2))
+    listed = run("list", "--cache-dir", str(tmp_path))
+    line = next(line for line in listed.output.splitlines() if cache.name in line)
+    assert "best reply to 'heuristic'" in line and "unreadable" not in listed.output
 
 
 def test_info_of_a_table_built_for_other_rules_is_an_error(tmp_path):

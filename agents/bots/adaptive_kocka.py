@@ -144,9 +144,25 @@ class OpponentFit:
 _TABLES: dict[tuple[KockaRules, str], BestReply] = {}
 
 
+CACHE_PREFIX = "kocka-adaptive-"
+"""The file names of the best reply caches in the table cache: the prefix, the hypothesis,
+a digest of the rules and TABLE_VERSION."""
+
+
 def table_path(rules: KockaRules, hypothesis: str, cache_dir: str | pathlib.Path | None) -> pathlib.Path:
     digest = hashlib.blake2b(f"{TABLE_VERSION}/{rules!r}".encode(), digest_size=6).hexdigest()
-    return pathlib.Path(cache_dir or default_cache_dir()) / f"kocka-adaptive-{hypothesis}-{digest}.npz"
+    return pathlib.Path(cache_dir or default_cache_dir()) / f"{CACHE_PREFIX}{hypothesis}-{digest}.npz"
+
+
+def cache_file_description(path: str | pathlib.Path) -> str | None:
+    """What ``path`` in the table cache is, when it is one of these best reply caches (not a
+    table: no metadata record, computed again when missing or damaged); else None."""
+    name = pathlib.Path(path).name
+    if not (name.startswith(CACHE_PREFIX) and name.endswith(".npz")):
+        return None
+    hypothesis = name[len(CACHE_PREFIX):-len(".npz")].rsplit("-", 1)[0]
+    return (f"the Kocka adaptive agent's best reply to '{hypothesis}' (a cache for its rules digest, "
+            "computed again when missing or damaged)")
 
 
 def best_reply_table(rules: KockaRules, hypothesis: Hypothesis, options: AgentOptions = AgentOptions()) -> BestReply:

@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from kocka.agents.bots import adaptive_kocka
 from kocka.solver.base.errors import KockaError, TableError
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import (
@@ -230,6 +231,10 @@ def list_tables(cache_dir):
     if not found:
         click.echo("  (none)")
     for path in found:
+        cache = adaptive_kocka.cache_file_description(path)
+        if cache is not None:
+            click.echo(f"  {path.name}: {cache}, {os.path.getsize(path):,} bytes")
+            continue
         try:
             meta = read_table(path).meta
             click.echo(f"  {path.name}: {meta.game}/{meta.kind}, built {meta.built_at} "
