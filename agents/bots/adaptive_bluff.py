@@ -175,7 +175,7 @@ class AdaptiveAbazsBot(_OwnSeat, EquilibriumBot):
 MATCH_EPSILON = 0.005
 """In a whole match played by the match plan (values: the chance to win), the chance to win
 the agent may give up per round (beyond it, only the opponent's gifts are risked)."""
-LIARS_DEPTH = 1
+LIARS_DEPTH = 2
 """Passes ahead that liar's poker's reply plays against the model (then the plan's values)."""
 CELL_WEIGHT = 4.0
 """Reveals in a truth cell of the model that give the reply's answers half their weight there."""
@@ -373,8 +373,9 @@ class AdaptiveLiarsBot(AdaptiveBiddingBot):
     """The adaptive agent of two-player liar's kockapóker (BLUFF-17..BLUFF-21): the bidding
     agent's model, safe deviations and gifts on liar's poker stages (public roll, standing
     claim, chips, re-throw slot; :mod:`kocka.solver.solvers.bluff.adaptive_liars`), a re-throw
-    one of the roller's columns. The reply is one stage deep (later stages at the plan's
-    values): the round's recursion would run over every re-throw and public roll."""
+    one of the roller's columns. The reply looks LIARS_DEPTH passes ahead (later stages at
+    the plan's values): the whole round's recursion would lay out every stage of the public
+    roll."""
 
     description = "two-player liar's kockapóker: best reply to the opponent's learnt bets and claims, at most 0.1 chips/round below the equilibrium"
     game_words = "two-player liar's kockapóker"
