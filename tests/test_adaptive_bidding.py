@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kocka.agents.bots.adaptive_bluff import EPSILON, AdaptiveBiddingBot, AdaptiveLiarsBot
-from kocka.agents.bots.base import ChanceSampler
+from kocka.agents.bots.base import AgentUnavailable, ChanceSampler
 from kocka.agents.bots.bluff_bots import BettingEquilibriumBot, ThresholdBot, TruthfulBot
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.games.arena import play_match, run_arena
@@ -244,6 +244,16 @@ def test_it_learns_plays_legal_moves_and_risks_only_its_budget(options, opponent
     game = BiddingBluffGame(RULES, 2)
     learns_and_risks_only_its_budget(game, AdaptiveBiddingBot(game, 2, options), opponent(game), 40,
                                      lambda i: ChanceSampler(100 + i), 40)
+
+
+def test_too_many_chips_for_the_table_are_refused_by_name(options):
+    # the tests' round table holds chips adding up to 6: from 4 each no match fits, and the
+    # message names the agent asked for and what would fit (the round table holds every
+    # count up to its limit, whatever the start: building for 4 would not help)
+    game = BiddingBluffGame(BiddingBluffRules(start_chips=4, max_rounds=1, payoff="chips"), 2)
+    for name in ("adaptive", "equilibrium"):
+        with pytest.raises(AgentUnavailable, match=f"agent '{name}'.*play from at most 3 chips each"):
+            make_agent(name, game, 0, options)
 
 
 def test_it_learns_the_opponent_only(options):

@@ -311,17 +311,18 @@ class RoundMemory:
 # Shared plumbing
 # ----------------------------------------------------------------------------------------
 @contextmanager
-def _equilibrium_table_needed() -> Iterator[None]:
+def _equilibrium_table_needed(name: str) -> Iterator[None]:
     """Around loading an equilibrium bot's table: rules the solver refuses and a table not
-    built become :class:`AgentUnavailable` with the solver's message. Both equilibrium bots
-    (Abázs; the bidding bluff and liar's poker) load a table the same way and must say the
-    same thing when they cannot."""
+    built become :class:`AgentUnavailable` with the solver's message, naming agent ``name``
+    (``equilibrium``, or ``adaptive``, which plays on it). Both equilibrium bots (Abázs;
+    the bidding bluff and liar's poker) load a table the same way and must say the same
+    thing when they cannot."""
     try:
         yield
     except RulesError as exc:
-        raise AgentUnavailable(f"agent 'equilibrium' cannot play these rules: {exc}") from None
+        raise AgentUnavailable(f"agent '{name}' cannot play these rules: {exc}") from None
     except TableError as exc:
-        raise AgentUnavailable(f"agent 'equilibrium' needs its table: {exc}") from None
+        raise AgentUnavailable(f"agent '{name}' needs its table: {exc}") from None
 
 
 class _BluffAgent(Agent):
@@ -705,7 +706,7 @@ class EquilibriumBot(_BluffAgent):
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
-        with _equilibrium_table_needed():
+        with _equilibrium_table_needed(self.name):
             canonical = bluff_abazs.canonical_abazs_game(game)
             self.table = get_table(canonical, EQUILIBRIUM_KIND, options.cache_dir, build_missing=options.build_missing)
         self._policy = bluff_abazs.table_policy(self.table, game.rules.ranking)
@@ -738,7 +739,7 @@ class BettingEquilibriumBot(_BluffAgent):
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed)
-        with _equilibrium_table_needed():
+        with _equilibrium_table_needed(self.name):
             canonical = bluff_plans.canonical_betting_game(game)
             table = self._match_table(game, options)
             if table is None:
@@ -747,9 +748,13 @@ class BettingEquilibriumBot(_BluffAgent):
         self.value_name = self.plan.value_name
         start = game.rules.start_chips
         if not self.plan.covers(start, start):
+            # a table built for these starting chips (liar's poker) could be built; the
+            # bidding bluff's round table holds every count up to its limit, whatever the start
+            remedy = (f"build it with -r start_chips={start}" if canonical.rules.start_chips == start
+                      else f"play from at most {self.plan.max_total // 2} chips each")
             raise AgentUnavailable(
-                f"agent 'equilibrium': its table does not hold a match from {start} chips each "
-                f"(it holds chips adding up to {self.plan.max_total}); build it with -r start_chips={start}"
+                f"agent '{self.name}': its table does not hold a match from {start} chips each "
+                f"(it holds chips adding up to {self.plan.max_total}); {remedy}"
             )
         self._policy = self.plan.policy()
 
@@ -770,14 +775,14 @@ class BettingEquilibriumBot(_BluffAgent):
         try:
             return bluff_plans.rank_betting(self.game, self.plan, state)
         except RulesError as exc:
-            raise AgentUnavailable(f"agent 'equilibrium': {exc}") from None
+            raise AgentUnavailable(f"agent '{self.name}': {exc}") from None
 
     def choose(self, state: Any) -> Any:
         self.require_decision(state)
         try:
             probabilities = self._policy(state)
         except RulesError as exc:
-            raise AgentUnavailable(f"agent 'equilibrium': {exc}") from None
+            raise AgentUnavailable(f"agent '{self.name}': {exc}") from None
         actions, weights = zip(*probabilities.items())
         return self.rng.choices(actions, weights=weights)[0]
 
