@@ -331,8 +331,11 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
     def _plan_claims(self, key: tuple, view: adaptive_bidding.StageView) -> tuple[np.ndarray, np.ndarray]:
         """My claims in my stage ``view`` (module docstring): the deviation's weights and
         columns per type, its worst-case loss spent."""
-        weights, best = adaptive_bidding.safe_claims(view, self._reply().claim_values(key), self.budget,
-                                                     bluff_adaptive.data_weight(self.model.observed))
+        cap = bluff_adaptive.data_weight(self.model.observed)
+        if cap <= 0.0:  # nothing learnt (a seat request): no weight to give, no reply to compute
+            self._my_claims = (view, view.sigma)
+            return np.zeros(len(view.chance)), np.zeros(len(view.chance), dtype=int)
+        weights, best = adaptive_bidding.safe_claims(view, self._reply().claim_values(key), self.budget, cap)
         sigma = adaptive_bidding.deviated_claims(view, weights, best)
         self._spend(view.value - adaptive_bidding.roller_guarantee(view, sigma), bool(weights.any()))
         self._my_claims = (view, sigma)
@@ -340,6 +343,9 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
 
     def _plan_answers(self, key: tuple, view: adaptive_bidding.StageView) -> tuple[adaptive_bidding.StageView, np.ndarray, np.ndarray]:
         """My answers in his stage ``view`` (module docstring), its worst-case loss spent."""
+        if bluff_adaptive.data_weight(self.model.observed) <= 0.0:  # nothing learnt: nothing to compute
+            none = np.zeros(len(view.messages))
+            return view, none, none
         on_bet, on_pass = self._reply().answer_values(key)
         weights, reply = adaptive_bidding.safe_bets(view, on_bet, on_pass, self.model.message_chance(view), self.budget,
                                                     self._caps(self.model.truths_seen(view), view))

@@ -10,6 +10,7 @@ back to random play.
 from __future__ import annotations
 
 import pathlib
+from importlib import import_module
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -197,6 +198,22 @@ def agent_games(name: str) -> list[str] | None:
     if any(e.name == name for e in ANY_GAME_AGENTS):
         return None
     return [spec.name for spec in game_specs() if spec.agent(name) is not None]
+
+
+def describe_cache_file(path: Any) -> str | None:
+    """What ``path`` in the table cache is when an agent keeps it there as a cache of its
+    own (not a table: no metadata record): each agent module of the registry may say so with
+    a ``cache_file_description(path)`` function; None when none claims it."""
+    modules = sorted({entry.factory.partition(":")[0] for spec in game_specs() for entry in spec.agents})
+    for module in modules:
+        try:
+            describe = getattr(import_module(module), "cache_file_description", None)
+        except ImportError:
+            continue
+        found = describe(path) if describe is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def make_agent(name: str, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> Agent:

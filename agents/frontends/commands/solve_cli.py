@@ -8,7 +8,6 @@ import sys
 
 import click
 
-from kocka.agents.bots import adaptive_kocka
 from kocka.solver.base.errors import KockaError, TableError
 from kocka.solver.base.build_options import BuildOptions
 from kocka.solver.store.table_store import (
@@ -218,6 +217,8 @@ def export(game, rules, kind, players, cache_dir, limit, seed, out_path):
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=CACHE_HELP)
 def list_tables(cache_dir):
     """Show the table kinds that can be built and the tables already built."""
+    from kocka.agents.bots.catalogue import describe_cache_file  # agents' own caches share the folder
+
     folder = pathlib.Path(cache_dir) if cache_dir else default_cache_dir()
     click.echo("buildable tables (kocka-solve build GAME [--kind KIND]):")
     for game in games_with_tables():
@@ -231,7 +232,7 @@ def list_tables(cache_dir):
     if not found:
         click.echo("  (none)")
     for path in found:
-        cache = adaptive_kocka.cache_file_description(path)
+        cache = describe_cache_file(path)
         if cache is not None:
             click.echo(f"  {path.name}: {cache}, {os.path.getsize(path):,} bytes")
             continue

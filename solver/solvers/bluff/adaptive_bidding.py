@@ -115,7 +115,7 @@ class StageView:
     standing_rank: int = 0
     allowed: Any = None
 
-    @property
+    @cached_property
     def options(self) -> np.ndarray:
         """Which columns each type may choose [r, m]: every message, and a roller's outside
         options (a re-throw in liar's poker: columns that cannot be bet on, worth ``passed``)
@@ -178,6 +178,13 @@ class StageView:
         return np.where(made > 1e-15, (weighted * self.truth).sum(axis=0) / np.maximum(made, 1e-300), prior)
 
 
+def answered_bets(view: StageView, beta: np.ndarray) -> np.ndarray:
+    """The chance of a bet on each message with the forced answers fixed: 1 where the
+    answerer must bet (BLUFF-5), 0 where he cannot (the stake above his chips), ``beta``
+    elsewhere."""
+    return np.where(view.must_bet, 1.0, np.where(view.can_bet, beta, 0.0))
+
+
 def roller_guarantee(view: StageView, sigma: np.ndarray) -> float:
     """The roller's stage value with claims ``sigma[r, m]`` against an answerer who knows
     them and answers each message at its worst for him (later stages at V*)."""
@@ -192,22 +199,25 @@ def answerer_exposure(view: StageView, beta: np.ndarray) -> float:
     """The roller's stage value against answers ``beta[m]`` (the chance of a bet) when he
     knows them and claims with each result the message best for him (later stages at V*):
     the answerer's stage value is minus this."""
-    b = np.where(view.must_bet, 1.0, np.where(view.can_bet, beta, 0.0))
+    b = answered_bets(view, beta)
     pays = b * view.bet_pay() + (1.0 - b) * view.passed  # [r, m]
     return float(view.chance @ np.where(view.options, pays, -np.inf).max(axis=1))
 
 
-def stage_claim_values(view: StageView, bet_chance: np.ndarray) -> np.ndarray:
-    """The roller's value [r, m] of each message with each result against an answerer
-    betting with ``bet_chance[m]``, later stages at their V* (the reply one stage deep)."""
-    b = np.where(view.must_bet, 1.0, np.where(view.can_bet, bet_chance, 0.0))
-    return b * view.bet_pay() + (1.0 - b) * view.passed
+def stage_claim_values(view: StageView, bet_chance: np.ndarray, passed: np.ndarray | None = None) -> np.ndarray:
+    """The roller's value [r, m] of each column with each type against an answerer betting
+    with ``bet_chance[m]``, a pass (or an outside option) worth ``passed[m]`` to him (by
+    default the plan's: later stages at their V*, the reply one stage deep)."""
+    b = answered_bets(view, bet_chance)
+    return b * view.bet_pay() + (1.0 - b) * (view.passed if passed is None else passed)
 
 
-def stage_answer_values(view: StageView, true_chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def stage_answer_values(view: StageView, true_chance: np.ndarray,
+                        on_pass: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The answerer's value of a bet and of a pass on each message, the claim true with
-    ``true_chance[m]``, later stages at their V* (the reply one stage deep)."""
-    return -(true_chance * view.win + (1.0 - true_chance) * view.lose), -view.passed
+    ``true_chance[m]``, a pass worth ``on_pass[m]`` to him (by default the plan's: later
+    stages at their V*, the reply one stage deep)."""
+    return -(true_chance * view.win + (1.0 - true_chance) * view.lose), (-view.passed if on_pass is None else on_pass)
 
 
 def _answer_bounds(view: StageView) -> tuple[np.ndarray, np.ndarray]:
@@ -275,7 +285,7 @@ def safe_bets(view: StageView, on_bet: np.ndarray, on_pass: np.ndarray, sent: np
     reply = np.where(on_bet > on_pass, 1.0, 0.0)
     direction = np.where(free, reply - view.beta, 0.0)
     gain = sent * direction * (on_bet - on_pass)
-    b = np.where(view.must_bet, 1.0, np.where(view.can_bet, view.beta, 0.0))
+    b = answered_bets(view, view.beta)
     pay = view.bet_pay()
     pays = b * pay + (1.0 - b) * view.passed  # [r, m]
     best = np.where(view.options, pays, -np.inf).max(axis=1)  # M(r)
@@ -310,9 +320,7 @@ def safe_bets(view: StageView, on_bet: np.ndarray, on_pass: np.ndarray, sent: np
 def deviated_bets(view: StageView, weights: np.ndarray, reply: np.ndarray) -> np.ndarray:
     """The chance of a bet on each message (forced answers included): beta*(m) with weight
     ``weights[m]`` moved to ``reply[m]``."""
-    free = view.can_bet & ~view.must_bet
-    mixed = (1.0 - weights) * view.beta + weights * reply
-    return np.where(view.must_bet, 1.0, np.where(free, mixed, 0.0))
+    return answered_bets(view, (1.0 - weights) * view.beta + weights * reply)
 
 
 def claim_gift(view: StageView, sigma: np.ndarray, m: int, bet: bool) -> float:
@@ -493,18 +501,14 @@ class ModelReply:
         view = self.stages.view(key)
         if depth == 0:
             return stage_claim_values(view, self.model.bet_chance(view))
-        bet = np.where(view.must_bet, 1.0, np.where(view.can_bet, self.model.bet_chance(view), 0.0))
-        after = np.empty(len(view.messages))
-        outside = np.zeros(len(view.messages), dtype=bool)
+        after = np.empty(len(view.messages))  # an outside option nobody bets on: its "pass" is its stage
         for m, message in enumerate(view.messages):
             if view.ranks and view.ranks[m] < 0:
-                outside[m] = True
                 after[m] = self.mine(self.stages.outside(key, message), depth)
             else:
                 passed = self.stages.passed(key, message[0])
                 after[m] = 1.0 if passed is None else 1.0 + self.theirs(passed, self._deeper(depth))
-        values = bet * view.bet_pay() + (1.0 - bet) * after
-        return np.where(outside, after, values)
+        return stage_claim_values(view, self.model.bet_chance(view), after)
 
     def mine(self, key: tuple, depth: int | None = -1) -> float:
         """R(key)."""
@@ -517,21 +521,20 @@ class ModelReply:
 
     def answer_values(self, key: tuple, depth: int | None = -1) -> tuple[np.ndarray, np.ndarray]:
         """My value of a bet and of a pass on each message of his stage ``key`` (an outside
-        option: O of its stage, in both)."""
+        option, which nobody bets on: O of its stage as its pass)."""
         depth = self.depth if depth == -1 else depth
         view = self.stages.view(key)
         q = self.model.true_chance(view)
         if depth == 0:
             return stage_answer_values(view, q)
-        on_bet = -(q * view.win + (1.0 - q) * view.lose)
         on_pass = np.empty(len(view.messages))
         for m, message in enumerate(view.messages):
             if view.ranks and view.ranks[m] < 0:
-                on_bet[m] = on_pass[m] = self.theirs(self.stages.outside(key, message), depth)
+                on_pass[m] = self.theirs(self.stages.outside(key, message), depth)
             else:
                 passed = self.stages.passed(key, message[0])
                 on_pass[m] = -1.0 if passed is None else -1.0 + self.mine(passed, self._deeper(depth))
-        return on_bet, on_pass
+        return stage_answer_values(view, q, on_pass)
 
     def theirs(self, key: tuple, depth: int | None = -1) -> float:
         """O(key)."""
@@ -545,7 +548,7 @@ class ModelReply:
 
 
 __all__ = [
-    "BiddingOpponentModel", "BiddingStages", "ModelReply", "PRIOR_WEIGHT", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
+    "BiddingOpponentModel", "BiddingStages", "ModelReply", "PRIOR_WEIGHT", "answered_bets", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
     "deviated_bets", "deviated_claims", "roller_guarantee", "safe_bets", "safe_claims", "stage_answer_values",
     "shifted_truth", "stage_claim_values", "stake_class",
 ]  # fmt: skip
