@@ -83,7 +83,7 @@ def measure_game(game, spec_outcome: str) -> str:
     return "win"
 
 
-REGRET_GAMES = {("kocka", 2), ("kocka", 3), ("polish-basic", 2)}
+REGRET_GAMES = {("kocka", 2), ("kocka", 3), ("polish-basic", 2), ("polish", 1)}
 """(game, seats) whose levels' base agent's values are the mover's exact P(win) (ties
 shared) with that agent in every other seat (Kocka's ``optimal``: the two-player table and
 the three-player equilibrium table, whose values are the mover's under the equilibrium's
@@ -92,43 +92,68 @@ own mixed play where it mixes; the basic Polish race's ``winner``, its spec's
 by those values (:attr:`LevelAgent.regret`; the table's value is a martingale under the
 table's own moves and the dice, and drops by exactly that at each of the level's moves,
 and the n seats' starting values add up to 1, so over games whose seats rotate they average
-1/n), an estimator whose spread per game is a fraction of a win share's. Not the bluff
-games (their values price the equilibrium's mix, not its best action)."""
+1/n), an estimator whose spread per game is a fraction of a win share's. The same holds in
+points for the full Polish game (one card, no compiled player of its levels): ``optimal``'s
+values are the exact expected game totals of the ``ev`` table, so the points a level gives
+up by them at its moves add up, in expectation, to its points below ``optimal`` on the same
+dice (a Polish game through the engine loop is about a second; this needs no reference
+game and a fraction of the games). Not the bluff games (their values price the
+equilibrium's mix, not its best action)."""
 
 
 def loss_estimator(game, measure: str) -> str:
-    """``regret`` where :data:`REGRET_GAMES` allows it, else ``outcome`` (the game's own result)."""
-    return "regret" if measure == "win" and (game.NAME, game.num_players) in REGRET_GAMES else "outcome"
+    """``regret`` where :data:`REGRET_GAMES` allows it; else ``outcome`` for the scorecard
+    games (the table agent's score on the same dice minus the level's) and ``paired`` for
+    the others: the result of the base agent in the level's seat of the same game (the
+    same seeds, the base agent in every other seat) minus the level's. Seats rotate and
+    the base agent against itself averages 1/n (win) or 0 (chips), so its mean is the
+    level's loss; the two games share their dice until the level first departs from the
+    base agent, so the difference's spread is a fraction of a result's (the arena's
+    ``--baseline``)."""
+    if measure in ("win", "points") and (game.NAME, game.num_players) in REGRET_GAMES:
+        return "regret"
+    return "outcome" if measure == "points" else "paired"
 
 
-def fixed_temperatures(game, temperature: float | None) -> levels.LevelTemperatures:
+def temperature_scale(base: str) -> str:
+    """``relative`` for levels around the heuristic (its priorities have no common unit:
+    :mod:`kocka.agents.bots.levels`), else ``absolute``."""
+    return "relative" if base == levels.FALLBACK_AGENT else "absolute"
+
+
+def fixed_temperatures(game, temperature: float | None, scale: str = "absolute") -> levels.LevelTemperatures:
     """Every level at one temperature (the calibration plays ``level:5`` with it)."""
-    return levels.LevelTemperatures(game.NAME, {k: temperature for k in levels.LEVELS}, "absolute", calibrated=True)
+    return levels.LevelTemperatures(game.NAME, {k: temperature for k in levels.LEVELS}, scale, calibrated=True)
 
 
 def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, start, stop, cache_dir, best_scores=None,
-                  estimator="outcome"):
+                  estimator="outcome", scale="absolute"):
     """Per-game losses of the level at ``temperature`` over games start..stop-1
-    (``temperature`` "reference": the table agent's own scores, points measure; a
-    ``level:N`` name: that level with the temperature file's temperatures, as the arena
-    plays it). ``estimator`` "regret": the value the level gave up (:data:`REGRET_GAMES`)."""
+    (``temperature`` "reference": the base agent's own results, its score or, ``paired``,
+    its result in the level's seat; a ``level:N`` name: that level with the temperature
+    file's temperatures, as the arena plays it). ``estimator``: :func:`loss_estimator`."""
     game = get_game(game_name, rules, num_players=players)
     options = AgentOptions(cache_dir=cache_dir)
     reference = make_agent(base, game, 0, options)
     # the other seats' table agents (one per seat: an agent may keep what its seat has seen)
     others = [make_agent(base, game, s, options) for s in range(1, players)] if measure != "points" else []
-    if temperature == "reference":
+    if temperature == "reference" and measure == "points":
         return [final_scores(game, play_match(game, [reference], ChanceSampler(derive_seed("game", seed, i))))[0]
                 for i in range(start, stop)]
-    if isinstance(temperature, str):
+    if temperature == "reference":
+        level = make_agent(base, game, 0, options)
+    elif isinstance(temperature, str):
         level = make_agent(temperature, game, 0, options)
     else:
-        level = levels.make_level_agent("level:5", game, 0, options, fixed_temperatures(game, temperature))
+        level = levels.make_level_agent("level:5", game, 0, options, fixed_temperatures(game, temperature, scale))
     out = []
     for i in range(start, stop):
         reference.reset(derive_seed("agent", seed, i, 0))
         level.reset(derive_seed("agent", seed, i, 1))
-        if measure == "points":  # the table agent draws nothing: its score of game i is best_scores[i - start]
+        if measure == "points" and estimator == "regret":
+            play_match(game, [level], ChanceSampler(derive_seed("game", seed, i)))
+            out.append(level.regret)
+        elif measure == "points":  # the table agent draws nothing: its score of game i is best_scores[i - start]
             mine = final_scores(game, play_match(game, [level], ChanceSampler(derive_seed("game", seed, i))))[0]
             out.append(best_scores[i - start] - mine)
         else:
@@ -140,10 +165,15 @@ def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, s
             state = play_match(game, seats, ChanceSampler(derive_seed("game", seed, i)))
             if estimator == "regret":
                 out.append(level.regret)
-            elif measure == "win":
-                out.append(1 / players - float(win_shares(np.asarray(game.returns(state), dtype=float))[me]))
+                continue
+            returns = np.asarray(game.returns(state), dtype=float)
+            mine = float(win_shares(returns)[me]) if measure == "win" else float(returns[me])
+            if temperature == "reference":
+                out.append(mine)
+            elif estimator == "paired":
+                out.append(best_scores[i - start] - mine)
             else:
-                out.append(-float(game.returns(state)[me]))
+                out.append((1 / players if measure == "win" else 0.0) - mine)
     return out
 
 
@@ -151,7 +181,7 @@ def kernel_level(game, base, cache_dir, temperature):
     """The compiled player of a level at ``temperature`` (``level:5`` of
     :func:`fixed_temperatures`), or None where the game's table agent has none."""
     level = levels.make_level_agent("level:5", game, 0, AgentOptions(cache_dir=cache_dir),
-                                    fixed_temperatures(game, temperature))
+                                    fixed_temperatures(game, temperature, temperature_scale(base)))
     return level.simulator()
 
 
@@ -164,6 +194,7 @@ class LossCurve:
         self.game, self.measure, self.base, self.games, self.seed, self.jobs = game, measure, base, games, seed, jobs
         self.cache_dir = cache_dir
         self.estimator = loss_estimator(game, measure)
+        self.scale = temperature_scale(base)
         self.cache: dict = {}
         self.kernel = measure == "points" and kernel_level(game, base, cache_dir, 1.0) is not None
         if self.kernel:
@@ -171,8 +202,10 @@ class LossCurve:
             self.agent_seeds = np.array([derive_seed("agent", seed, i, 1) for i in range(games)], dtype=np.int64)
             reference = make_agent(base, game, 0, AgentOptions(cache_dir=cache_dir)).simulator()
             self.best = reference.scores(self.game_seeds, 0, jobs)
+        elif self.estimator in ("outcome", "paired"):  # the base agent's own results, game by game
+            self.best = self._run("reference", [None] * games)
         else:
-            self.best = self._run("reference", [None] * games) if measure == "points" else [None] * games
+            self.best = [None] * games
 
     def _run(self, temperature, best):
         """Per-game losses at ``temperature`` (or of a ``level:N`` name, see :func:`_losses_chunk`)."""
@@ -184,12 +217,13 @@ class LossCurve:
         args = (self.game.NAME, self.game.rules.options(), self.game.num_players, self.measure, self.base, temperature,
                 self.seed)
         if self.jobs == 1:
-            parts = [_losses_chunk(*args, lo, hi, self.cache_dir, best[lo:hi], self.estimator) for lo, hi in bounds]
+            parts = [_losses_chunk(*args, lo, hi, self.cache_dir, best[lo:hi], self.estimator, self.scale)
+                     for lo, hi in bounds]
         else:
             from joblib import Parallel, delayed
 
             parts = Parallel(n_jobs=self.jobs)(delayed(_losses_chunk)(*args, lo, hi, self.cache_dir, best[lo:hi],
-                                                                      self.estimator) for lo, hi in bounds)
+                                                                      self.estimator, self.scale) for lo, hi in bounds)
         return [x for p in parts for x in p]
 
     def __call__(self, temperature: float | None) -> float:
@@ -424,7 +458,7 @@ def verify(game, measure, base, temperatures_file_entry, games, seed, jobs, cach
     (mean loss, low, high) at 95 %."""
     options = AgentOptions(cache_dir=cache_dir)
     result = {}
-    if loss_estimator(game, measure) == "regret":  # the arena keeps no agent's regret: its engine loop, its seeds
+    if loss_estimator(game, measure) in ("regret", "paired"):  # the arena keeps no regret: its engine loop, its seeds
         curve = LossCurve(game, measure, base, games, seed, jobs, cache_dir)
         for name in levels.level_names():
             result[name.split(":")[1]] = list(mean_interval(np.asarray(curve._run(name, curve.best))))
@@ -461,6 +495,8 @@ def ladder_tables(path: pathlib.Path) -> str:
         whole = entry.get("exact_whole_round")
         rules = ", ".join(f"{k}={v}" for k, v in entry["rules"].items() if not isinstance(v, list)) or "defaults"
         head = f"**{entry['game']}** ({rules}; loss: {entry['loss']}; ratio {entry['ladder']['ratio']})"
+        if entry.get("scale") == "relative":
+            head += "; temperatures are multiples of the spread of the values at each decision"
         if measured:
             head += (f"; measured over {measured['games']} games, seed {measured['seed']}: "
                      f"monotone {measured['monotone']}, neighbours' intervals disjoint {measured['neighbours_disjoint']}")
@@ -541,9 +577,6 @@ def main(argv=None) -> int:
     players = 1 if outcome == "score" else args.players
     game = get_game(args.game, rules or None, num_players=players)
     base = levels.base_agent_name(game)
-    if base == levels.FALLBACK_AGENT:
-        print(f"{game.NAME}: no table agent, its levels stay uncalibrated", file=sys.stderr)
-        return 2
     if base == "equilibrium":  # the bluff games: exact losses
         if args.verify_only:
             entry = levels.calibration_entry(game, args.out)
@@ -560,8 +593,11 @@ def main(argv=None) -> int:
         if entry is None:
             parser.error(f"{args.out} has no entry for {game.NAME} with these rules: calibrate it first")
         return report(dict(entry), game, measure, base, args)
-    spread = value_spread(game, base, args.cache_dir, args.seed)
-    print(f"{game.NAME}: levels around {base!r}, loss in {measure}, median value spread {spread:.4g}", file=sys.stderr)
+    scale = temperature_scale(base)
+    # relative temperatures are multiples of each decision's spread: the grid starts at 1
+    spread = value_spread(game, base, args.cache_dir, args.seed) if scale == "absolute" else 1.0
+    print(f"{game.NAME}: levels around {base!r}, loss in {measure}, {scale} temperatures, grid from {spread:.4g}",
+          file=sys.stderr)
     grid_curve = LossCurve(game, measure, base, args.grid_games, args.seed, args.jobs, args.cache_dir)
     curve = grid_curve if args.bisect_games == args.grid_games else LossCurve(
         game, measure, base, args.bisect_games, args.seed + 500, args.jobs, args.cache_dir)
@@ -569,12 +605,8 @@ def main(argv=None) -> int:
     table_kind = levels.played_table_kind(make_agent(base, game, 0, AgentOptions(cache_dir=args.cache_dir)))
     entry = {
         "game": game.NAME, "rules": levels.rules_key(game), "players": None if outcome == "score" else players,
-        "base": base, **({"table": table_kind} if table_kind else {}),
-        "loss": {"points": "points per game below optimal, same dice",
-                               "win": (f"1/{players} - win share against the table agent in the other "
-                                       f"{'seat' if players == 2 else f'{players - 1} seats'}, seats rotating"),
-                               "chips": "chips per game given up against the table agent, seats rotating"}[measure]
-        + {"outcome": "", "regret": " (estimated by the P(win) the level gives up at its moves)"}[loss_estimator(game, measure)],
+        "base": base, **({"table": table_kind} if table_kind else {}), **({"scale": scale} if scale != "absolute" else {}),
+        "loss": loss_text(game, measure, base, players),
         "ladder": {"ratio": args.ratio, "random_loss": random_loss, "targets": {str(k): v for k, v in targets.items()}},
         "temperatures": {str(k): temperatures[str(k)] for k in levels.LEVELS},
         "computed": {"script": "scripts/calibrate_levels.py", "seed": args.seed, "grid_games": args.grid_games,
@@ -587,6 +619,20 @@ def main(argv=None) -> int:
         report(entry, game, measure, base, args)
     print(f"done in {time.time() - started:.0f} s", file=sys.stderr)
     return 0
+
+
+def loss_text(game, measure: str, base: str, players: int) -> str:
+    """What an entry's loss is, in a sentence (the entry's ``loss``)."""
+    against = "the heuristic" if base == levels.FALLBACK_AGENT else "the table agent"
+    seats = "seat" if players == 2 else f"{players - 1} seats"
+    text = {"points": "points per game below optimal, same dice",
+            "win": f"1/{players} - win share against {against} in the other {seats}, seats rotating",
+            "chips": f"chips per game given up against {against} in the other {seats}, seats rotating"}[measure]
+    return text + {
+        "outcome": "",
+        "regret": f" (estimated by the {'points' if measure == 'points' else 'P(win)'} the level gives up at its moves)",
+        "paired": f" (paired: {against}'s own result in that seat of the same game, same seeds, minus the level's)",
+    }[loss_estimator(game, measure)]
 
 
 def report(entry: dict, game, measure: str, base: str, args) -> int:

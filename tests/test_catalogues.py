@@ -2,22 +2,16 @@
 numbers in each language's own format, the language in force private to each thread."""
 from __future__ import annotations
 
-import importlib.util
-import pathlib
 import threading
 
 import pytest
 
 from kocka.solver.base import i18n
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from script_modules import script_module
 
 
 def _catalogues_script():
-    spec = importlib.util.spec_from_file_location("catalogues_script", ROOT / "scripts" / "catalogues.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("catalogues")
 
 
 def test_every_message_is_translated_in_every_language():

@@ -8,7 +8,6 @@ cited by number), from counting by hand, or from a brute-force enumeration in th
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import pathlib
@@ -28,21 +27,14 @@ from hypothesis import strategies as st
 from kocka.agents.frontends.seat import protocol
 from kocka.agents.frontends.seat.protocol import ERROR_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION, REQUEST_FIELDS, Seat, SeatOptions
 from kocka.solver.rules import GAME_NAMES, get_game
+from script_modules import script_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "agents" / "frontends" / "seat" / "seat_schema.json").read_text())
 PROTOCOL_MD = (ROOT / "docs" / "PROTOCOL.md").read_text()
 
 
-def _script_module(name: str) -> Any:
-    """A module of ``scripts/`` (not a package: loaded from its file)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-mutate = _script_module("seat_tools").mutate  # the request mutator scripts/seat_fuzz.py uses
+mutate = script_module("seat_tools").mutate  # the request mutator scripts/seat_fuzz.py uses
 
 
 # ----------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from kocka.solver.base.errors import TableError
 from kocka.solver.store.table_store import build_table, get_table, open_table, path_for, solver_for
 from kocka.solver.rules import get_game
 from kocka.solver.base.table_file import TABLE_FORMAT_VERSION, check_layout, verified_path
+from script_modules import script_module
 
 TINY_RULES = {"boxes": ["sixes", "chance"]}
 TINY_CLI_RULES = ["-r", "boxes=sixes,chance"]
@@ -400,18 +401,7 @@ def test_a_missing_table_still_names_the_build_command(tmp_path):
 # Crafted tables (issue 24): refused from their headers, in one line, before any array
 # is inflated; the attacks are scripts/attack_tables.py's
 # ----------------------------------------------------------------------------------------
-def _attack_module():
-    import importlib.util
-    import pathlib
-
-    where = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "attack_tables.py"
-    spec = importlib.util.spec_from_file_location("attack_tables", where)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-attacks = _attack_module()
+attacks = script_module("attack_tables")
 CRAFTED = {
     "huge header": (attacks.huge_header, "declares 1,099,511,627,776 values of <f8"),
     "huge header and zip size": (attacks.huge_header_and_zip_size, "which do not fit in the file"),

@@ -19,8 +19,10 @@ How a level chooses (one rule per kind of game, one parameter, its *temperature*
   pure softmax over equilibrium values would not do: the actions an equilibrium mixes
   have equal values, so its T -> 0 limit is uniform over them, an exploitable player.)
 * **Games without a table agent** (the chip-bidding game): the softmax runs over the
-  ``heuristic``'s priorities instead, with T relative to their spread at each decision
-  (below); such levels are uncalibrated and say so (``calibrated`` is False).
+  ``heuristic``'s priorities instead, whose units differ from decision to decision (points
+  over par at the card, a rule's choice at a raise), so T is relative to their spread at
+  each decision (the entry's ``"scale": "relative"``); calibrated like the others, on the
+  chips per game a level gives up against the heuristic (scripts/calibrate_levels.py).
 
 The temperatures of a game come from :data:`TEMPERATURES_FILE`, written by
 ``scripts/calibrate_levels.py`` so that each level's mean loss follows a geometric ladder
@@ -75,6 +77,10 @@ TEMPERATURES_FORMAT = "kocka.level_temperatures/1"
 RELATIVE_LADDER = {1: None, 2: 4.0, 3: 2.0, 4: 1.0, 5: 0.5, 6: 0.25, 7: 0.125, 8: 0.0625, 9: 0.03125, 10: 0.0}
 """Uncalibrated temperatures, as multiples of the spread of the values at a decision
 (``None``: uniform). Halving from level to level, as the calibrated ladders halve the loss."""
+
+SCALES = ("absolute", "relative")
+"""How an entry's temperatures are read (:class:`LevelTemperatures`); absolute unless the
+entry says ``"scale"``."""
 
 VALUE_AGENTS = ("optimal", "equilibrium")
 """The table agents a level errs around, in order of preference (the first the game's
@@ -176,7 +182,11 @@ def level_temperatures(game: Game, path: str | pathlib.Path | None = None) -> Le
                          f"{LEVELS[0]}..{LEVELS[-1]} (a number >= 0, or null for uniform)") from None
     if any(t is not None and not t >= 0 for t in temperatures.values()):
         raise LevelError(f"{TEMPERATURES_FILE.name}: the {game.NAME} temperatures must be >= 0 or null")
-    return LevelTemperatures(game.NAME, temperatures, "absolute", calibrated=True, entry=entry)
+    scale = entry.get("scale", "absolute")
+    if scale not in SCALES:
+        raise LevelError(f"{TEMPERATURES_FILE.name}: the {game.NAME} entry's scale must be one of "
+                         f"{', '.join(SCALES)}, not {scale!r}")
+    return LevelTemperatures(game.NAME, temperatures, scale, calibrated=True, entry=entry)
 
 
 # ----------------------------------------------------------------------------------------
@@ -252,7 +262,8 @@ class LevelAgent(Agent):
         Kocka), its mean is the level's expected loss in P(win) against the base agent
         (scripts/calibrate_levels.py, the ``regret`` estimator)."""
         how = "mixes the equilibrium with a softmax" if mixes_equilibrium else "a softmax"
-        ladder = "calibrated" if temperatures.calibrated else "uncalibrated (relative to the values' spread)"
+        relative = " (relative to the values' spread)" if temperatures.scale == "relative" else ""
+        ladder = ("calibrated" if temperatures.calibrated else "uncalibrated") + relative
         self.description = f"level {level} of 10 ({self.label}): {how} over {base.name!r}'s values, {ladder}"
 
     @property
@@ -385,8 +396,10 @@ def make_level_agent(name: str, game: Game, seed: int, options: Any, temperature
         raise AgentUnavailable(f"{name!r} errs around {base_name!r}, which cannot play here: {exc}") from None
     if temperatures is None:
         temperatures = level_temperatures(game)
-        # priorities, or values the entry was not fitted to: only the relative ladder means anything
-        if base_name == FALLBACK_AGENT or not calibrated_for(temperatures, base):
+        # priorities (unless calibrated as multiples of their spread), or values the entry was
+        # not fitted to: only the relative ladder means anything
+        uncommon_units = base_name == FALLBACK_AGENT and temperatures.scale != "relative"
+        if uncommon_units or not calibrated_for(temperatures, base):
             temperatures = LevelTemperatures(game.NAME, RELATIVE_LADDER, "relative", calibrated=False)
     return LevelAgent(game, seed, base, level, temperatures, mixes_equilibrium=base_name == "equilibrium",
                       fallback_reason=f"{game.NAME} has no value table" if base_name == FALLBACK_AGENT else "")
@@ -401,7 +414,7 @@ def describe_levels(game_name: str) -> list[dict[str, Any]]:
         base = base_agent_name(game)
     except AgentUnavailable:
         return []
-    calibrated = base != FALLBACK_AGENT and calibration_entry(game) is not None
+    calibrated = calibration_entry(game) is not None
     return [{"name": level_name(level), "label": LEVEL_LABELS[level], "base": base, "calibrated": calibrated}
             for level in LEVELS]
 
