@@ -168,12 +168,7 @@ def _losses_chunk(game_name, rules, players, measure, base, temperature, seed, s
                 continue
             returns = np.asarray(game.returns(state), dtype=float)
             mine = float(win_shares(returns)[me]) if measure == "win" else float(returns[me])
-            if temperature == "reference":
-                out.append(mine)
-            elif estimator == "paired":
-                out.append(best_scores[i - start] - mine)
-            else:
-                out.append((1 / players if measure == "win" else 0.0) - mine)
+            out.append(mine if temperature == "reference" else best_scores[i - start] - mine)  # paired
     return out
 
 

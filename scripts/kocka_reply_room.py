@@ -30,7 +30,6 @@ hypotheses); a bot outside that family has no best reply table here.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 
@@ -39,7 +38,7 @@ import numpy as np
 from kocka.agents.bots import adaptive_kocka
 from kocka.agents.bots.base import ChanceSampler, derive_seed
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
-from kocka.agents.frontends.games.arena import play_match, win_shares
+from kocka.agents.frontends.games.arena import mean_interval, play_match, win_shares
 from kocka.solver.rules import get_game
 
 
@@ -80,8 +79,9 @@ class Judged:
 
 
 def interval(values) -> tuple[float, float]:
-    values = np.asarray(values, dtype=float)
-    return float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
+    """(mean, half-width of its 95 % normal interval), as the arena computes it."""
+    mean, _low, high = mean_interval(values)
+    return mean, high - mean
 
 
 def main(argv=None) -> int:
