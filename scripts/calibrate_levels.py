@@ -101,6 +101,25 @@ game and a fraction of the games). Not the bluff games (their values price the
 equilibrium's mix, not its best action)."""
 
 
+STAND_IN_REGRET_GAMES = {("kocka", 4), ("kocka", 5), ("kocka", 6)}
+"""(game, seats) whose base agent plays from a stand-in table, not the game's own (Kocka
+with four to six players, no table of their own here: ``optimal`` races the two leading opponents
+on the three-player table): their levels are calibrated by the P(win) they give up at
+their moves *as those values count it*, the regret estimator of :data:`REGRET_GAMES` with
+values that are not the mover's exact P(win) at this table. Not an unbiased estimate of
+the level's win-share loss, but a well-defined one with the regret's small spread (the
+paired win-share loss, whose spread is a whole win's, would need some 15,000 games per
+level to part the top levels); the entry's loss says so, and docs/AGENTS.md compares it
+with the paired loss where that is measurable."""
+
+
+def regret_kind(game) -> str | None:
+    """``exact`` for :data:`REGRET_GAMES`, ``stand-in`` for :data:`STAND_IN_REGRET_GAMES`,
+    else None."""
+    key = (game.NAME, game.num_players)
+    return "exact" if key in REGRET_GAMES else "stand-in" if key in STAND_IN_REGRET_GAMES else None
+
+
 def loss_estimator(game, measure: str) -> str:
     """``regret`` where :data:`REGRET_GAMES` allows it; else ``outcome`` for the scorecard
     games (the table agent's score on the same dice minus the level's) and ``paired`` for
@@ -110,7 +129,7 @@ def loss_estimator(game, measure: str) -> str:
     level's loss; the two games share their dice until the level first departs from the
     base agent, so the difference's spread is a fraction of a result's (the arena's
     ``--baseline``)."""
-    if measure in ("win", "points") and (game.NAME, game.num_players) in REGRET_GAMES:
+    if measure in ("win", "points") and regret_kind(game) is not None:
         return "regret"
     return "outcome" if measure == "points" else "paired"
 
@@ -531,7 +550,9 @@ def write_entry(path: pathlib.Path, entry: dict) -> None:
                     if not (e["game"] == entry["game"] and e["rules"] == entry["rules"] and e.get("players") == entry.get("players"))]
     doc["games"].append(entry)
     doc["games"].sort(key=lambda e: (e["game"], json.dumps(e["rules"], sort_keys=True)))
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    partial = path.with_name(path.name + ".partial")  # written whole, then renamed into place
+    partial.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    partial.replace(path)
     levels._load_entries.cache_clear()
 
 
@@ -625,7 +646,9 @@ def loss_text(game, measure: str, base: str, players: int) -> str:
             "chips": f"chips per game given up against {against} in the other {seats}, seats rotating"}[measure]
     return text + {
         "outcome": "",
-        "regret": f" (estimated by the {'points' if measure == 'points' else 'P(win)'} the level gives up at its moves)",
+        "regret": f" (estimated by the {'points' if measure == 'points' else 'P(win)'} the level gives up at its moves"
+                  + (", as the three-player table it plays from against the two leading opponents values them: "
+                     f"not the exact {players}-player P(win))" if regret_kind(game) == "stand-in" else ")"),
         "paired": f" (paired: {against}'s own result in that seat of the same game, same seeds, minus the level's)",
     }[loss_estimator(game, measure)]
 

@@ -25,7 +25,7 @@ from kocka.agents.bots.base import ChanceSampler, Event
 from kocka.agents.bots.catalogue import AgentOptions, make_agent
 from kocka.agents.frontends.games.arena import play_match
 from kocka.solver.rules import CHANCE
-from kocka.solver.rules.kocka import STAGE_ROLL, KockaGame, KockaState
+from kocka.solver.rules.kocka import STAGE_ROLL, Bank, KockaGame, KockaState
 from kocka.solver.rules.kocka_scoring import KockaRules
 from kocka.solver.solvers.kocka.best_reply import solve_best_reply
 from kocka.solver.solvers.kocka.kocka_turn import kocka_model
@@ -272,7 +272,7 @@ def test_the_room_for_gain_is_what_the_best_reply_table_loses_by_its_values(tmp_
     options = AgentOptions(cache_dir=tmp_path, build_missing=True)
     cautious_hypothesis = next(h for h in HYPOTHESES if h.name == "cautious")
     table = best_reply_table(rules, cautious_hypothesis, options)
-    judged = room.Judged(make_agent(player, game, 0, options), room.ReplyJudge(game, options, cautious_hypothesis))
+    judged = room.Judged(make_agent(player, game, 0, options), room.ReplyJudge(game, options, {0: cautious_hypothesis, 1: cautious_hypothesis}))
     cautious = make_agent("cautious", game, 0, options)
     differences, given_up = [], []
     for i in range(200):
@@ -289,3 +289,130 @@ def test_the_room_for_gain_is_what_the_best_reply_table_loses_by_its_values(tmp_
     assert abs(differences.mean()) <= 4.5 * standard_error, (differences.mean(), standard_error)
     assert min(given_up) >= -1e-9
     assert np.mean(given_up) > (0.2 if player == "random" else 0.0), np.mean(given_up)
+
+
+# ----------------------------------------------------------------------------------------
+# three players: the joint best reply to two fitted opponents
+# ----------------------------------------------------------------------------------------
+SMALL = KockaRules.from_options({"target": 400, "series_threshold": 200, "min_bank_points": 100})
+"""Eight scores per player, both phases (KOCKA-2) and the 100-point minimum bank (KOCKA-13)
+in play."""
+
+
+def _turns(rules, policy):
+    return [policy_turn_outcomes(rules, lambda game: policy(game, 0).choose, high) for high in (False, True)]
+
+
+def reference_three(rules, next_turns, last_turns):
+    """``(mine, to_next, to_last)`` of the one-sided three-player race solved without the
+    kernel's loop: triples in decreasing total, each one's fixed point (my bust and both
+    opponents' stays return to it, RULES KOCKA-20 ``immediate``) by plain repeated
+    substitution through the turn model, every sum over the opponents' banks written out."""
+    from kocka.solver.solvers.kocka.best_reply import opponent_chain
+    from kocka.solver.solvers.kocka.turn_model import solve_turn
+
+    model = kocka_model(rules)
+    goal = model.goal
+    next_chain = opponent_chain(next_turns, model.turn.threshold, goal)
+    last_chain = opponent_chain(last_turns, model.turn.threshold, goal)
+    mine, to_next, to_last = (np.zeros((goal,) * 3) for _ in range(3))
+    for total in range(3 * goal - 3, -1, -1):
+        for a in range(goal):
+            for b in range(goal):
+                c = total - a - b
+                if not 0 <= c < goal:
+                    continue
+                move_n, stay_n, _ = next_chain[b]
+                move_l, stay_l, _ = last_chain[c]
+                moved_last = sum(move_l[t] * mine[a, b, c + t] for t in range(1, goal - c))
+                moved_next = sum(move_n[t] * to_last[a, b + t, c] for t in range(1, goal - b))
+                bank = np.array([to_next[a + t, b, c] if a + t < goal else 1.0 for t in range(goal - a)])
+                v = 0.5
+                for _ in range(500):
+                    bust = moved_next + stay_n * (moved_last + stay_l * v)
+                    tv = solve_turn(model.turn, model.turn.phase_index(a), bank, goal - a, bust=bust, boundary="goal")
+                    new = float(tv.val[0, model.turn.roll_slot(tv.phase.opening_kind)])
+                    if abs(new - v) < 1e-14:
+                        break
+                    v = new
+                mine[a, b, c] = v
+                to_last[a, b, c] = moved_last + stay_l * v
+                to_next[a, b, c] = moved_next + stay_n * to_last[a, b, c]
+    return mine, to_next, to_last
+
+
+def test_the_three_player_best_reply_equals_a_plain_solve_of_its_equations():
+    # reference: reference_three above (the same equations, no Newton steps, no kernel loop)
+    from kocka.agents.bots.heuristic import KockaCautious
+    from kocka.solver.solvers.kocka.best_reply import solve_best_reply_three
+
+    model = kocka_model(SMALL)
+    next_turns, last_turns = _turns(SMALL, threshold_player(200)), _turns(SMALL, KockaCautious)
+    table = solve_best_reply_three(model.turn, model.goal, next_turns, last_turns, threads=2)
+    mine, to_next, to_last = reference_three(SMALL, next_turns, last_turns)
+    assert np.max(np.abs(table.to_next - to_next)) < 1e-10
+    assert np.allclose(table.starts, (mine[0, 0, 0], to_last[0, 0, 0], to_next[0, 0, 0]), rtol=0, atol=1e-10)
+    # the seats differ: moving first is worth more than moving last against the same two
+    assert table.starts[0] > table.starts[2]
+
+
+def test_against_a_player_who_never_scores_the_three_player_reply_is_the_two_player_one(threshold_150_turns):
+    # reference: solve_best_reply (checked against the engine brute force above); a player
+    # whose every turn busts before any bankable total (stay 1) leaves the race to the
+    # other two, whichever of the two seats after me he takes
+    from kocka.solver.solvers.kocka.best_reply import solve_best_reply_three
+    from kocka.solver.solvers.kocka.policy_turns import PolicyTurnOutcomes
+
+    rules = KockaRules.from_options({"target": 800, "series_threshold": 400, "min_bank_points": 100})
+    model = kocka_model(rules)
+    scorer = _turns(rules, threshold_player(300))
+    never = [PolicyTurnOutcomes(scorer[0].unit, np.zeros(1), np.zeros(1), 1.0, 0.0)] * 2
+    two = solve_best_reply(model.turn, model.goal, scorer)
+    after_me = solve_best_reply_three(model.turn, model.goal, scorer, never)
+    last = solve_best_reply_three(model.turn, model.goal, never, scorer)
+    assert np.max(np.abs(after_me.to_next - two.waiting[:, :, None])) < 1e-12
+    # the silent player next: his turn passes straight to the scorer's
+    assert np.max(np.abs(last.to_next - two.waiting[:, None, :])) < 1e-12
+    # seat 0 begins: in seat 1 the silent last player (seat 0) hands me the first turn, in
+    # seat 2 the scorer (seat 0, next after me) throws first
+    assert np.allclose(after_me.starts, (two.reply[0, 0], two.reply[0, 0], two.waiting[0, 0]), rtol=0, atol=1e-12)
+
+
+def test_at_three_players_the_agent_replies_to_both_fits_jointly(tmp_path):
+    # reference: the engine's legal actions at every decision (KOCKA-5..13), and the joint
+    # table's own values; the agent is fitted from the first move (the fit itself is
+    # tested above), to the bots that sit after it: cautious, then bold (KOCKA-12)
+    from kocka.agents.bots.adaptive_kocka import best_reply_three_table
+    from script_modules import script_module
+
+    game = KockaGame(SMALL, num_players=3)
+    options = AgentOptions(cache_dir=tmp_path, build_missing=True)
+    hypotheses = {h.name: h for h in HYPOTHESES}
+    fits = {1: hypotheses["cautious"], 2: hypotheses["bold"]}
+    agent = script_module("kocka_reply_room").ReplyJudge(game, options, fits)
+    checked = []
+    final = play_match(game, [_Legal(agent, game, checked), make_agent("cautious", game, 0, options),
+                              make_agent("bold", game, 0, options)], ChanceSampler(5))
+    assert game.is_terminal(final) and checked
+    assert list(tmp_path.glob("kocka-adaptive-cautious+bold-*.npz"))
+    table = best_reply_three_table(SMALL, hypotheses["cautious"], hypotheses["bold"], options)
+    # where it may bank, banking's value is the table's value of the next player's turn at
+    # the banked scores (units of 50 points; the dice of a turn leave the others' alone)
+    for seat, fits in ((0, {1: "cautious", 2: "bold"}), (1, {2: "cautious", 0: "bold"})):
+        agent.fits_by_seat = {s: hypotheses[name] for s, name in fits.items()}
+        state = _bank_decision(game, KockaState(scores=(100, 50, 150), player=seat))
+        ranked = agent.rank(state)
+        assert ranked[0].detail["fitted"] == "cautious, bold"
+        bank = next(d for d in ranked if isinstance(d.action, Bank))
+        a, b, c = (state.scores[(seat + k) % 3] // 50 for k in range(3))
+        assert abs(bank.value - table.to_next[a + state.turn_total // 50, b, c]) < 1e-12
+
+
+def _bank_decision(game, state):
+    """``state``'s player throws 1, 1, 2, 3, 4, 6 and sets the two 1s aside: 200 points
+    (KOCKA-5), over the 100-point minimum bank, so he may bank (KOCKA-13)."""
+    from kocka.solver.rules.kocka import SetAside
+
+    state = game.apply(game.apply(state, (1, 1, 2, 3, 4, 6)), SetAside(dice=(1, 1)))
+    assert Bank() in game.legal_actions(state) and state.turn_total == 200
+    return state

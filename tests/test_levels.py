@@ -501,3 +501,20 @@ def test_the_paired_loss_of_the_chip_game_is_zero_game_by_game_for_the_heuristic
     assert at_zero == [0.0] * 12
     uniform = script._losses_chunk(*args, None, 11, 0, 12, None, reference, "paired", "relative")
     assert np.mean(uniform) > 0 and any(x != 0 for x in uniform)
+
+
+def test_four_player_kocka_levels_say_their_loss_is_the_stand_ins():
+    """Kocka with four players has no exact table here: its levels are calibrated on the
+    regret by the three-player stand-in's values (scripts/calibrate_levels.py,
+    STAND_IN_REGRET_GAMES), and the stored entry must say that its loss is not the exact
+    four-player P(win); two and three players keep the exact regret."""
+    from script_modules import script_module
+
+    calibrate = script_module("calibrate_levels")
+    kinds = {n: calibrate.regret_kind(get_game("kocka", None, num_players=n)) for n in (2, 3, 4, 6)}
+    assert kinds == {2: "exact", 3: "exact", 4: "stand-in", 6: "stand-in"}
+    four = get_game("kocka", None, num_players=4)
+    assert calibrate.loss_estimator(four, "win") == "regret"
+    entry = levels.calibration_entry(four)
+    assert entry is not None and entry["table"] == "winprob3"
+    assert "not the exact 4-player P(win)" in entry["loss"] == calibrate.loss_text(four, "win", "optimal", 4)

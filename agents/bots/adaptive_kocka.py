@@ -16,16 +16,25 @@ after at least :data:`MIN_DECISIONS` decisions with a choice, and explains at le
 fitted). Then, when the fit is not the equilibrium itself, it plays by the best reply
 table against that policy (:mod:`kocka.solver.solvers.kocka.best_reply`: the opponent's
 exact turn outcomes under the policy, :mod:`kocka.solver.solvers.kocka.policy_turns`,
-and the race solved one-sided). The opponent raced is the only one with two players, and
-the leading one with three or more (as ``leader`` does; not exact there: the others are
-left out of the table). Under ``kocka.end`` other than ``immediate`` it always plays the
-equilibrium move.
+and the race solved one-sided). With two players the opponent raced is the other one.
+With three, once both opponents are fitted to policies other than the equilibrium and
+their joint table is at hand (Cost, below), it plays the exact joint best reply to the
+two (the next player's and the last one's turn chains, every score triple solved
+one-sided: :func:`best_reply_three_table`); while only one is fitted, or one is fitted to
+the equilibrium (whose turns depend on all three scores), and with four or more players,
+it races the leading opponent when he is fitted (as ``leader`` does; not exact there: the
+others are left out of the table). Under ``kocka.end`` other than ``immediate`` it always
+plays the equilibrium move.
 
 **Cost.** Per fitted policy and rules, once: the turn outcomes (about 16 s CPU per phase
-at the default rules) and the table (about 7 s); both are kept in memory and in the table
-cache (``kocka-adaptive-*.npz``). Per move: one turn evaluation (0.1 ms) after the first
-in a position, plus, per opponent decision seen, the choice of each of the seven
-hypotheses.
+at the default rules) and the two-player table (about 7 s); per ordered pair of fitted
+policies at a three-player table, the joint table (8,000,000 score triples, 1.24 turn
+evaluations each: about 1,400 s CPU, 15 minutes on two cores with other work beside it, at
+the default rules; 64 MB), computed only where missing tables may be built
+(``--build-missing``: else, until it is in the cache, the agent races the leader); all
+kept in memory and in the table cache (``kocka-adaptive-*.npz``). Per move: one turn
+evaluation (0.1 ms) after the first in a position, plus, per opponent decision seen, the
+choice of each of the seven hypotheses.
 
 Memory lasts one game (:meth:`reset` forgets it, and the seats rotate between games).
 """
@@ -33,7 +42,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import pathlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -47,7 +58,10 @@ from kocka.solver.base.table_file import default_cache_dir
 from kocka.solver.rules import CHANCE, Game
 from kocka.solver.rules.kocka import KockaGame
 from kocka.solver.rules.kocka_scoring import KockaRules
-from kocka.solver.solvers.kocka.best_reply import BestReply, best_reply_turn_values, solve_best_reply
+from kocka.solver.solvers.kocka.best_reply import (
+    BestReply, BestReplyThree, best_reply_three_turn_values, best_reply_turn_values, solve_best_reply,
+    solve_best_reply_three,
+)
 from kocka.solver.solvers.kocka.kocka_turn import kocka_model, to_units
 from kocka.solver.solvers.kocka.policy_turns import policy_turn_outcomes
 from kocka.solver.solvers.kocka.prospects import action_prospects, prospect_value
@@ -161,8 +175,38 @@ def cache_file_description(path: str | pathlib.Path) -> str | None:
     if not (name.startswith(CACHE_PREFIX) and name.endswith(".npz")):
         return None
     hypothesis = name[len(CACHE_PREFIX):-len(".npz")].rsplit("-", 1)[0]
-    return (f"the Kocka adaptive agent's best reply to '{hypothesis}' (a cache for its rules digest, "
+    opponents = " then ".join(f"'{name}'" for name in hypothesis.split("+"))
+    return (f"the Kocka adaptive agent's best reply to {opponents} (a cache for its rules digest, "
             "computed again when missing or damaged)")
+
+
+def _load(path: pathlib.Path, build: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> Any:
+    """A table kept in the cache at ``path`` (``build`` of its arrays), or None when it is
+    missing or damaged (then computed again)."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path) as stored:
+            return build(*(stored[name] for name in names))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _keep(path: pathlib.Path, arrays: dict[str, Any]) -> None:
+    """Write a cache file whole (a partial file renamed into place) or not at all."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial.npz")
+        np.savez(partial, **arrays)
+        partial.replace(path)
+    except OSError:
+        pass  # a read-only cache: the table stays in memory
+
+
+def _outcomes(rules: KockaRules, hypothesis: Hypothesis, options: AgentOptions) -> list[Any]:
+    """The turn outcomes of ``hypothesis`` in the two phases."""
+    return [policy_turn_outcomes(rules, lambda game: hypothesis.make(game, options).choose, high)
+            for high in (False, True)]
 
 
 def best_reply_table(rules: KockaRules, hypothesis: Hypothesis, options: AgentOptions = AgentOptions()) -> BestReply:
@@ -171,26 +215,48 @@ def best_reply_table(rules: KockaRules, hypothesis: Hypothesis, options: AgentOp
     if key in _TABLES:
         return _TABLES[key]
     path = table_path(rules, hypothesis.name, options.cache_dir)
-    table = None
-    if path.is_file():
-        try:
-            with np.load(path) as stored:
-                table = BestReply(stored["reply"], stored["waiting"], int(stored["turn_evaluations"]))
-        except (OSError, ValueError, KeyError):
-            table = None  # a damaged file: computed again below
+    table = _load(path, lambda reply, waiting, evaluations: BestReply(reply, waiting, int(evaluations)),
+                  ("reply", "waiting", "turn_evaluations"))
     if table is None:
         model = kocka_model(rules)
-        outcomes = [policy_turn_outcomes(rules, lambda game: hypothesis.make(game, options).choose, high)
-                    for high in (False, True)]
-        table = solve_best_reply(model.turn, model.goal, outcomes)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".partial.npz")
-            np.savez(partial, reply=table.reply, waiting=table.waiting, turn_evaluations=table.turn_evaluations)
-            partial.replace(path)
-        except OSError:
-            pass  # a read-only cache: the table stays in memory
+        table = solve_best_reply(model.turn, model.goal, _outcomes(rules, hypothesis, options))
+        _keep(path, {"reply": table.reply, "waiting": table.waiting, "turn_evaluations": table.turn_evaluations})
     _TABLES[key] = table
+    return table
+
+
+_THREE_TABLES: dict[tuple[KockaRules, str, str], BestReplyThree] = {}
+THREE_TABLES_KEPT = 2
+"""Three-player best reply tables kept in memory (64 MB each at the default rules)."""
+
+
+def best_reply_three_table(rules: KockaRules, next_player: Hypothesis, last_player: Hypothesis,
+                           options: AgentOptions = AgentOptions(), threads: int | None = None
+                           ) -> BestReplyThree | None:
+    """The best reply table of a player followed by ``next_player`` and then ``last_player``
+    (three players) under ``rules``, from memory or the table cache; when it is in neither,
+    computed (module docstring: minutes, announced on standard error) if
+    ``options.build_missing``, else None (the agent then races the leader)."""
+    key = (rules, next_player.name, last_player.name)
+    if key in _THREE_TABLES:
+        return _THREE_TABLES[key]
+    path = table_path(rules, f"{next_player.name}+{last_player.name}", options.cache_dir)
+    names = ("to_next", "starts", "turn_evaluations")
+    table = _load(path, lambda to_next, starts, evaluations: BestReplyThree(to_next, tuple(map(float, starts)),
+                                                                            int(evaluations)), names)
+    if table is None:
+        if not options.build_missing:
+            return None
+        print(f"computing the adaptive agent's best reply to '{next_player.name}' then '{last_player.name}' "
+              f"({path}; about 15 minutes on two cores, once) ...", file=sys.stderr, flush=True)
+        model = kocka_model(rules)
+        table = solve_best_reply_three(model.turn, model.goal, _outcomes(rules, next_player, options),
+                                       _outcomes(rules, last_player, options),
+                                       threads or len(os.sched_getaffinity(0)))
+        _keep(path, dict(zip(names, (table.to_next, np.asarray(table.starts), table.turn_evaluations))))
+    while len(_THREE_TABLES) >= THREE_TABLES_KEPT:
+        _THREE_TABLES.pop(next(iter(_THREE_TABLES)))
+    _THREE_TABLES[key] = table
     return table
 
 
@@ -240,23 +306,47 @@ class AdaptiveKocka(Agent):
         rules: KockaRules = self.game.rules
         if self.game.num_players < 2 or rules.end != "immediate":
             return self.equilibrium.rank(state)
-        opponent = leading_opponent_seats(state.scores, player, 1)[0]
-        hypothesis = self.fitted(opponent)
-        if hypothesis is None or hypothesis.equilibrium:
-            return self.equilibrium.rank(state)
         top = self.model.goal - 1
-        a, b = min(to_units(state.scores[player]), top), min(to_units(state.scores[opponent]), top)
-        key = (hypothesis.name, a, b)
+        units = [min(to_units(score), top) for score in state.scores]
+        joint = self._joint_fit(player)
+        three = None if joint is None else best_reply_three_table(rules, *joint, self.options)
+        if three is not None:
+            seats = [(player + k) % 3 for k in range(3)]
+            key: tuple = (joint[0].name, joint[1].name, *(units[seat] for seat in seats))
+            fitted = f"{joint[0].name}, {joint[1].name}"
+
+            def turn_values() -> Any:
+                return best_reply_three_turn_values(self.model.turn, three, *key[2:])
+        else:
+            opponent = leading_opponent_seats(state.scores, player, 1)[0]
+            hypothesis = self.fitted(opponent)
+            if hypothesis is None or hypothesis.equilibrium:
+                return self.equilibrium.rank(state)
+            key, fitted = (hypothesis.name, units[player], units[opponent]), hypothesis.name
+
+            def turn_values() -> Any:
+                table = best_reply_table(rules, hypothesis, self.options)
+                return best_reply_turn_values(self.model.turn, table, *key[1:])
         if key not in self._turns:
             if len(self._turns) >= 4096:
                 self._turns.clear()
-            table = best_reply_table(rules, hypothesis, self.options)
-            self._turns[key] = best_reply_turn_values(self.model.turn, table, a, b)
+            self._turns[key] = turn_values()
         values = self._turns[key]
-        decisions = [Decision(action, prospect_value(values, prospect), label, {"fitted": hypothesis.name})
+        decisions = [Decision(action, prospect_value(values, prospect), label, {"fitted": fitted})
                      for action, prospect, label in action_prospects(self.game, state)]
         decisions.sort(key=lambda d: -d.value)
         return decisions
+
+    def _joint_fit(self, player: int) -> tuple[Hypothesis, Hypothesis] | None:
+        """With three players, the fits of the next and the last player when both are
+        fitted to a policy other than the equilibrium (whose turns depend on every score,
+        so they are no chain of its own): the exact joint best reply then replies to both."""
+        if self.game.num_players != 3:
+            return None
+        fits = [self.fitted((player + k) % 3) for k in (1, 2)]
+        if any(fit is None or fit.equilibrium for fit in fits):
+            return None
+        return fits[0], fits[1]
 
 
 def adaptive_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
@@ -266,4 +356,4 @@ def adaptive_factory(game: Game, seed: int, options: AgentOptions) -> Agent:
 
 
 __all__ = ["AdaptiveKocka", "HYPOTHESES", "Hypothesis", "OpponentFit", "ThresholdPlayer", "adaptive_factory",
-           "best_reply_table", "table_path", "threshold_player"]
+           "best_reply_table", "best_reply_three_table", "table_path", "threshold_player"]

@@ -374,12 +374,11 @@ cdef void _seat_values(const Model* m, const Phase* phases, const Race* race, in
     with banked units ``me`` against ``other``, and the margins of ``x`` within which it is
     exact (see :func:`_turn_walk`)."""
     cdef const Phase* ph = &phases[1 if me >= race.threshold else 0]
-    cdef int goal = race.goal, K = m.n_kinds, ncol = m.n_cols
-    cdef int cap, t, k, lead, po, score
-    cdef Py_ssize_t row, off
-    cdef double top_value, u
+    cdef int goal = race.goal
+    cdef int cap, t, lead, po, score
+    cdef Py_ssize_t off
+    cdef double top_value
     cdef const double* nxt = race.win1 if seat == 0 else race.win0
-    cdef TwoPlayers two
     lead = race.lead0 if seat == 0 else race.lead1
     po = 1 if other >= race.threshold else 0
     off = (<Py_ssize_t>(seat * 2 + po)) * race.n_beyond - other
@@ -399,11 +398,24 @@ cdef void _seat_values(const Model* m, const Phase* phases, const Race* race, in
             bank[t] = race.beyond[off + score]
         else:
             bank[t] = 1.0
+    _walk_below_top(m, ph, race.tail_success, cap, top_value, x, bank, val, slope, out_val, out_slope, margin)
+
+
+cdef void _walk_below_top(const Model* m, const Phase* ph, const double* tail_success, int cap, double top_value,
+                          double x, const double* bank, double* val, double* slope, double* out_val,
+                          double* out_slope, double* margin) noexcept nogil:
+    """The opening value of a turn (and its slope in the bust value ``x``) whose banks of
+    ``cap`` units or more are all worth ``top_value``, ``bank[t]`` below; ``margin``: the
+    bust values around ``x`` within which it is exact (see :func:`_turn_walk`)."""
+    cdef int K = m.n_kinds, ncol = m.n_cols, t, k
+    cdef Py_ssize_t row
+    cdef double u
+    cdef TwoPlayers two
     # beyond the cap any bank is worth top_value, so a roll there is worth P(some bank) of
     # it: the same row for every total, written once and copied
     row = <Py_ssize_t>cap * ncol
     for k in range(K):
-        u = (1.0 - m.bust_prob[k]) if k == m.win_kind else race.tail_success[k]
+        u = (1.0 - m.bust_prob[k]) if k == m.win_kind else tail_success[k]
         val[row + k] = top_value
         slope[row + k] = 0.0
         val[row + K + k] = (u if k == m.win_kind else u * top_value) + (1.0 - u) * x
@@ -586,6 +598,125 @@ def solve_race_ends(RaceTurn turn, double[:, ::1] win0, double[:, ::1] win1, con
     _solve_diagonals(m, turn.phases, &race, max(top if (lead0 or lead1) else goal, turn.min_bank) + m.plain_reach + 1,
                      tol, num_threads, counts)
     return counts[0], counts[2]
+
+
+# ========================================================================================
+# The best reply of one player to two opponents of fixed policies (three players)
+# ========================================================================================
+cdef struct Reply3:
+    int goal
+    int threshold
+    const double* tail_success
+    const double* move_next   # (goal, goal): P(the next player banks t units from score b), t >= 1
+    const double* stay_next   # (goal,): P(his score stays)
+    const double* move_last   # the same for the last player
+    const double* stay_last
+    double* mine              # (goal,)^3 [a, b, c]: P(I win | my turn), me a, next b, last c
+    double* to_next           # P(I win | the next player's turn), the same scores
+    double* to_last           # P(I win | the last player's turn)
+
+
+cdef int _solve_reply_triple(const Model* m, const Phase* phases, const Reply3* r, int a, int b, int c,
+                             double tol, double* bank, double* val, double* slope) noexcept nogil:
+    """Solve the triple (a, b, c): a bust of mine hands the turn on at the same scores, and
+    so does each opponent's stay, so P(I win | my turn) is a fixed point ``v = f(k + s v)``
+    (f my turn's opening value in its bust value, k what the opponents' moves to larger
+    totals give, s the chance both stay); every other value it needs has a larger total.
+    Newton steps as in :func:`_solve_seats`. Returns the turn evaluations, negative if
+    they did not settle."""
+    cdef int goal = r.goal, t, cap, evals = 0, _
+    cdef Py_ssize_t G2 = <Py_ssize_t>goal * goal, here = a * G2 + <Py_ssize_t>b * goal + c
+    cdef const Phase* ph = &phases[1 if a >= r.threshold else 0]
+    cdef double moved_last = 0.0, moved_next = 0.0, k, s, w, x, v = 0.0, dv = 0.0, n
+    cdef double margin[2]
+    for t in range(1, goal - c):
+        moved_last += r.move_last[<Py_ssize_t>c * goal + t] * r.mine[here + t]
+    for t in range(1, goal - b):
+        moved_next += r.move_next[<Py_ssize_t>b * goal + t] * r.to_last[here + t * goal]
+    k = moved_next + r.stay_next[b] * moved_last
+    s = r.stay_next[b] * r.stay_last[c]
+    cap = goal - a
+    if cap < ph.min_bank:
+        cap = ph.min_bank
+    bank[0] = 0.0  # a turn total of 0 is never banked
+    for t in range(1, cap):
+        bank[t] = r.to_next[here + t * G2] if a + t < goal else 1.0
+    w = r.mine[here + G2] if a + 1 < goal else 0.5
+    for _ in range(100):
+        x = k + s * w
+        _walk_below_top(m, ph, r.tail_success, cap, 1.0, x, bank, val, slope, &v, &dv, margin)
+        evals += 1
+        n = (v - dv * x + dv * k) / (1.0 - dv * s)
+        if -margin[0] <= s * (n - w) <= margin[1] or fabs(n - w) <= tol:
+            w = n
+            break
+        w = n
+    else:
+        evals = -evals
+    r.mine[here] = w
+    r.to_last[here] = moved_last + r.stay_last[c] * w
+    r.to_next[here] = moved_next + r.stay_next[b] * r.to_last[here]
+    return evals
+
+
+def solve_reply_three(RaceTurn turn, const double[:, ::1] move_next, const double[::1] stay_next,
+                      const double[:, ::1] move_last, const double[::1] stay_last, double[:, :, ::1] mine,
+                      double[:, :, ::1] to_next, double[:, :, ::1] to_last, double tol=1e-13, int num_threads=1):
+    """The best reply of one player (me) to two opponents whose turns are fixed chains, three
+    players, a bank reaching ``goal = mine.shape[0]`` units winning at once: fill ``mine[a,
+    b, c]`` (my turn, banked units a; the next player's b; the last's c), ``to_next`` (the
+    next player's turn) and ``to_last`` (the last's), each my P(win). An opponent at score
+    b banks t units with ``move[b, t]`` (t >= 1, below the goal), stays with ``stay[b]``,
+    and reaches the goal with the rest. Triples are solved in decreasing a + b + c, those of
+    one total in parallel.
+
+    Returns ``(turn evaluations, unconverged triples)``.
+    """
+    cdef Model m = turn.model
+    cdef Reply3 r
+    cdef int goal = mine.shape[0], total, a, b, evals, a_lo, a_hi, rows
+    cdef long long total_evals = 0, failed = 0
+    cdef double* bank = NULL
+    cdef double* val = NULL
+    cdef double* slope = NULL
+    for name, arr in (("to_next", to_next), ("to_last", to_last), ("mine", mine)):
+        if tuple(arr.shape[:3]) != (goal, goal, goal):
+            raise ValueError(f"{name} must be ({goal}, {goal}, {goal}), got {tuple(arr.shape[:3])}")
+    for name, arr in (("move_next", move_next), ("move_last", move_last)):
+        if tuple(arr.shape[:2]) != (goal, goal):
+            raise ValueError(f"{name} must be ({goal}, {goal}), got {tuple(arr.shape[:2])}")
+    if stay_next.shape[0] != goal or stay_last.shape[0] != goal:
+        raise ValueError(f"stay_next and stay_last must be ({goal},)")
+    m.win_kind = -1
+    r.goal = goal
+    r.threshold = turn.threshold
+    r.tail_success = turn.tail_success
+    r.move_next = &move_next[0, 0]
+    r.stay_next = &stay_next[0]
+    r.move_last = &move_last[0, 0]
+    r.stay_last = &stay_last[0]
+    r.mine = &mine[0, 0, 0]
+    r.to_next = &to_next[0, 0, 0]
+    r.to_last = &to_last[0, 0, 0]
+    rows = max(goal, turn.min_bank) + m.plain_reach + 1
+    for total in range(3 * (goal - 1), -1, -1):
+        a_lo = total - 2 * (goal - 1) if total > 2 * (goal - 1) else 0
+        a_hi = min(total, goal - 1)
+        with nogil, parallel(num_threads=num_threads):
+            bank = <double*>malloc(rows * sizeof(double))
+            val = <double*>malloc(rows * m.n_cols * sizeof(double))
+            slope = <double*>malloc(rows * m.n_cols * sizeof(double))
+            for a in prange(a_lo, a_hi + 1, schedule="dynamic"):
+                for b in range(max(0, total - a - (goal - 1)), min(goal - 1, total - a) + 1):
+                    evals = _solve_reply_triple(&m, turn.phases, &r, a, b, total - a - b, tol, bank, val, slope)
+                    if evals < 0:
+                        failed += 1
+                        evals = -evals
+                    total_evals += evals
+            free(bank)
+            free(val)
+            free(slope)
+    return total_evals, failed
 
 
 # ========================================================================================

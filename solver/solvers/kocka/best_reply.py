@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from kocka.solver.base.errors import InvalidStateError, RulesError
+from kocka.solver.kernels import _kocka
 from kocka.solver.solvers.kocka.policy_turns import PolicyTurnOutcomes
 from kocka.solver.solvers.kocka.turn_model import TurnModel, TurnValues, solve_turn
 
@@ -98,4 +99,65 @@ def best_reply_turn_values(model: TurnModel, table: BestReply, a: int, b: int) -
                       bust=float(table.waiting[a, b]), boundary="goal")
 
 
-__all__ = ["BestReply", "best_reply_turn_values", "opening_value_and_slope", "opponent_chain", "solve_best_reply"]
+@dataclass(frozen=True)
+class BestReplyThree:
+    """The best reply of one player to two opponents of fixed policies, three players
+    (``kocka.end = immediate``), with banked units a (mine), b (the next player's), c (the
+    last's): ``to_next[a, b, c]``, my P(win) at the start of the next player's turn (what my
+    banks and busts lead to, all my turn needs), and ``starts``, my P(win) from the empty
+    scores sitting in seat 0, 1 or 2 (seat 0 begins; the next player is seat + 1, the last
+    seat + 2, modulo 3)."""
+
+    to_next: np.ndarray
+    starts: tuple[float, float, float]
+    turn_evaluations: int
+
+    @property
+    def goal(self) -> int:
+        return self.to_next.shape[0]
+
+
+def chain_arrays(outcomes: Sequence[PolicyTurnOutcomes], threshold: int, goal: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(move, stay)``, the opponent chain of :func:`opponent_chain` as arrays:
+    ``move[b, t]`` (zero from the goal on) and ``stay[b]``."""
+    move = np.zeros((goal, goal))
+    stay = np.zeros(goal)
+    for b, (moves, stays, _reach) in enumerate(opponent_chain(outcomes, threshold, goal)):
+        move[b, :len(moves)] = moves
+        stay[b] = stays
+    return move, stay
+
+
+def solve_best_reply_three(model: TurnModel, goal: int, next_outcomes: Sequence[PolicyTurnOutcomes],
+                           last_outcomes: Sequence[PolicyTurnOutcomes], threads: int = 1) -> BestReplyThree:
+    """The best reply table against two opponents, the one after me playing
+    ``next_outcomes[p]`` in phase p, the one after him ``last_outcomes[p]``: a one-sided
+    value iteration as for two players, each triple a fixed point of my turn, my bust and
+    both their stays returning to it (the kernel's ``solve_reply_three``); triples in
+    decreasing total, those of one total on ``threads`` threads."""
+    if goal < 1:
+        raise RulesError(f"goal must be at least one unit, got {goal!r}")
+    move_next, stay_next = chain_arrays(next_outcomes, model.threshold, goal)
+    move_last, stay_last = chain_arrays(last_outcomes, model.threshold, goal)
+    if float((stay_next * stay_last).max()) >= 1.0:
+        raise RulesError("both opponents never leave some score: the race would have no end")
+    mine, to_next, to_last = (np.zeros((goal, goal, goal)) for _ in range(3))
+    evaluations, failed = _kocka.solve_reply_three(model.race_turn(), move_next, stay_next, move_last, stay_last,
+                                                   mine, to_next, to_last, TOLERANCE, max(1, threads))
+    if failed:
+        raise RulesError(f"the best reply's Newton steps did not settle in {failed} score triples")
+    starts = (float(mine[0, 0, 0]), float(to_last[0, 0, 0]), float(to_next[0, 0, 0]))
+    return BestReplyThree(to_next, starts, int(evaluations))
+
+
+def best_reply_three_turn_values(model: TurnModel, table: BestReplyThree, a: int, b: int, c: int) -> TurnValues:
+    """My turn at (a, b, c), valued by P(win) from ``table``."""
+    goal = table.goal
+    if not all(0 <= u < goal for u in (a, b, c)):
+        raise InvalidStateError(f"scores must be below the goal of {goal} units, got ({a!r}, {b!r}, {c!r})")
+    return solve_turn(model, model.phase_index(a), table.to_next[a:, b, c].copy(), goal - a,
+                      bust=float(table.to_next[a, b, c]), boundary="goal")
+
+
+__all__ = ["BestReply", "BestReplyThree", "best_reply_three_turn_values", "best_reply_turn_values", "chain_arrays",
+           "opening_value_and_slope", "opponent_chain", "solve_best_reply", "solve_best_reply_three"]
