@@ -203,6 +203,12 @@ def _keep(path: pathlib.Path, arrays: dict[str, Any]) -> None:
         pass  # a read-only cache: the table stays in memory
 
 
+def _cores() -> int:
+    """The cores this process may run on (every one of them solves the joint table)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
+
+
 def _outcomes(rules: KockaRules, hypothesis: Hypothesis, options: AgentOptions) -> list[Any]:
     """The turn outcomes of ``hypothesis`` in the two phases."""
     return [policy_turn_outcomes(rules, lambda game: hypothesis.make(game, options).choose, high)
@@ -252,7 +258,7 @@ def best_reply_three_table(rules: KockaRules, next_player: Hypothesis, last_play
         model = kocka_model(rules)
         table = solve_best_reply_three(model.turn, model.goal, _outcomes(rules, next_player, options),
                                        _outcomes(rules, last_player, options),
-                                       threads or len(os.sched_getaffinity(0)))
+                                       threads or _cores())
         _keep(path, dict(zip(names, (table.to_next, np.asarray(table.starts), table.turn_evaluations))))
     while len(_THREE_TABLES) >= THREE_TABLES_KEPT:
         _THREE_TABLES.pop(next(iter(_THREE_TABLES)))
