@@ -416,3 +416,30 @@ def _bank_decision(game, state):
     state = game.apply(game.apply(state, (1, 1, 2, 3, 4, 6)), SetAside(dice=(1, 1)))
     assert Bank() in game.legal_actions(state) and state.turn_total == 200
     return state
+
+
+def test_a_damaged_or_foreign_joint_table_in_the_cache_is_never_used(tmp_path, monkeypatch):
+    # reference: the cache's own contract (adaptive_kocka: "computed again when missing or
+    # damaged"): a truncated file and one of another goal's shape are refused; where none
+    # may be built that is None (the agent races the leader), with building allowed the
+    # table is solved again and written whole over them
+    from kocka.agents.bots import adaptive_kocka
+    from kocka.agents.bots.adaptive_kocka import best_reply_three_table, table_path
+
+    # the tables other tests solved stay in memory by rules: this test reads the disk
+    monkeypatch.setattr(adaptive_kocka, "_THREE_TABLES", {})
+    monkeypatch.setattr(adaptive_kocka, "_THREE_UNUSABLE", {})
+    hypotheses = {h.name: h for h in HYPOTHESES}
+    pair = (hypotheses["cautious"], hypotheses["bold"])
+    path = table_path(SMALL, "cautious+bold", tmp_path)
+    goal = kocka_model(SMALL).goal
+    for damaged in (b"PK\x03\x04 not a whole archive", None):
+        if damaged is None:
+            np.savez(path, to_next=np.zeros((goal - 1,) * 3), starts=np.zeros(3), turn_evaluations=0)
+        else:
+            path.write_bytes(damaged)
+        assert best_reply_three_table(SMALL, *pair, AgentOptions(cache_dir=tmp_path)) is None
+    table = best_reply_three_table(SMALL, *pair, AgentOptions(cache_dir=tmp_path, build_missing=True))
+    assert table.to_next.shape == (goal,) * 3
+    with np.load(path) as stored:
+        assert stored["to_next"].shape == (goal,) * 3

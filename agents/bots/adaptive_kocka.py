@@ -45,6 +45,7 @@ import math
 import os
 import pathlib
 import sys
+import zipfile
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -180,15 +181,18 @@ def cache_file_description(path: str | pathlib.Path) -> str | None:
             "computed again when missing or damaged)")
 
 
-def _load(path: pathlib.Path, build: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> Any:
-    """A table kept in the cache at ``path`` (``build`` of its arrays), or None when it is
-    missing or damaged (then computed again)."""
+def _load(path: pathlib.Path, build: Callable[..., Any], names: tuple[str, ...], shape: tuple[int, ...]) -> Any:
+    """A table kept in the cache at ``path`` (``build`` of its arrays, the first of shape
+    ``shape``), or None when it is missing, damaged or of another shape (then computed
+    again)."""
     if not path.is_file():
         return None
     try:
         with np.load(path) as stored:
+            if stored[names[0]].shape != shape:
+                return None
             return build(*(stored[name] for name in names))
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
 
 
@@ -221,10 +225,10 @@ def best_reply_table(rules: KockaRules, hypothesis: Hypothesis, options: AgentOp
     if key in _TABLES:
         return _TABLES[key]
     path = table_path(rules, hypothesis.name, options.cache_dir)
+    model = kocka_model(rules)
     table = _load(path, lambda reply, waiting, evaluations: BestReply(reply, waiting, int(evaluations)),
-                  ("reply", "waiting", "turn_evaluations"))
+                  ("reply", "waiting", "turn_evaluations"), (model.goal,) * 2)
     if table is None:
-        model = kocka_model(rules)
         table = solve_best_reply(model.turn, model.goal, _outcomes(rules, hypothesis, options))
         _keep(path, {"reply": table.reply, "waiting": table.waiting, "turn_evaluations": table.turn_evaluations})
     _TABLES[key] = table
@@ -232,6 +236,9 @@ def best_reply_table(rules: KockaRules, hypothesis: Hypothesis, options: AgentOp
 
 
 _THREE_TABLES: dict[tuple[KockaRules, str, str], BestReplyThree] = {}
+_THREE_UNUSABLE: dict[pathlib.Path, int] = {}
+"""Cache files found damaged where none may be built, by modification time: not read again
+at every move until they change."""
 THREE_TABLES_KEPT = 2
 """Three-player best reply tables kept in memory (64 MB each at the default rules)."""
 
@@ -248,14 +255,20 @@ def best_reply_three_table(rules: KockaRules, next_player: Hypothesis, last_play
         return _THREE_TABLES[key]
     path = table_path(rules, f"{next_player.name}+{last_player.name}", options.cache_dir)
     names = ("to_next", "starts", "turn_evaluations")
-    table = _load(path, lambda to_next, starts, evaluations: BestReplyThree(to_next, tuple(map(float, starts)),
-                                                                            int(evaluations)), names)
+    model = kocka_model(rules)
+    stamp = path.stat().st_mtime_ns if path.is_file() else None
+    table = None
+    if stamp is not None and _THREE_UNUSABLE.get(path) != stamp:
+        table = _load(path, lambda to_next, starts, evaluations: BestReplyThree(to_next, tuple(map(float, starts)),
+                                                                                int(evaluations)),
+                      names, (model.goal,) * 3)
     if table is None:
         if not options.build_missing:
+            if stamp is not None:
+                _THREE_UNUSABLE[path] = stamp
             return None
         print(f"computing the adaptive agent's best reply to '{next_player.name}' then '{last_player.name}' "
               f"({path}; about 15 minutes on two cores, once) ...", file=sys.stderr, flush=True)
-        model = kocka_model(rules)
         table = solve_best_reply_three(model.turn, model.goal, _outcomes(rules, next_player, options),
                                        _outcomes(rules, last_player, options),
                                        threads or _cores())
