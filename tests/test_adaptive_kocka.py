@@ -429,17 +429,18 @@ def test_a_damaged_or_foreign_joint_table_in_the_cache_is_never_used(tmp_path, m
     # the tables other tests solved stay in memory by rules: this test reads the disk
     monkeypatch.setattr(adaptive_kocka, "_THREE_TABLES", {})
     monkeypatch.setattr(adaptive_kocka, "_THREE_UNUSABLE", {})
+    # the tiny variant: the cache's handling is the same at any goal, and its solve is quick
     hypotheses = {h.name: h for h in HYPOTHESES}
     pair = (hypotheses["cautious"], hypotheses["bold"])
-    path = table_path(SMALL, "cautious+bold", tmp_path)
-    goal = kocka_model(SMALL).goal
+    path = table_path(TINY, "cautious+bold", tmp_path)
+    goal = kocka_model(TINY).goal
     for damaged in (b"PK\x03\x04 not a whole archive", None):
         if damaged is None:
             np.savez(path, to_next=np.zeros((goal - 1,) * 3), starts=np.zeros(3), turn_evaluations=0)
         else:
             path.write_bytes(damaged)
-        assert best_reply_three_table(SMALL, *pair, AgentOptions(cache_dir=tmp_path)) is None
-    table = best_reply_three_table(SMALL, *pair, AgentOptions(cache_dir=tmp_path, build_missing=True))
+        assert best_reply_three_table(TINY, *pair, AgentOptions(cache_dir=tmp_path)) is None
+    table = best_reply_three_table(TINY, *pair, AgentOptions(cache_dir=tmp_path, build_missing=True))
     assert table.to_next.shape == (goal,) * 3
     with np.load(path) as stored:
         assert stored["to_next"].shape == (goal,) * 3

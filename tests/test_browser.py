@@ -672,7 +672,12 @@ def start_against_the_ai(browser, site: str, name: str, rules: dict | None = Non
 
 
 def events(browser) -> str:
-    return text_of(browser, "events") + "\n" + text_of(browser, "message")
+    """The history's lines, newest first, and the message above it: what the page holds
+    (the list scrolls within a few lines' height, so a line scrolled out of view is still
+    there for a player to scroll back to; Selenium's visible text would miss it)."""
+    return browser.execute_script(
+        "return [...document.querySelectorAll('#events li')].map((li) => li.textContent)"
+        ".concat([document.getElementById('message').textContent]).join('\\n');")
 
 
 def my_turn(browser) -> bool:
