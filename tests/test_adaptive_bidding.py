@@ -101,6 +101,7 @@ def test_the_model_keeps_the_equilibrium_until_he_deviates(plan):
     m = view.messages.index((claim, stake))
     assert model.bet_chance(view)[m] == pytest.approx(beta)
     # never: (0 + W) / (expected + W) of the prior, in the cell and, shrunk, in every cell of its claim
+    # never: (0 + W) / (expected + W) of the prior, in the cell and, shrunk, in every cell of its claim
     never = ab.BiddingOpponentModel(len(plan.claims))
     for _ in range(50):
         never.saw_answer(0, claim.rank, stake, False, beta)
@@ -108,6 +109,58 @@ def test_the_model_keeps_the_equilibrium_until_he_deviates(plan):
     scaled = beta * w / (50 * beta + w)
     assert never.bet_chance(view)[m] == pytest.approx((50 * scaled + w * scaled) / (50 + w))
     assert model.observed == 2 and never.observed == 50
+    # with the aggression fit, the class's aggression falls to its MAP and the same scaling
+    # applies to the shifted prior
+    fitted = ab.BiddingOpponentModel(len(plan.claims), fit_aggression=True)
+    for _ in range(50):
+        fitted.saw_answer(0, claim.rank, stake, False, beta)
+    alpha = _map_shift([beta] * 50, [0.0] * 50, ab.AGGRESSION_SCALE)
+    assert alpha < -1.0 and fitted.aggression[ab.stake_class(stake)] == pytest.approx(alpha, abs=1e-9)
+    shifted = float(ab.shifted_truth(beta, alpha))
+    scaled = shifted * w / (50 * shifted + w)
+    assert fitted.bet_chance(view)[m] == pytest.approx((50 * scaled + w * scaled) / (50 + w))
+
+
+def _map_shift(prior, seen, scale):
+    """The maximum a posteriori log-odds shift theta of events seen (1/0) whose chances are
+    ``prior`` shifted by theta, theta ~ N(0, scale^2): the root of the posterior's slope,
+    found by bisection (the model fits it with Newton steps)."""
+    a = np.log(np.clip(prior, 0.02, 0.98) / (1 - np.clip(prior, 0.02, 0.98)))
+
+    def slope(theta):
+        return float((np.array(seen) - 1 / (1 + np.exp(-(a + theta)))).sum()) - theta / scale**2
+
+    low, high = -50.0, 50.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if slope(middle) > 0 else (low, middle)
+    return (low + high) / 2
+
+
+def test_aggression_and_honesty_are_fitted_per_stake_class_and_over_every_reveal(plan):
+    """A player who bets at stake 2-3 far more often than the equilibrium: that class's
+    aggression is the MAP shift of its answers alone, the other classes stay at 0, and a
+    cell never answered in that class now gets more bets than the equilibrium gives it;
+    his revealed claims' truth likewise moves his one honesty number."""
+    model = ab.BiddingOpponentModel(len(plan.claims), fit_aggression=True)
+    view = ab.StageView.build(plan, None, 3, 3)
+    middle = [m for m, (_c, k) in enumerate(view.messages) if ab.stake_class(k) == 1 and 0.02 < view.beta[m] < 0.5]
+    seen_at, unseen = middle[:-1], middle[-1]
+    priors, bets = [], []
+    for i in range(30):
+        m = seen_at[i % len(seen_at)]
+        claim, stake = view.messages[m]
+        model.saw_answer(0, claim.rank, stake, i % 5 != 0, float(view.beta[m]))
+        priors.append(float(view.beta[m]))
+        bets.append(float(i % 5 != 0))
+    alpha = _map_shift(priors, bets, ab.AGGRESSION_SCALE)
+    assert alpha > 1.0 and model.aggression[1] == pytest.approx(alpha, abs=1e-9)
+    assert model.aggression[0] == 0.0 and model.aggression[2] == 0.0
+    assert model.bet_chance(view)[unseen] > view.beta[unseen]
+    truths = [0.3, 0.6, 0.1, 0.5]
+    for i, q in enumerate(truths):
+        model.saw_claim(0, view.messages[middle[0]][0].rank, 2, i != 3, q)
+    assert model.honesty == pytest.approx(_map_shift(truths, [1.0, 1.0, 1.0, 0.0], ab.HONESTY_SCALE), abs=1e-9)
 
 
 def _model_values(view, rng):

@@ -192,9 +192,11 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
     has_memory = True
     game_words = "the two-player bidding bluff"
 
-    def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions(), epsilon: float | None = None) -> None:
+    def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions(), epsilon: float | None = None,
+                 aggression: bool = False) -> None:
         super().__init__(game, seed, options)
         self.reseed()
+        self.aggression = aggression  # the model's bet prior fitted per stake class (an experiment, off by default)
         if game.num_players != 2:
             raise AgentUnavailable(f"agent 'adaptive' plays {self.game_words}, not {game.num_players} players")
         self.epsilon = epsilon if epsilon is not None else (MATCH_EPSILON if self._match else EPSILON)
@@ -202,7 +204,7 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
 
     def _forget(self) -> None:
         n_claims = len(self.plan.claims)
-        self.model = adaptive_bidding.BiddingOpponentModel(n_claims)  # the other player, whichever seat he takes
+        self.model = adaptive_bidding.BiddingOpponentModel(n_claims, self.aggression)  # the other player, whichever seat he takes
         self._memory = RoundMemory(self.game)
         self._views: dict[tuple, adaptive_bidding.StageView] = {}
         self._claim_key: tuple | None = None  # the stage of the last claim (None: not in the table)

@@ -64,6 +64,10 @@ HONESTY_SCALE = 2.0
 """The prior spread of a player's honesty: the shift of his claims' log-odds of being true
 from the equilibrium's (2: a player true 88 % where the equilibrium is true half the time is
 one spread away)."""
+AGGRESSION_SCALE = 2.0
+"""The prior spread of a player's aggression: the shift of his bets' log-odds from the
+equilibrium's, one per stake class (a player who calls a stake-2 claim 27 % of the time
+where the equilibrium calls it 5 % is one spread away)."""
 TRUTH_CLIP = 0.02
 """The equilibrium truth chances are clipped to [0.02, 0.98] before the shift (a message
 it never sends has only the chance that a roll makes it true)."""
@@ -79,6 +83,19 @@ def shifted_truth(q: Any, theta: float) -> Any:
     the shift then added to q itself, so that theta = 0 leaves q exactly as it is)."""
     clipped = np.clip(q, TRUTH_CLIP, 1.0 - TRUTH_CLIP)
     return np.clip(q + 1.0 / (1.0 + np.exp(-(_logit(q) + theta))) - clipped, 0.0, 1.0)
+
+
+def map_shift(prior: np.ndarray, seen: np.ndarray, group: np.ndarray, start: np.ndarray, scale: float) -> np.ndarray:
+    """The maximum a posteriori log-odds shift per group (prior N(0, scale^2)) of events
+    ``seen`` (1 or 0) whose chances are ``prior`` shifted by their group's shift: a few
+    Newton steps from ``start`` (the last fit, so that one more event moves it little)."""
+    a, shift = _logit(prior), np.array(start, dtype=float)
+    for _ in range(8):
+        p = 1.0 / (1.0 + np.exp(-(a + shift[group])))
+        gradient = np.bincount(group, seen - p, len(shift)) - shift / scale**2
+        curvature = np.bincount(group, p * (1.0 - p), len(shift)) + 1.0 / scale**2
+        shift += gradient / curvature
+    return shift
 
 
 def stake_class(stake: int) -> int:
@@ -345,9 +362,14 @@ def bet_gift(view: StageView, beta: np.ndarray, r: int, m: int) -> float:
 class BiddingOpponentModel:
     """One opponent's counts per cell (standing index, claim rank, stake class):
     ``bets[cell] = (observations, bets, sum of beta*)``, ``truths[cell] = (observations,
-    true claims, sum of q*)`` and ``sent[cell]`` his claims (module docstring). Mutable."""
+    true claims, sum of q*)`` and ``sent[cell]`` his claims (module docstring). Mutable.
+
+    With ``fit_aggression`` the bet prior is the equilibrium's shifted in log-odds per stake
+    class by his **aggression** (:meth:`_fit_aggression`, as honesty is for truth) instead
+    of the equilibrium's itself: an experiment, off in the agent (docs/AGENTS.md)."""
 
     n_claims: int
+    fit_aggression: bool = False
     bets: np.ndarray = field(init=False)
     truths: np.ndarray = field(init=False)
     observed: int = 0
@@ -356,7 +378,9 @@ class BiddingOpponentModel:
         self.bets = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES), 3))
         self.truths = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES), 3))
         self._revealed: list[tuple[tuple[int, int, int], float, float]] = []
+        self._answers: list[tuple[tuple[int, int, int], float, float]] = []
         self.honesty = 0.0
+        self.aggression = np.zeros(len(STAKE_CLASSES))
         self.sent = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES)))
 
     def saw_message(self, standing: int, claim: int, stake: int) -> None:
@@ -366,8 +390,14 @@ class BiddingOpponentModel:
     def saw_answer(self, standing: int, claim: int, stake: int, bet: bool, equilibrium_bet: float) -> None:
         """An unforced answer to the claim of rank ``claim`` with ``stake`` made over
         standing index ``standing``; ``equilibrium_bet`` beta* there."""
-        self.bets[standing, claim, stake_class(stake)] += (1.0, float(bet), equilibrium_bet)
+        cell = (standing, claim, stake_class(stake))
+        self._answers.append((cell, equilibrium_bet, float(bet)))
+        self.bets[cell][:2] += (1.0, float(bet))
         self.observed += 1
+        if self.fit_aggression:
+            self._fit_aggression()
+        else:
+            self.bets[cell][2] += equilibrium_bet
 
     def saw_claim(self, standing: int, claim: int, stake: int, true: bool, equilibrium_true: float) -> None:
         """A revealed claim; ``equilibrium_true`` q* there. His honesty (:attr:`honesty`) is
@@ -383,17 +413,22 @@ class BiddingOpponentModel:
         true with logit q = logit q* + theta over every reveal, a few Newton steps; then
         each cell's expected true claims under it."""
         cells, prior, true = zip(*self._revealed)
-        a, y = _logit(np.array(prior)), np.array(true)
-        theta = self.honesty
-        for _ in range(8):
-            p = 1.0 / (1.0 + np.exp(-(a + theta)))
-            gradient = float((y - p).sum()) - theta / HONESTY_SCALE**2
-            curvature = float((p * (1.0 - p)).sum()) + 1.0 / HONESTY_SCALE**2
-            theta += gradient / curvature
-        self.honesty = theta
+        theta = self.honesty = float(map_shift(np.array(prior), np.array(true), np.zeros(len(prior), int),
+                                               np.array([self.honesty]), HONESTY_SCALE)[0])
         p = shifted_truth(np.array(prior), theta)
         self.truths[..., 2] = 0.0
         np.add.at(self.truths[..., 2], tuple(np.array(cells).T), p)
+
+    def _fit_aggression(self) -> None:
+        """The maximum a posteriori aggression per stake class (prior N(0,
+        AGGRESSION_SCALE^2)): his bets with logit beta = logit beta* + alpha_k over every
+        answer in class k, a few Newton steps; then each cell's expected bets under it."""
+        cells, prior, bet = zip(*self._answers)
+        cells_array = np.array(cells)
+        k = cells_array[:, 2]
+        alpha = self.aggression = map_shift(np.array(prior), np.array(bet), k, self.aggression, AGGRESSION_SCALE)
+        self.bets[..., 2] = 0.0
+        np.add.at(self.bets[..., 2], tuple(cells_array.T), shifted_truth(np.array(prior), alpha[k]))
 
     @staticmethod
     def _scaled(cells: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -426,7 +461,10 @@ class BiddingOpponentModel:
 
     def bet_chance(self, view: StageView) -> np.ndarray:
         """P(he bets on each message of ``view``)."""
-        return self._estimate(self.bets, view, view.beta)
+        if not self.fit_aggression:
+            return self._estimate(self.bets, view, view.beta)
+        classes = np.array([stake_class(k) for _c, k in view.messages])
+        return self._estimate(self.bets, view, shifted_truth(view.beta, self.aggression[classes]))
 
     def true_chance(self, view: StageView) -> np.ndarray:
         """P(each message of ``view`` is true, were he to send it)."""
@@ -548,7 +586,7 @@ class ModelReply:
 
 
 __all__ = [
-    "BiddingOpponentModel", "BiddingStages", "ModelReply", "PRIOR_WEIGHT", "answered_bets", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
+    "AGGRESSION_SCALE", "BiddingOpponentModel", "BiddingStages", "ModelReply", "PRIOR_WEIGHT", "map_shift", "answered_bets", "STAKE_CLASSES", "StageView", "answerer_exposure", "bet_gift", "claim_gift",
     "deviated_bets", "deviated_claims", "roller_guarantee", "safe_bets", "safe_claims", "stage_answer_values",
     "shifted_truth", "stage_claim_values", "stake_class",
 ]  # fmt: skip
