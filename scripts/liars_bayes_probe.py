@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""Why ``adaptive`` shows no gain over the equilibrium against ``bayes`` in liar's kockapóker
+"""How ``adaptive`` fares against ``bayes`` (who models his opponent too) in liar's kockapóker
 (issue 27; RULES.md BLUFF-17..BLUFF-21): one-round games from 10 chips each in one series,
 seats alternating, as ``kocka arena liars-poker --series -r max_rounds=1 -r payoff=chips``.
 
     python scripts/liars_bayes_probe.py --rounds 1000 --seed 1 [--agent adaptive|equilibrium]
-        [--epsilon 0.1] [--aggression] [--pretrain N] [--freeze]
+        [--epsilon 0.1] [--one-honesty] [--pretrain N] [--freeze]
 
 ``--pretrain N`` first lets ``bayes`` learn from N rounds against ``equilibrium`` (its own
 seeds); ``--freeze`` then stops its learning, so that it is a fixed opponent: with
 ``--pretrain 0 --freeze`` it keeps its prior rates (the opponent whose exploitability the
 README's bluff table gives), with ``--pretrain 1000 --freeze`` the rates it learns against
 the equilibrium. ``--epsilon`` is the adaptive agent's bound (its default 0.1 chips per
-round). ``--aggression`` fits the model's bet prior per stake class (the experiment of
-docs/AGENTS.md, off in the agent). Every tenth of the run it prints the first agent's mean chips per round (95 %
+round). ``--one-honesty`` gives the agent the bidding bluff's model (one honesty number, the
+equilibrium's bets as the bet prior) instead of its fits per stake class (docs/AGENTS.md). Every tenth of the run it prints the first agent's mean chips per round (95 %
 interval, normal approximation over rounds), the adaptive agent's budget (what it may still
 risk) and how many of the opponent's decisions it has seen. Needs ``kocka-solve build
 liars-poker`` (about 1.5 min on 2 cores); 1,000 rounds take about 3 min for ``adaptive``.
@@ -59,8 +59,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--agent", choices=("adaptive", "equilibrium"), default="adaptive")
-    parser.add_argument("--aggression", action="store_true",
-                        help="fit the bet prior's log-odds shift per stake class (an experiment; off in the agent)")
+    parser.add_argument("--one-honesty", action="store_true",
+                        help="the bidding bluff's model: one honesty number, the equilibrium's bets as prior")
     parser.add_argument("--epsilon", type=float, default=None, help="the adaptive agent's bound (default its own, 0.1)")
     parser.add_argument("--pretrain", type=int, default=0, help="rounds bayes first learns from against equilibrium")
     parser.add_argument("--freeze", action="store_true", help="bayes stops learning after the pretraining")
@@ -79,7 +79,7 @@ def main() -> None:
     if args.freeze:
         _freeze(bayes)
     if args.agent == "adaptive":
-        agent = AdaptiveLiarsBot(game, 0, options, epsilon=args.epsilon, aggression=args.aggression)
+        agent = AdaptiveLiarsBot(game, 0, options, epsilon=args.epsilon, per_stake_class=not args.one_honesty)
     else:
         agent = make_agent("equilibrium", game, 0, options)
     agent.reset(derive_seed("agent", args.seed))

@@ -109,9 +109,9 @@ def test_the_model_keeps_the_equilibrium_until_he_deviates(plan):
     scaled = beta * w / (50 * beta + w)
     assert never.bet_chance(view)[m] == pytest.approx((50 * scaled + w * scaled) / (50 + w))
     assert model.observed == 2 and never.observed == 50
-    # with the aggression fit, the class's aggression falls to its MAP and the same scaling
-    # applies to the shifted prior
-    fitted = ab.BiddingOpponentModel(len(plan.claims), fit_aggression=True)
+    # fitted per stake class (liar's poker's model), the class's aggression falls to its MAP
+    # and the same scaling applies to the shifted prior
+    fitted = ab.BiddingOpponentModel(len(plan.claims), per_stake_class=True)
     for _ in range(50):
         fitted.saw_answer(0, claim.rank, stake, False, beta)
     alpha = _map_shift([beta] * 50, [0.0] * 50, ab.AGGRESSION_SCALE)
@@ -139,10 +139,11 @@ def _map_shift(prior, seen, scale):
 
 def test_aggression_and_honesty_are_fitted_per_stake_class_and_over_every_reveal(plan):
     """A player who bets at stake 2-3 far more often than the equilibrium: that class's
-    aggression is the MAP shift of its answers alone, the other classes stay at 0, and a
-    cell never answered in that class now gets more bets than the equilibrium gives it;
-    his revealed claims' truth likewise moves his one honesty number."""
-    model = ab.BiddingOpponentModel(len(plan.claims), fit_aggression=True)
+    aggression is the MAP shift of its answers alone (found here by bisection), the other
+    classes stay at 0, and a cell never answered in that class now gets more bets than the
+    equilibrium gives it. His revealed claims move the honesty of their stake class alone
+    (per stake class) or his one honesty number (the bidding bluff's model)."""
+    model = ab.BiddingOpponentModel(len(plan.claims), per_stake_class=True)
     view = ab.StageView.build(plan, None, 3, 3)
     middle = [m for m, (_c, k) in enumerate(view.messages) if ab.stake_class(k) == 1 and 0.02 < view.beta[m] < 0.5]
     seen_at, unseen = middle[:-1], middle[-1]
@@ -157,10 +158,24 @@ def test_aggression_and_honesty_are_fitted_per_stake_class_and_over_every_reveal
     assert alpha > 1.0 and model.aggression[1] == pytest.approx(alpha, abs=1e-9)
     assert model.aggression[0] == 0.0 and model.aggression[2] == 0.0
     assert model.bet_chance(view)[unseen] > view.beta[unseen]
-    truths = [0.3, 0.6, 0.1, 0.5]
-    for i, q in enumerate(truths):
-        model.saw_claim(0, view.messages[middle[0]][0].rank, 2, i != 3, q)
-    assert model.honesty == pytest.approx(_map_shift(truths, [1.0, 1.0, 1.0, 0.0], ab.HONESTY_SCALE), abs=1e-9)
+    one = ab.BiddingOpponentModel(len(plan.claims))
+    rank = view.messages[middle[0]][0].rank
+    # stake 2 (class 1): three true of four; stake 5 (class 2): two lies
+    reveals = [(2, True, 0.3), (2, True, 0.6), (2, True, 0.1), (2, False, 0.5), (5, False, 0.4), (5, False, 0.7)]
+    for stake, true, q in reveals:
+        model.saw_claim(0, rank, stake, true, q)
+        one.saw_claim(0, rank, stake, true, q)
+    by_class = {k: [(t, q) for stake, t, q in reveals if ab.stake_class(stake) == k] for k in (1, 2)}
+    for k, seen in by_class.items():
+        truths, priors = [float(t) for t, _q in seen], [q for _t, q in seen]
+        assert model.honesty[k] == pytest.approx(_map_shift(priors, truths, ab.HONESTY_SCALE), abs=1e-9)
+    assert model.honesty[0] == 0.0 and model.honesty[1] > 0.0 > model.honesty[2]
+    everything = _map_shift([q for *_, q in reveals], [float(t) for _s, t, _q in reveals], ab.HONESTY_SCALE)
+    assert one.honesty.shape == (1,) and one.honesty[0] == pytest.approx(everything, abs=1e-9)
+    # the truth prior of a message is the equilibrium's shifted by its class's honesty
+    m = middle[0]
+    assert model.honest_truth(view)[m] == pytest.approx(float(ab.shifted_truth(view.equilibrium_truth[m], model.honesty[1])))
+    assert one.honest_truth(view)[m] == pytest.approx(float(ab.shifted_truth(view.equilibrium_truth[m], everything)))
 
 
 def _model_values(view, rng):

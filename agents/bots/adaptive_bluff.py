@@ -24,7 +24,8 @@ The bidding bluff (:class:`AdaptiveBiddingBot`, the solver side in
 * **Model**: the opponent's bets (seen at every unforced answer), the truth of his claims
   (seen at every reveal, BLUFF-15) and the claims he makes (public), per (standing claim,
   claim, stake class), over the stored round equilibrium, the truth prior shifted by his
-  fitted honesty.
+  fitted honesty (in liar's poker: per stake class, and the bet prior shifted by his
+  aggression per stake class, ``per_stake_class``).
 * **Reply**: the best reply to the model over the rest of the round (every later stage
   played by the reply too); with the match plan (values: the chance to win), one stage
   deep, later stages at the plan's values. Its answer to a claim is capped by what that
@@ -191,12 +192,13 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
     description = "two-player bidding bluff: best reply to the opponent's learnt bets and claims, at most 0.1 chips/round below the equilibrium"
     has_memory = True
     game_words = "the two-player bidding bluff"
+    PER_STAKE_CLASS = False  # one honesty, the bet prior the equilibrium's (the README's bidding rows)
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions(), epsilon: float | None = None,
-                 aggression: bool = False) -> None:
+                 per_stake_class: bool | None = None) -> None:
         super().__init__(game, seed, options)
         self.reseed()
-        self.aggression = aggression  # the model's bet prior fitted per stake class (an experiment, off by default)
+        self.per_stake_class = self.PER_STAKE_CLASS if per_stake_class is None else per_stake_class
         if game.num_players != 2:
             raise AgentUnavailable(f"agent 'adaptive' plays {self.game_words}, not {game.num_players} players")
         self.epsilon = epsilon if epsilon is not None else (MATCH_EPSILON if self._match else EPSILON)
@@ -204,7 +206,7 @@ class AdaptiveBiddingBot(_OwnSeat, BettingEquilibriumBot):
 
     def _forget(self) -> None:
         n_claims = len(self.plan.claims)
-        self.model = adaptive_bidding.BiddingOpponentModel(n_claims, self.aggression)  # the other player, whichever seat he takes
+        self.model = adaptive_bidding.BiddingOpponentModel(n_claims, self.per_stake_class)  # the other player, whichever seat he takes
         self._memory = RoundMemory(self.game)
         self._views: dict[tuple, adaptive_bidding.StageView] = {}
         self._claim_key: tuple | None = None  # the stage of the last claim (None: not in the table)
@@ -387,6 +389,7 @@ class AdaptiveLiarsBot(AdaptiveBiddingBot):
 
     description = "two-player liar's kockapóker: best reply to the opponent's learnt bets and claims, at most 0.1 chips/round below the equilibrium"
     game_words = "two-player liar's kockapóker"
+    PER_STAKE_CLASS = True  # bet and truth priors fitted per stake class: bayes's stake tells (docs/AGENTS.md)
 
     def _stage_key(self, state: Any) -> tuple | None:
         x, y = state.chips[state.active], state.chips[1 - state.active]

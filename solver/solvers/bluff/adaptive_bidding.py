@@ -21,6 +21,9 @@ for truth the equilibrium's shifted in log-odds by his **honesty**, one number f
 every reveal (:func:`shifted_truth`; a claim the equilibrium never makes has only the chance
 that a roll makes it true, far from what a truthful player's claim is); the chance of each
 claim is the equilibrium's plus what he was seen to claim. Unseen, he is the equilibrium.
+With ``per_stake_class`` (liar's poker) honesty is fitted per stake class and the bet prior
+is the equilibrium's shifted by his **aggression** per stake class, fitted alike
+(:func:`map_shift`).
 
 **The reply** (:class:`ModelReply`): the best reply to the model over the rest of the round,
 or over the stages a given number of passes ahead with the plan's values beyond (one stage:
@@ -364,12 +367,15 @@ class BiddingOpponentModel:
     ``bets[cell] = (observations, bets, sum of beta*)``, ``truths[cell] = (observations,
     true claims, sum of q*)`` and ``sent[cell]`` his claims (module docstring). Mutable.
 
-    With ``fit_aggression`` the bet prior is the equilibrium's shifted in log-odds per stake
-    class by his **aggression** (:meth:`_fit_aggression`, as honesty is for truth) instead
-    of the equilibrium's itself: an experiment, off in the agent (docs/AGENTS.md)."""
+    With ``per_stake_class`` (the liar's poker agent's model) both priors are fitted per
+    stake class: the bet prior is the equilibrium's shifted in log-odds by his
+    **aggression** in the class (:meth:`_fit_aggression`), the truth prior by his honesty in
+    the class (:meth:`_fit_honesty`), where without it the bet prior is the equilibrium's
+    itself and one honesty number covers every claim (docs/AGENTS.md, "Why the liar's poker
+    model fits per stake class")."""
 
     n_claims: int
-    fit_aggression: bool = False
+    per_stake_class: bool = False
     bets: np.ndarray = field(init=False)
     truths: np.ndarray = field(init=False)
     observed: int = 0
@@ -379,7 +385,7 @@ class BiddingOpponentModel:
         self.truths = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES), 3))
         self._revealed: list[tuple[tuple[int, int, int], float, float]] = []
         self._answers: list[tuple[tuple[int, int, int], float, float]] = []
-        self.honesty = 0.0
+        self.honesty = np.zeros(len(STAKE_CLASSES) if self.per_stake_class else 1)
         self.aggression = np.zeros(len(STAKE_CLASSES))
         self.sent = np.zeros((self.n_claims + 1, self.n_claims, len(STAKE_CLASSES)))
 
@@ -394,7 +400,7 @@ class BiddingOpponentModel:
         self._answers.append((cell, equilibrium_bet, float(bet)))
         self.bets[cell][:2] += (1.0, float(bet))
         self.observed += 1
-        if self.fit_aggression:
+        if self.per_stake_class:
             self._fit_aggression()
         else:
             self.bets[cell][2] += equilibrium_bet
@@ -409,15 +415,20 @@ class BiddingOpponentModel:
         self._fit_honesty()
 
     def _fit_honesty(self) -> None:
-        """The maximum a posteriori honesty theta (prior N(0, HONESTY_SCALE^2)): his claims
-        true with logit q = logit q* + theta over every reveal, a few Newton steps; then
-        each cell's expected true claims under it."""
+        """The maximum a posteriori honesty theta (prior N(0, HONESTY_SCALE^2)), one number
+        or one per stake class: his claims true with logit q = logit q* + theta over every
+        reveal (in the class), a few Newton steps; then each cell's expected true claims
+        under it."""
         cells, prior, true = zip(*self._revealed)
-        theta = self.honesty = float(map_shift(np.array(prior), np.array(true), np.zeros(len(prior), int),
-                                               np.array([self.honesty]), HONESTY_SCALE)[0])
-        p = shifted_truth(np.array(prior), theta)
+        cells_array = np.array(cells)
+        group = self._group(cells_array[:, 2])
+        self.honesty = map_shift(np.array(prior), np.array(true), group, self.honesty, HONESTY_SCALE)
         self.truths[..., 2] = 0.0
-        np.add.at(self.truths[..., 2], tuple(np.array(cells).T), p)
+        np.add.at(self.truths[..., 2], tuple(cells_array.T), shifted_truth(np.array(prior), self.honesty[group]))
+
+    def _group(self, classes: np.ndarray) -> np.ndarray:
+        """The honesty each stake class is fitted with: its own, or the one for all."""
+        return classes if self.per_stake_class else np.zeros(len(classes), int)
 
     def _fit_aggression(self) -> None:
         """The maximum a posteriori aggression per stake class (prior N(0,
@@ -461,7 +472,7 @@ class BiddingOpponentModel:
 
     def bet_chance(self, view: StageView) -> np.ndarray:
         """P(he bets on each message of ``view``)."""
-        if not self.fit_aggression:
+        if not self.per_stake_class:
             return self._estimate(self.bets, view, view.beta)
         classes = np.array([stake_class(k) for _c, k in view.messages])
         return self._estimate(self.bets, view, shifted_truth(view.beta, self.aggression[classes]))
@@ -473,7 +484,8 @@ class BiddingOpponentModel:
     def honest_truth(self, view: StageView) -> np.ndarray:
         """The equilibrium's truth chances of ``view`` shifted by his honesty (the prior of
         each cell's estimate)."""
-        return shifted_truth(view.equilibrium_truth, self.honesty)
+        classes = np.array([stake_class(k) for _c, k in view.messages])
+        return shifted_truth(view.equilibrium_truth, self.honesty[self._group(classes)])
 
     def message_chance(self, view: StageView) -> np.ndarray:
         """P(he sends each message of ``view``): the equilibrium's with :data:`PRIOR_WEIGHT`
