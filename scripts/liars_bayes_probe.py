@@ -12,9 +12,10 @@ seeds); ``--freeze`` then stops its learning, so that it is a fixed opponent: wi
 README's bluff table gives), with ``--pretrain 1000 --freeze`` the rates it learns against
 the equilibrium. ``--epsilon`` is the adaptive agent's bound (its default 0.1 chips per
 round). ``--one-honesty`` gives the agent the bidding bluff's model (one honesty number, the
-equilibrium's bets as the bet prior) instead of its fits per stake class (docs/AGENTS.md). Every tenth of the run it prints the first agent's mean chips per round (95 %
-interval, normal approximation over rounds), the adaptive agent's budget (what it may still
-risk) and how many of the opponent's decisions it has seen. Needs ``kocka-solve build
+equilibrium's bets as the bet prior) instead of its fits per stake class (docs/AGENTS.md).
+Every tenth of the run it prints the first agent's mean chips per round (95 % interval,
+normal approximation over rounds), the adaptive agent's budget (what it may still risk)
+and how many of the opponent's decisions it has seen. Needs ``kocka-solve build
 liars-poker`` (about 1.5 min on 2 cores); 1,000 rounds take about 3 min for ``adaptive``.
 """
 from __future__ import annotations

@@ -185,6 +185,11 @@ class StageView:
         return np.where(self.truth, self.win, self.lose)
 
     @cached_property
+    def stake_classes(self) -> np.ndarray:
+        """Each message's stake class (the model's cells; read at every estimate: kept)."""
+        return np.array([stake_class(k) for _c, k in self.messages], dtype=int)
+
+    @cached_property
     def equilibrium_truth(self) -> np.ndarray:
         """:meth:`truth_chance` of the equilibrium's claims (read per stage visit: kept)."""
         return self.truth_chance(self.sigma)
@@ -417,29 +422,29 @@ class BiddingOpponentModel:
     def _fit_honesty(self) -> None:
         """The maximum a posteriori honesty theta (prior N(0, HONESTY_SCALE^2)), one number
         or one per stake class: his claims true with logit q = logit q* + theta over every
-        reveal (in the class), a few Newton steps; then each cell's expected true claims
-        under it."""
-        cells, prior, true = zip(*self._revealed)
-        cells_array = np.array(cells)
-        group = self._group(cells_array[:, 2])
-        self.honesty = map_shift(np.array(prior), np.array(true), group, self.honesty, HONESTY_SCALE)
-        self.truths[..., 2] = 0.0
-        np.add.at(self.truths[..., 2], tuple(cells_array.T), shifted_truth(np.array(prior), self.honesty[group]))
-
-    def _group(self, classes: np.ndarray) -> np.ndarray:
-        """The honesty each stake class is fitted with: its own, or the one for all."""
-        return classes if self.per_stake_class else np.zeros(len(classes), int)
+        reveal (in the class); then each cell's expected true claims under it."""
+        self.honesty = self._refit(self._revealed, self.truths, self.honesty, HONESTY_SCALE)
 
     def _fit_aggression(self) -> None:
         """The maximum a posteriori aggression per stake class (prior N(0,
         AGGRESSION_SCALE^2)): his bets with logit beta = logit beta* + alpha_k over every
-        answer in class k, a few Newton steps; then each cell's expected bets under it."""
-        cells, prior, bet = zip(*self._answers)
-        cells_array = np.array(cells)
-        k = cells_array[:, 2]
-        alpha = self.aggression = map_shift(np.array(prior), np.array(bet), k, self.aggression, AGGRESSION_SCALE)
-        self.bets[..., 2] = 0.0
-        np.add.at(self.bets[..., 2], tuple(cells_array.T), shifted_truth(np.array(prior), alpha[k]))
+        answer in class k; then each cell's expected bets under it."""
+        self.aggression = self._refit(self._answers, self.bets, self.aggression, AGGRESSION_SCALE)
+
+    def _refit(self, events: list, counts: np.ndarray, start: np.ndarray, scale: float) -> np.ndarray:
+        """The shifts (:func:`map_shift`, from ``start``) of ``events`` (cell, equilibrium
+        chance, seen), grouped by :meth:`_group`; the expected column of ``counts`` is taken
+        again under them."""
+        cells, prior, seen = (np.array(column) for column in zip(*events))
+        group = self._group(cells[:, 2])
+        shift = map_shift(prior, seen, group, start, scale)
+        counts[..., 2] = 0.0
+        np.add.at(counts[..., 2], tuple(cells.T), shifted_truth(prior, shift[group]))
+        return shift
+
+    def _group(self, classes: np.ndarray) -> np.ndarray:
+        """The shift each stake class is fitted with: its own, or the one for all."""
+        return classes if self.per_stake_class else np.zeros(len(classes), int)
 
     @staticmethod
     def _scaled(cells: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -457,7 +462,7 @@ class BiddingOpponentModel:
         """Each message's chance from its cell over this standing claim, shrunk with
         :data:`PRIOR_WEIGHT` towards its cell over every standing claim (:meth:`_scaled`)."""
         s = view.standing_rank
-        claims, classes = [max(rank, 0) for rank in view.ranks], [stake_class(k) for _c, k in view.messages]
+        claims, classes = [max(rank, 0) for rank in view.ranks], view.stake_classes
         fine = counts[s, claims, classes]
         pooled = BiddingOpponentModel._scaled(counts.sum(axis=0)[claims, classes], prior)
         n = fine[:, 0]
@@ -466,7 +471,7 @@ class BiddingOpponentModel:
     def truths_seen(self, view: StageView) -> np.ndarray:
         """How many reveals of his claims each message's truth estimate rests on (its cell
         over every standing claim)."""
-        claims, classes = [max(rank, 0) for rank in view.ranks], [stake_class(k) for _c, k in view.messages]
+        claims, classes = [max(rank, 0) for rank in view.ranks], view.stake_classes
         seen = self.truths.sum(axis=0)[claims, classes, 0]
         return np.where(np.array(view.ranks) >= 0, seen, 0.0)
 
@@ -474,8 +479,7 @@ class BiddingOpponentModel:
         """P(he bets on each message of ``view``)."""
         if not self.per_stake_class:
             return self._estimate(self.bets, view, view.beta)
-        classes = np.array([stake_class(k) for _c, k in view.messages])
-        return self._estimate(self.bets, view, shifted_truth(view.beta, self.aggression[classes]))
+        return self._estimate(self.bets, view, shifted_truth(view.beta, self.aggression[view.stake_classes]))
 
     def true_chance(self, view: StageView) -> np.ndarray:
         """P(each message of ``view`` is true, were he to send it)."""
@@ -484,15 +488,14 @@ class BiddingOpponentModel:
     def honest_truth(self, view: StageView) -> np.ndarray:
         """The equilibrium's truth chances of ``view`` shifted by his honesty (the prior of
         each cell's estimate)."""
-        classes = np.array([stake_class(k) for _c, k in view.messages])
-        return shifted_truth(view.equilibrium_truth, self.honesty[self._group(classes)])
+        return shifted_truth(view.equilibrium_truth, self.honesty[self._group(view.stake_classes)])
 
     def message_chance(self, view: StageView) -> np.ndarray:
         """P(he sends each message of ``view``): the equilibrium's with :data:`PRIOR_WEIGHT`
         pseudo-observations plus his claims seen in each cell, spread evenly over the
         cell's messages."""
         s = view.standing_rank
-        cells = [(rank, stake_class(k)) for rank, (_c, k) in zip(view.ranks, view.messages)]
+        cells = list(zip(view.ranks, view.stake_classes.tolist()))
         size: dict[tuple[int, int], int] = {}
         for cell in cells:
             size[cell] = size.get(cell, 0) + 1
