@@ -109,21 +109,28 @@ class WinnerAgent(_TargetTableAgent):
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         if getattr(game, "num_players", 1) < 2:
             raise AgentUnavailable(
-                f"agent 'winner' plays against opponents: {game.NAME!r} with {getattr(game, 'num_players', 1)} player "
+                f"agent {self.name!r} plays against opponents: {game.NAME!r} with {getattr(game, 'num_players', 1)} player "
                 "has none (use 'target' or 'optimal'; the arena seats it at one table: kocka arena GAME "
                 "--agents winner,optimal --table)")
         super().__init__(game, seed, options)
 
+    def shortfalls(self, state: ScorecardState) -> tuple[float, ...] | None:
+        """How many points below expected-score play each other card (in seat order) is
+        taken to finish; ``None``: none below (``winner`` takes the opponents to play for
+        points; the adaptive agent, :mod:`kocka.agents.bots.adaptive_scorecard`, fits them)."""
+        return None
+
     def _winner_turn(self, state: ScorecardState) -> scorecard_target.TurnValues:
         card = state.cards[state.player]
         opponents = tuple(c for i, c in enumerate(state.cards) if i != state.player)
+        shortfalls = self.shortfalls(state)
 
         def solve() -> scorecard_target.TurnValues:
-            curve = scorecard_target.opponents_curve(self.view, opponents)
+            curve = scorecard_target.opponents_curve(self.view, opponents, shortfalls)
             return scorecard_target.winner_turn(self.view, card, curve, exact=scorecard_target.is_exact(card, opponents),
                                              continuation=self.continuation)
 
-        return self._turn(("winner", card, opponents), solve)
+        return self._turn(("winner", card, opponents, shortfalls), solve)
 
     def rank(self, state: ScorecardState) -> list[Decision]:
         self.require_decision(state)

@@ -10,6 +10,7 @@ A distribution is ``(first, probs)``: ``probs[k]`` = P(final total = first + k).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Sequence
@@ -73,6 +74,28 @@ def win_curve(distributions: Sequence[Distribution]) -> WinCurve:
     return WinCurve(first, np.clip(G, 0.0, 1.0))
 
 
+def lowered(distribution: Distribution, points: float) -> Distribution:
+    """``distribution`` moved down by ``points`` (>= 0) of expected total: every total by
+    the whole points, and by one more with the chance of the fraction, so that the mean
+    drops by exactly ``points`` and the totals stay whole.
+
+    >>> first, probs = lowered((10, np.array([0.5, 0.5])), 1.25)
+    >>> first, probs.tolist()
+    (8, [0.125, 0.5, 0.375])
+    """
+    if not points >= 0:
+        raise ValueError(f"a distribution is lowered by points >= 0, not {points!r}")
+    first, probs = distribution
+    whole = math.floor(points)
+    fraction = points - whole
+    if fraction == 0:
+        return first - whole, probs
+    out = np.zeros(len(probs) + 1)
+    out[1:] += (1.0 - fraction) * probs
+    out[:-1] += fraction * probs
+    return first - whole - 1, out
+
+
 def first_place_shares(distributions: Sequence[Distribution]) -> list[float]:
     """Each player's chance of finishing first, ties shared, for independent final totals:
     player i's share is the mean of his :class:`WinCurve` against the others over his own
@@ -113,4 +136,4 @@ def top_set_probabilities(distributions: Sequence[Distribution]) -> dict[frozens
     return result
 
 
-__all__ = ["Distribution", "WinCurve", "first_place_shares", "top_set_probabilities", "win_curve"]
+__all__ = ["Distribution", "WinCurve", "first_place_shares", "lowered", "top_set_probabilities", "win_curve"]

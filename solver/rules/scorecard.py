@@ -569,6 +569,9 @@ _SCORECARD_AGENTS = (
                "maximises P(final total >= T), T the optimal expected score rounded up (target table)"),
     AgentEntry("winner", "kocka.agents.bots.target_agents:winner_factory",
                "maximises P(finishing first) against the other players' cards (target table; 2+ players)"),
+    AgentEntry("adaptive", "kocka.agents.bots.adaptive_scorecard:adaptive_factory",
+               "winner against the other players as they play: each modelled by the expected points his "
+               "moves give up (target and expected-score tables; 2+ players)"),
 )
 _SCORECARD_FRONT = dict(hint="kocka.agents.advice.cards:scorecard_hint",
                         hint_parameters="kocka.agents.advice.cards:ScorecardHintParams", view="kocka.agents.frontends.games.views:render_scorecard",
