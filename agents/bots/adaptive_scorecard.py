@@ -12,14 +12,18 @@ The model. At every decision of another player this agent values the legal actio
 expected final score of expected-score play (the ``optimal`` table, ``kocka-solve build
 GAME``) and adds what his choice gave up, ``best - chosen`` (0 for ``optimal``; a level
 gives up, in expectation, exactly its ladder's points: its loss is this sum's mean,
-``docs/AGENTS.md``). His rate per turn is the sum over his turns seen, shrunk towards 0 by
-:attr:`AdaptiveScorecardAgent.PRIOR_TURNS` turns that gave up nothing; his card is taken
-to finish ``rate * open boxes`` below expected-score play: the stored distribution lowered
-by that many points (:func:`kocka.solver.models.finishing.lowered`, the mean exact, the
-shape kept). The reply is ``winner``'s turn solved against those lowered distributions.
+``docs/AGENTS.md``), turn by turn. His final total is then expected-score play's stored
+distribution from his card minus what his turns still to come will give up, taken as
+independent draws from his turns seen so far (each open box one draw; each turn seen one
+chance, and :attr:`AdaptiveScorecardAgent.PRIOR_TURNS` turns that gave up nothing), so
+that the spread of his mistakes widens his distribution as well as lowering it: by the
+martingale of expected-score play's values his total is that value at his card, minus the
+points his moves give up, plus the dice's increments (:func:`kocka.solver.models.finishing.lowered`,
+:func:`~kocka.solver.models.finishing.sum_of_draws`). The reply is ``winner``'s turn solved
+against those distributions.
 
-What it assumes: a player gives up points at a steady rate per turn, and his totals keep
-the spread of expected-score play. Against ``optimal`` the rate is exactly 0 and it plays
+What it assumes: a player's turns give up points as independent draws from one
+distribution, independent of the dice that follow. Against ``optimal`` the rate is exactly 0 and it plays
 ``winner``'s moves. A player who gives up expected points for a wider spread (``winner``,
 ``target``) is taken to be weaker than he is; the README measures what that costs.
 
@@ -34,6 +38,7 @@ from kocka.agents.bots.base import AgentUnavailable, Event
 from kocka.agents.bots.catalogue import AgentOptions
 from kocka.agents.bots.target_agents import WinnerAgent
 from kocka.solver.base.errors import TableError
+from kocka.solver.models.finishing import sum_of_draws
 from kocka.solver.rules import CHANCE, Game
 from kocka.solver.rules.scorecard import Fill, ScorecardState
 from kocka.solver.solvers.scorecard import values as scorecard_values
@@ -49,12 +54,12 @@ class AdaptiveScorecardAgent(WinnerAgent):
                    "expected points his moves give up (target and expected-score tables; two or more players)")
     has_memory = True
     PRIOR_TURNS = 2.0
-    """Turns of expected-score play every player is credited with before his first: the
-    rate after n turns is (points given up) / (n + PRIOR_TURNS), so one unlucky-looking turn
-    does not make a strong player weak."""
-    SHORTFALL_DIGITS = 1
-    """The modelled shortfalls are rounded to tenths of a point: a solved turn is reused
-    while the fitted model stays the same at this grain."""
+    """Turns of expected-score play every player is credited with before his first: after n
+    turns, each turn to come gives up nothing with chance 2 / (n + 2), so one unlucky-looking
+    turn does not make a strong player weak."""
+    REGRET_DIGITS = 1
+    """A turn's points given up are kept to tenths of a point: a solved turn is reused while
+    the model stays the same at this grain."""
 
     def __init__(self, game: Game, seed: int = 0, options: AgentOptions = AgentOptions()) -> None:
         super().__init__(game, seed, options)
@@ -67,8 +72,8 @@ class AdaptiveScorecardAgent(WinnerAgent):
 
     def _forget(self) -> None:
         n = self.game.num_players
-        self.given_up = [0.0] * n
-        self.turns_seen = [0] * n
+        self.turn_losses: list[list[float]] = [[] for _ in range(n)]
+        self._this_turn = [0.0] * n
         self._before: ScorecardState | None = None
         self._seat: int | None = None
 
@@ -85,18 +90,28 @@ class AdaptiveScorecardAgent(WinnerAgent):
         chosen = next((d.value for d in ranking if d.action == event.action), None)
         if chosen is None:  # not a move of the position seen (a match joined part-way)
             return
-        self.given_up[seat] += max(0.0, ranking[0].value - chosen)
+        self._this_turn[seat] += max(0.0, ranking[0].value - chosen)
         if isinstance(event.action, Fill):
-            self.turns_seen[seat] += 1
+            self.turn_losses[seat].append(round(self._this_turn[seat], self.REGRET_DIGITS))
+            self._this_turn[seat] = 0.0
 
     def rate(self, seat: int) -> float:
-        """Expected points seat ``seat`` gives up per turn, as fitted so far."""
-        return self.given_up[seat] / (self.turns_seen[seat] + self.PRIOR_TURNS)
+        """Expected points seat ``seat`` gives up per turn to come, as fitted so far."""
+        return sum(self.turn_losses[seat]) / (len(self.turn_losses[seat]) + self.PRIOR_TURNS)
 
-    def shortfalls(self, state: ScorecardState) -> tuple[float, ...]:
+    def shortfalls(self, state: ScorecardState) -> tuple[tuple[int, tuple[float, ...]], ...]:
+        """Per other card (seat order), the distribution of the points its owner's turns to
+        come give up, ``(first, probs)`` (module docstring)."""
         self._seat = state.player
-        return tuple(round(self.rate(seat) * sum(e is None for e in card.entries), self.SHORTFALL_DIGITS)
-                     for seat, card in enumerate(state.cards) if seat != state.player)
+        out = []
+        for seat, card in enumerate(state.cards):
+            if seat == state.player:
+                continue
+            losses = self.turn_losses[seat]
+            first, probs = sum_of_draws([0.0, *losses], [self.PRIOR_TURNS, *([1.0] * len(losses))],
+                                        sum(e is None for e in card.entries))
+            out.append((first, tuple(probs.tolist())))
+        return tuple(out)
 
     def choose(self, state: ScorecardState) -> Any:
         self._seat = state.player

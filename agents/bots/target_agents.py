@@ -114,10 +114,11 @@ class WinnerAgent(_TargetTableAgent):
                 "--agents winner,optimal --table)")
         super().__init__(game, seed, options)
 
-    def shortfalls(self, state: ScorecardState) -> tuple[float, ...] | None:
-        """How many points below expected-score play each other card (in seat order) is
-        taken to finish; ``None``: none below (``winner`` takes the opponents to play for
-        points; the adaptive agent, :mod:`kocka.agents.bots.adaptive_scorecard`, fits them)."""
+    def shortfalls(self, state: ScorecardState) -> tuple[tuple[int, tuple[float, ...]], ...] | None:
+        """Per other card (in seat order), the distribution ``(first, probs)`` of the points
+        below expected-score play its owner is taken to finish; ``None``: none below
+        (``winner`` takes the opponents to play for points; the adaptive agent,
+        :mod:`kocka.agents.bots.adaptive_scorecard`, fits them)."""
         return None
 
     def _winner_turn(self, state: ScorecardState) -> scorecard_target.TurnValues:

@@ -74,26 +74,45 @@ def win_curve(distributions: Sequence[Distribution]) -> WinCurve:
     return WinCurve(first, np.clip(G, 0.0, 1.0))
 
 
-def lowered(distribution: Distribution, points: float) -> Distribution:
-    """``distribution`` moved down by ``points`` (>= 0) of expected total: every total by
-    the whole points, and by one more with the chance of the fraction, so that the mean
-    drops by exactly ``points`` and the totals stay whole.
+def lowered(distribution: Distribution, loss: Distribution) -> Distribution:
+    """The total of ``distribution`` minus an independent ``loss`` (a distribution of
+    whole points >= 0): their difference's distribution, one convolution.
 
-    >>> first, probs = lowered((10, np.array([0.5, 0.5])), 1.25)
+    >>> first, probs = lowered((10, np.array([0.5, 0.5])), (1, np.array([0.75, 0.25])))
     >>> first, probs.tolist()
     (8, [0.125, 0.5, 0.375])
     """
-    if not points >= 0:
-        raise ValueError(f"a distribution is lowered by points >= 0, not {points!r}")
     first, probs = distribution
-    whole = math.floor(points)
-    fraction = points - whole
-    if fraction == 0:
-        return first - whole, probs
-    out = np.zeros(len(probs) + 1)
-    out[1:] += (1.0 - fraction) * probs
-    out[:-1] += fraction * probs
-    return first - whole - 1, out
+    loss_first, loss_probs = loss
+    if loss_first < 0:
+        raise ValueError(f"a loss is a distribution of points >= 0, not from {loss_first}")
+    out = np.convolve(probs, np.asarray(loss_probs, dtype=float)[::-1])
+    return first - loss_first - len(loss_probs) + 1, out
+
+
+def sum_of_draws(points: Sequence[float], weights: Sequence[float], draws: int) -> Distribution:
+    """The distribution of the sum of ``draws`` independent draws, each ``points[i]`` with
+    chance ``weights[i]`` (normalised): a fractional point split between its two whole
+    neighbours by the fraction, so that the mean is kept exactly.
+
+    >>> first, probs = sum_of_draws([1.25], [1.0], 1)
+    >>> first, probs.tolist()
+    (1, [0.75, 0.25])
+    """
+    if draws < 0 or any(not p >= 0 for p in points) or not sum(weights) > 0:
+        raise ValueError("draws >= 0 of points >= 0 with positive weights")
+    top = math.floor(max(points, default=0.0)) + 2
+    one = np.zeros(top)
+    total = float(sum(weights))
+    for p, w in zip(points, weights):
+        whole = math.floor(p)
+        one[whole] += (1.0 - (p - whole)) * w / total
+        one[whole + 1] += (p - whole) * w / total
+    out = np.ones(1)
+    for _ in range(draws):
+        out = np.convolve(out, one)
+    nonzero = np.flatnonzero(out > 0)
+    return int(nonzero[0]), out[nonzero[0]:nonzero[-1] + 1]
 
 
 def first_place_shares(distributions: Sequence[Distribution]) -> list[float]:
@@ -136,4 +155,4 @@ def top_set_probabilities(distributions: Sequence[Distribution]) -> dict[frozens
     return result
 
 
-__all__ = ["Distribution", "WinCurve", "first_place_shares", "lowered", "top_set_probabilities", "win_curve"]
+__all__ = ["Distribution", "WinCurve", "first_place_shares", "lowered", "sum_of_draws", "top_set_probabilities", "win_curve"]

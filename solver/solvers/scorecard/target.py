@@ -59,7 +59,7 @@ from kocka.solver.kernels.dice_transitions import dice_tables
 from kocka.solver.base.errors import InvalidStateError, TableError
 from kocka.solver.base.parallel import parallel_pool, run_calls
 from kocka.solver.base.progress import Progress
-from kocka.solver.models.finishing import WinCurve, lowered, win_curve
+from kocka.solver.models.finishing import Distribution, WinCurve, lowered, win_curve
 from kocka.solver.rules.base import Game
 from kocka.solver.rules.five_dice import bits_of
 from kocka.solver.rules.scorecard import Card, Declare, Fill, Keep, ScorecardGame, ScorecardState, YahtzeeGame
@@ -906,11 +906,12 @@ def exact_winner_fill_values(view: TargetView, key: CardKey, curve: WinCurve) ->
     return Q
 
 
-def opponents_curve(view: TargetView, cards: Sequence[Card], shortfalls: Sequence[float] | None = None) -> WinCurve:
+def opponents_curve(view: TargetView, cards: Sequence[Card], shortfalls: Sequence[Distribution] | None = None) -> WinCurve:
     """The :class:`WinCurve` against ``cards`` (at the start of a turn each), their final
     totals from the stored expected-score distributions (opponents play for points), each
-    lowered by its ``shortfalls`` entry (points below expected-score play still to come,
-    :func:`~kocka.solver.models.finishing.lowered`; none: they play it)."""
+    lowered by its ``shortfalls`` entry (the distribution of the points below expected-score
+    play still to come, independent of the dice: :func:`~kocka.solver.models.finishing.lowered`;
+    none: they play it)."""
     distributions = [view.final_distribution(c) for c in cards]
     if shortfalls is not None:
         distributions = [lowered(d, s) for d, s in zip(distributions, shortfalls, strict=True)]
