@@ -86,6 +86,8 @@ def lowered(distribution: Distribution, loss: Distribution) -> Distribution:
     loss_first, loss_probs = loss
     if loss_first < 0:
         raise ValueError(f"a loss is a distribution of points >= 0, not from {loss_first}")
+    if loss_first == 0 and len(loss_probs) == 1:  # no loss: the very same numbers (no float widening)
+        return distribution
     out = np.convolve(probs, np.asarray(loss_probs, dtype=float)[::-1])
     return first - loss_first - len(loss_probs) + 1, out
 
