@@ -32,8 +32,6 @@ and the model is kept per seat).
 """
 from __future__ import annotations
 
-from typing import Any
-
 from kocka.agents.bots.base import AgentUnavailable, Event
 from kocka.agents.bots.catalogue import AgentOptions
 from kocka.agents.bots.target_agents import WinnerAgent
@@ -76,6 +74,7 @@ class AdaptiveScorecardAgent(WinnerAgent):
         self._this_turn = [0.0] * n
         self._before: ScorecardState | None = None
         self._seat: int | None = None
+        self._losses_to_come: dict[tuple[tuple[float, ...], int], tuple[int, tuple[float, ...]]] = {}
 
     def reseed(self, seed: int | None = None) -> None:
         super().reseed(seed)
@@ -102,20 +101,18 @@ class AdaptiveScorecardAgent(WinnerAgent):
     def shortfalls(self, state: ScorecardState) -> tuple[tuple[int, tuple[float, ...]], ...]:
         """Per other card (seat order), the distribution of the points its owner's turns to
         come give up, ``(first, probs)`` (module docstring)."""
-        self._seat = state.player
-        out = []
-        for seat, card in enumerate(state.cards):
-            if seat == state.player:
-                continue
-            losses = self.turn_losses[seat]
-            first, probs = sum_of_draws([0.0, *losses], [self.PRIOR_TURNS, *([1.0] * len(losses))],
-                                        sum(e is None for e in card.entries))
-            out.append((first, tuple(probs.tolist())))
-        return tuple(out)
+        self._seat = state.player  # (every rank and choose asks this first: my seat is known before my moves are seen)
+        return tuple(self._loss_to_come(tuple(self.turn_losses[seat]), sum(e is None for e in card.entries))
+                     for seat, card in enumerate(state.cards) if seat != state.player)
 
-    def choose(self, state: ScorecardState) -> Any:
-        self._seat = state.player
-        return super().choose(state)
+    def _loss_to_come(self, losses: tuple[float, ...], open_boxes: int) -> tuple[int, tuple[float, ...]]:
+        """:func:`sum_of_draws` of a player's turns seen, once per model (the three
+        decisions of a turn ask for the same)."""
+        key = (losses, open_boxes)
+        if key not in self._losses_to_come:
+            first, probs = sum_of_draws([0.0, *losses], [self.PRIOR_TURNS, *([1.0] * len(losses))], open_boxes)
+            self._losses_to_come[key] = (first, tuple(probs.tolist()))
+        return self._losses_to_come[key]
 
 
 def adaptive_factory(game: Game, seed: int, options: AgentOptions) -> AdaptiveScorecardAgent:

@@ -103,8 +103,7 @@ def sum_of_draws(points: Sequence[float], weights: Sequence[float], draws: int) 
     """
     if draws < 0 or any(not p >= 0 for p in points) or not sum(weights) > 0:
         raise ValueError("draws >= 0 of points >= 0 with positive weights")
-    top = math.floor(max(points, default=0.0)) + 2
-    one = np.zeros(top)
+    one = np.zeros(math.floor(max(points, default=0.0)) + 2)
     total = float(sum(weights))
     for p, w in zip(points, weights):
         whole = math.floor(p)
